@@ -1,0 +1,396 @@
+//! The checksummed, sectioned container that PCE files use.
+//!
+//! ```text
+//! header (64 bytes)
+//!   magic            [u8; 8]   file kind, chosen by the caller
+//!   format_version   u32
+//!   header_len       u32       = 64
+//!   content_len      u64       bytes after the header
+//!   checksum         [u8; 32]  BLAKE3 of those content bytes
+//!   reserved         [u8; 8]   zero
+//! content: sections, in an order fixed by the file kind, each
+//!   tag              [u8; 16]  ASCII name, zero padded ("A.cols")
+//!   elem_size        u32       bytes per element
+//!   reserved         u32       zero
+//!   count            u64       number of elements
+//!   payload          count × elem_size bytes, then zero padding to 8 bytes
+//! ```
+//!
+//! Writing goes to a temporary file next to the target which is synced and
+//! renamed over it only when complete, so a crash never leaves a half
+//! written file under the real name. Reading checks every length against
+//! the file size before allocating, names the section and offset of any
+//! inconsistency, and verifies the checksum at the end: a truncated or
+//! corrupted file is an error, never a panic or a silently wrong matrix.
+
+use std::fs::{self, File};
+use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use bytemuck::Pod;
+
+/// Length of the file header in bytes.
+pub const HEADER_LEN: u64 = 64;
+const SECTION_HEADER_LEN: u64 = 32;
+const TAG_LEN: usize = 16;
+/// Payloads above this size are hashed with all threads.
+const PARALLEL_HASH_BYTES: usize = 1 << 20;
+
+/// Why a PCE file could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum FormatError {
+    /// The operating system refused an operation.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The underlying error.
+        source: io::Error,
+    },
+    /// The file does not start with the expected magic bytes.
+    #[error("{path}: not a {expected} file (its first bytes are {found:?})")]
+    BadMagic {
+        /// The file.
+        path: PathBuf,
+        /// The expected magic, as text.
+        expected: String,
+        /// The bytes found instead.
+        found: [u8; 8],
+    },
+    /// The file was written in a format version this build does not read.
+    #[error("{path}: format version {found}, but this build reads version {expected}; delete the file to have it rebuilt")]
+    Version {
+        /// The file.
+        path: PathBuf,
+        /// The version this build reads.
+        expected: u32,
+        /// The version in the file.
+        found: u32,
+    },
+    /// The file is shorter than its header says.
+    #[error("{path}: truncated: the header announces {expected} bytes, the file has {actual}")]
+    Truncated {
+        /// The file.
+        path: PathBuf,
+        /// Size announced by the header.
+        expected: u64,
+        /// Actual size.
+        actual: u64,
+    },
+    /// The content is inconsistent at some offset.
+    #[error("{path}: corrupt at byte offset {offset}: {what}")]
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// Byte offset of the inconsistency.
+        offset: u64,
+        /// What was expected and what was found.
+        what: String,
+    },
+    /// The content does not match the checksum in the header.
+    #[error("{path}: checksum mismatch: the content is corrupt (header says {expected}, content hashes to {actual})")]
+    Checksum {
+        /// The file.
+        path: PathBuf,
+        /// Checksum stored in the header.
+        expected: String,
+        /// Checksum of the content read.
+        actual: String,
+    },
+}
+
+fn io_error(path: &Path) -> impl FnOnce(io::Error) -> FormatError + '_ {
+    move |source| FormatError::Io {
+        path: path.to_owned(),
+        source,
+    }
+}
+
+fn tag_bytes(tag: &str) -> [u8; TAG_LEN] {
+    assert!(tag.len() <= TAG_LEN && tag.is_ascii(), "section tag {tag:?} too long");
+    let mut bytes = [0u8; TAG_LEN];
+    bytes[..tag.len()].copy_from_slice(tag.as_bytes());
+    bytes
+}
+
+fn padding(len: u64) -> u64 {
+    (8 - len % 8) % 8
+}
+
+fn hash_into(hasher: &mut blake3::Hasher, bytes: &[u8]) {
+    if bytes.len() >= PARALLEL_HASH_BYTES {
+        hasher.update_rayon(bytes);
+    } else {
+        hasher.update(bytes);
+    }
+}
+
+/// Writes a sectioned file atomically (temporary file, then rename).
+pub struct FileWriter {
+    path: PathBuf,
+    tmp_path: PathBuf,
+    out: Option<BufWriter<File>>,
+    hasher: blake3::Hasher,
+    content_len: u64,
+    magic: [u8; 8],
+    version: u32,
+}
+
+impl FileWriter {
+    /// Starts writing `path`; nothing appears under that name before [`FileWriter::finish`].
+    pub fn create(path: &Path, magic: [u8; 8], version: u32) -> Result<Self, FormatError> {
+        let file_name = path.file_name().ok_or_else(|| FormatError::Io {
+            path: path.to_owned(),
+            source: io::Error::new(io::ErrorKind::InvalidInput, "not a file path"),
+        })?;
+        let mut tmp_name = file_name.to_owned();
+        tmp_name.push(format!(".{}.tmp", std::process::id()));
+        let tmp_path = path.with_file_name(tmp_name);
+        let file = File::create(&tmp_path).map_err(io_error(&tmp_path))?;
+        let mut out = BufWriter::with_capacity(1 << 20, file);
+        out.write_all(&[0u8; HEADER_LEN as usize])
+            .map_err(io_error(&tmp_path))?;
+        Ok(Self {
+            path: path.to_owned(),
+            tmp_path,
+            out: Some(out),
+            hasher: blake3::Hasher::new(),
+            content_len: 0,
+            magic,
+            version,
+        })
+    }
+
+    fn write_content(&mut self, bytes: &[u8]) -> Result<(), FormatError> {
+        hash_into(&mut self.hasher, bytes);
+        self.content_len += bytes.len() as u64;
+        self.out
+            .as_mut()
+            .expect("writer is open until finish")
+            .write_all(bytes)
+            .map_err(io_error(&self.tmp_path))
+    }
+
+    /// Appends a section holding `data`.
+    pub fn section<T: Pod>(&mut self, tag: &str, data: &[T]) -> Result<(), FormatError> {
+        let mut header = Vec::with_capacity(SECTION_HEADER_LEN as usize);
+        header.extend_from_slice(&tag_bytes(tag));
+        header.extend_from_slice(&(std::mem::size_of::<T>() as u32).to_le_bytes());
+        header.extend_from_slice(&0u32.to_le_bytes());
+        header.extend_from_slice(&(data.len() as u64).to_le_bytes());
+        self.write_content(&header)?;
+        let payload: &[u8] = bytemuck::cast_slice(data);
+        self.write_content(payload)?;
+        let pad = padding(payload.len() as u64) as usize;
+        self.write_content(&[0u8; 8][..pad])
+    }
+
+    /// Writes the header, syncs, and renames the file into place.
+    pub fn finish(mut self) -> Result<(), FormatError> {
+        let out = self.out.take().expect("finish is called once");
+        let mut file = out
+            .into_inner()
+            .map_err(|e| io_error(&self.tmp_path)(e.into_error()))?;
+        let mut header = Vec::with_capacity(HEADER_LEN as usize);
+        header.extend_from_slice(&self.magic);
+        header.extend_from_slice(&self.version.to_le_bytes());
+        header.extend_from_slice(&(HEADER_LEN as u32).to_le_bytes());
+        header.extend_from_slice(&self.content_len.to_le_bytes());
+        header.extend_from_slice(self.hasher.finalize().as_bytes());
+        header.extend_from_slice(&[0u8; 8]);
+        let tmp = &self.tmp_path;
+        file.seek(SeekFrom::Start(0)).map_err(io_error(tmp))?;
+        file.write_all(&header).map_err(io_error(tmp))?;
+        file.sync_all().map_err(io_error(tmp))?;
+        drop(file);
+        fs::rename(tmp, &self.path).map_err(io_error(&self.path))?;
+        if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            // Persist the rename; not every filesystem allows syncing a directory.
+            let _ = File::open(dir).and_then(|d| d.sync_all());
+        }
+        Ok(())
+    }
+}
+
+impl Drop for FileWriter {
+    fn drop(&mut self) {
+        if self.out.is_some() {
+            // Abandoned before finish: leave nothing behind.
+            self.out = None;
+            let _ = fs::remove_file(&self.tmp_path);
+        }
+    }
+}
+
+/// Reads a sectioned file written by [`FileWriter`], validating as it goes.
+pub struct FileReader {
+    path: PathBuf,
+    input: BufReader<File>,
+    offset: u64,
+    end: u64,
+    expected_checksum: [u8; 32],
+    hasher: blake3::Hasher,
+}
+
+impl FileReader {
+    /// Opens `path` and checks its header against `magic` and `version`.
+    pub fn open(path: &Path, magic: [u8; 8], version: u32) -> Result<Self, FormatError> {
+        let file = File::open(path).map_err(io_error(path))?;
+        let actual = file.metadata().map_err(io_error(path))?.len();
+        let mut input = BufReader::with_capacity(1 << 20, file);
+        let mut header = [0u8; HEADER_LEN as usize];
+        if actual < HEADER_LEN {
+            return Err(FormatError::Truncated {
+                path: path.to_owned(),
+                expected: HEADER_LEN,
+                actual,
+            });
+        }
+        input.read_exact(&mut header).map_err(io_error(path))?;
+        let found_magic: [u8; 8] = header[0..8].try_into().expect("8 bytes");
+        if found_magic != magic {
+            return Err(FormatError::BadMagic {
+                path: path.to_owned(),
+                expected: String::from_utf8_lossy(&magic).into_owned(),
+                found: found_magic,
+            });
+        }
+        let le_u32 = |at: usize| u32::from_le_bytes(header[at..at + 4].try_into().expect("4"));
+        let le_u64 = |at: usize| u64::from_le_bytes(header[at..at + 8].try_into().expect("8"));
+        let found_version = le_u32(8);
+        if found_version != version {
+            return Err(FormatError::Version {
+                path: path.to_owned(),
+                expected: version,
+                found: found_version,
+            });
+        }
+        let corrupt = |offset: u64, what: String| FormatError::Corrupt {
+            path: path.to_owned(),
+            offset,
+            what,
+        };
+        if le_u32(12) as u64 != HEADER_LEN {
+            return Err(corrupt(12, format!("header length {} (expected {HEADER_LEN})", le_u32(12))));
+        }
+        if header[56..64] != [0u8; 8] {
+            return Err(corrupt(56, "reserved header bytes are not zero".into()));
+        }
+        let content_len = le_u64(16);
+        let expected = HEADER_LEN.saturating_add(content_len);
+        if actual < expected {
+            return Err(FormatError::Truncated {
+                path: path.to_owned(),
+                expected,
+                actual,
+            });
+        }
+        if actual > expected {
+            return Err(corrupt(
+                expected,
+                format!("{} bytes after the announced end of the file", actual - expected),
+            ));
+        }
+        Ok(Self {
+            path: path.to_owned(),
+            input,
+            offset: HEADER_LEN,
+            end: expected,
+            expected_checksum: header[24..56].try_into().expect("32 bytes"),
+            hasher: blake3::Hasher::new(),
+        })
+    }
+
+    /// The file being read.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Byte offset of the next unread section.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// An error about the content at `offset`.
+    pub fn corrupt(&self, offset: u64, what: impl Into<String>) -> FormatError {
+        FormatError::Corrupt {
+            path: self.path.clone(),
+            offset,
+            what: what.into(),
+        }
+    }
+
+    fn read_content(&mut self, bytes: &mut [u8]) -> Result<(), FormatError> {
+        self.input
+            .read_exact(bytes)
+            .map_err(io_error(&self.path))?;
+        hash_into(&mut self.hasher, bytes);
+        self.offset += bytes.len() as u64;
+        Ok(())
+    }
+
+    /// Reads the next section, which must be named `tag` and hold elements of `T`.
+    pub fn section<T: Pod>(&mut self, tag: &str) -> Result<Vec<T>, FormatError> {
+        let at = self.offset;
+        if self.end - self.offset < SECTION_HEADER_LEN {
+            return Err(self.corrupt(at, format!("expected section {tag:?}, found the end of the file")));
+        }
+        let mut header = [0u8; SECTION_HEADER_LEN as usize];
+        self.read_content(&mut header)?;
+        if header[..TAG_LEN] != tag_bytes(tag) {
+            let found = String::from_utf8_lossy(&header[..TAG_LEN]);
+            return Err(self.corrupt(
+                at,
+                format!("expected section {tag:?}, found {:?}", found.trim_end_matches('\0')),
+            ));
+        }
+        let elem_size = u32::from_le_bytes(header[16..20].try_into().expect("4"));
+        let count = u64::from_le_bytes(header[24..32].try_into().expect("8"));
+        if header[20..24] != [0u8; 4] {
+            return Err(self.corrupt(at + 20, format!("reserved bytes of section {tag:?} are not zero")));
+        }
+        if elem_size as usize != std::mem::size_of::<T>() {
+            return Err(self.corrupt(
+                at + 16,
+                format!(
+                    "section {tag:?} has {elem_size}-byte elements, expected {}",
+                    std::mem::size_of::<T>()
+                ),
+            ));
+        }
+        let payload_len = count
+            .checked_mul(elem_size as u64)
+            .filter(|&len| len + padding(len) <= self.end - self.offset)
+            .ok_or_else(|| {
+                self.corrupt(
+                    at + 24,
+                    format!("section {tag:?} claims {count} elements, more than the file holds"),
+                )
+            })?;
+        let mut data = vec![T::zeroed(); count as usize];
+        self.read_content(bytemuck::cast_slice_mut(&mut data))?;
+        let mut pad = [0u8; 8];
+        let pad = &mut pad[..padding(payload_len) as usize];
+        self.read_content(pad)?;
+        Ok(data)
+    }
+
+    /// Checks that the whole content was read and matches the checksum.
+    pub fn finish(self) -> Result<(), FormatError> {
+        if self.offset != self.end {
+            return Err(self.corrupt(
+                self.offset,
+                format!("{} unread bytes after the last section", self.end - self.offset),
+            ));
+        }
+        let actual = self.hasher.finalize();
+        if actual.as_bytes() != &self.expected_checksum {
+            return Err(FormatError::Checksum {
+                path: self.path,
+                expected: blake3::Hash::from(self.expected_checksum).to_hex().to_string(),
+                actual: actual.to_hex().to_string(),
+            });
+        }
+        Ok(())
+    }
+}

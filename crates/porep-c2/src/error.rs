@@ -11,6 +11,17 @@ pub enum C2Error {
         /// The error chain reported by filecoin-proofs.
         message: String,
     },
+    /// Witness generation of the circuit failed.
+    #[error("witness generation: {0}")]
+    Synthesis(#[from] bellpepper_core::SynthesisError),
+    /// The parallel witness of a partition does not have the expected layout.
+    #[error("partition {partition}: challenge-parallel witness generation: {what}")]
+    WitnessLayout {
+        /// The partition.
+        partition: usize,
+        /// What did not fit.
+        what: String,
+    },
     /// A file or directory operation failed.
     #[error("{step}: {source}")]
     Io {

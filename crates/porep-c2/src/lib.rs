@@ -11,5 +11,6 @@
 mod error;
 pub mod partition;
 pub mod test_sector;
+pub mod witness;
 
 pub use error::C2Error;

@@ -19,6 +19,9 @@ use crate::C2Error;
 /// The circuit type of one PoRep partition.
 pub type PartitionCircuit<Tree> = StackedCircuit<Tree, DefaultPieceHasher>;
 
+type Compound<Tree> = StackedCompound<Tree, DefaultPieceHasher>;
+type Vanilla<'a, Tree> = StackedDrg<'a, Tree, DefaultPieceHasher>;
+
 fn public_params<Tree: 'static + MerkleTreeTrait>(
     config: &PoRepConfig,
 ) -> Result<stacked::PublicParams<Tree>, C2Error> {
@@ -27,12 +30,72 @@ fn public_params<Tree: 'static + MerkleTreeTrait>(
         partitions: Some(usize::from(config.partitions)),
         priority: false,
     };
-    let params = <StackedCompound<Tree, DefaultPieceHasher> as CompoundProof<
-        StackedDrg<'_, Tree, DefaultPieceHasher>,
-        _,
-    >>::setup(&setup)
-    .map_err(C2Error::filecoin("PoRep public parameters"))?;
+    let params = <Compound<Tree> as CompoundProof<Vanilla<'_, Tree>, _>>::setup(&setup)
+        .map_err(C2Error::filecoin("PoRep public parameters"))?;
     Ok(params.vanilla_params)
+}
+
+/// Builds the circuits of one sealed sector from its C1 output.
+pub struct PartitionCircuits<'a, Tree: 'static + MerkleTreeTrait> {
+    c1: &'a SealCommitPhase1Output<Tree>,
+    public_inputs: stacked::PublicInputs<<Tree::Hasher as Hasher>::Domain, <DefaultPieceHasher as Hasher>::Domain>,
+    params: stacked::PublicParams<Tree>,
+}
+
+impl<'a, Tree: 'static + MerkleTreeTrait> PartitionCircuits<'a, Tree> {
+    /// Prepares the public inputs and parameters of the sector.
+    pub fn new(config: &PoRepConfig, c1: &'a SealCommitPhase1Output<Tree>) -> Result<Self, C2Error> {
+        let comm_r = <Tree::Hasher as Hasher>::Domain::try_from_bytes(&c1.comm_r)
+            .map_err(C2Error::filecoin("comm_r of the C1 output"))?;
+        let comm_d = DefaultPieceDomain::try_from_bytes(&c1.comm_d)
+            .map_err(C2Error::filecoin("comm_d of the C1 output"))?;
+        Ok(Self {
+            c1,
+            public_inputs: stacked::PublicInputs {
+                replica_id: c1.replica_id,
+                tau: Some(stacked::Tau { comm_d, comm_r }),
+                k: None,
+                seed: Some(c1.seed),
+            },
+            params: public_params::<Tree>(config)?,
+        })
+    }
+
+    /// Number of partitions.
+    pub fn num_partitions(&self) -> usize {
+        self.c1.vanilla_proofs.len()
+    }
+
+    /// Number of challenges of partition `k`.
+    pub fn num_challenges(&self, k: usize) -> usize {
+        self.c1.vanilla_proofs[k].len()
+    }
+
+    /// The circuit of partition `k`.
+    pub fn circuit(&self, k: usize) -> Result<PartitionCircuit<Tree>, C2Error> {
+        self.build(k, &self.c1.vanilla_proofs[k])
+    }
+
+    /// The circuit of partition `k` reduced to its challenge `j`: the same
+    /// shared part (replica id, commitments) followed by that one challenge.
+    pub fn challenge_circuit(&self, k: usize, j: usize) -> Result<PartitionCircuit<Tree>, C2Error> {
+        self.build(k, &[self.c1.vanilla_proofs[k][j].clone()])
+    }
+
+    fn build(
+        &self,
+        k: usize,
+        vanilla_proofs: &[stacked::Proof<Tree, DefaultPieceHasher>],
+    ) -> Result<PartitionCircuit<Tree>, C2Error> {
+        Compound::<Tree>::circuit(
+            &self.public_inputs,
+            Default::default(),
+            &vanilla_proofs.to_vec(),
+            &self.params,
+            Some(k),
+        )
+        .map_err(C2Error::filecoin("building a partition circuit"))
+    }
 }
 
 /// The circuit of every partition of the sector whose C1 output is `c1`.
@@ -40,31 +103,8 @@ pub fn partition_circuits<Tree: 'static + MerkleTreeTrait>(
     config: &PoRepConfig,
     c1: &SealCommitPhase1Output<Tree>,
 ) -> Result<Vec<PartitionCircuit<Tree>>, C2Error> {
-    let comm_r = <Tree::Hasher as Hasher>::Domain::try_from_bytes(&c1.comm_r)
-        .map_err(C2Error::filecoin("comm_r of the C1 output"))?;
-    let comm_d = DefaultPieceDomain::try_from_bytes(&c1.comm_d)
-        .map_err(C2Error::filecoin("comm_d of the C1 output"))?;
-    let public_inputs = stacked::PublicInputs {
-        replica_id: c1.replica_id,
-        tau: Some(stacked::Tau { comm_d, comm_r }),
-        k: None,
-        seed: Some(c1.seed),
-    };
-    let params = public_params::<Tree>(config)?;
-    c1.vanilla_proofs
-        .iter()
-        .enumerate()
-        .map(|(k, vanilla_proof)| {
-            StackedCompound::<Tree, DefaultPieceHasher>::circuit(
-                &public_inputs,
-                Default::default(),
-                vanilla_proof,
-                &params,
-                Some(k),
-            )
-            .map_err(C2Error::filecoin("building a partition circuit"))
-        })
-        .collect()
+    let circuits = PartitionCircuits::new(config, c1)?;
+    (0..circuits.num_partitions()).map(|k| circuits.circuit(k)).collect()
 }
 
 /// The circuit of one partition with no values: the structure every
@@ -73,8 +113,5 @@ pub fn blank_circuit<Tree: 'static + MerkleTreeTrait>(
     config: &PoRepConfig,
 ) -> Result<PartitionCircuit<Tree>, C2Error> {
     let params = public_params::<Tree>(config)?;
-    Ok(<StackedCompound<Tree, DefaultPieceHasher> as CompoundProof<
-        StackedDrg<'_, Tree, DefaultPieceHasher>,
-        _,
-    >>::blank_circuit(&params))
+    Ok(<Compound<Tree> as CompoundProof<Vanilla<'_, Tree>, _>>::blank_circuit(&params))
 }

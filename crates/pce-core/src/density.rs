@@ -27,7 +27,7 @@ impl Density {
         if words.len() != len.div_ceil(64) {
             return None;
         }
-        if len % 64 != 0 && words.last().is_some_and(|w| w >> (len % 64) != 0) {
+        if !len.is_multiple_of(64) && words.last().is_some_and(|w| w >> (len % 64) != 0) {
             return None;
         }
         let count = words.iter().map(|w| w.count_ones() as usize).sum();
@@ -69,7 +69,11 @@ impl Density {
 
     /// Whether variable `index` is used.
     pub fn get(&self, index: usize) -> bool {
-        assert!(index < self.len, "density index {index} out of range {}", self.len);
+        assert!(
+            index < self.len,
+            "density index {index} out of range {}",
+            self.len
+        );
         self.words[index / 64] >> (index % 64) & 1 == 1
     }
 
@@ -79,7 +83,7 @@ impl Density {
     }
 
     fn push(&mut self, bit: bool) {
-        if self.len % 64 == 0 {
+        if self.len.is_multiple_of(64) {
             self.words.push(0);
         }
         self.len += 1;

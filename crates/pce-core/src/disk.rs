@@ -48,8 +48,11 @@ impl PrecompiledCircuit {
         let mut density = |tag: &str, len: usize| -> Result<Density, PceError> {
             let at = input.offset();
             let words = input.section::<u64>(tag)?;
-            Density::from_words(len, words)
-                .ok_or_else(|| input.corrupt(at, format!("{tag} does not cover {len} variables")).into())
+            Density::from_words(len, words).ok_or_else(|| {
+                input
+                    .corrupt(at, format!("{tag} does not cover {len} variables"))
+                    .into()
+            })
         };
         let a_aux_density = density("dens.a_aux", num_aux)?;
         let b_input_density = density("dens.b_input", num_inputs)?;

@@ -45,38 +45,38 @@ impl EnforcingCS {
     }
 }
 
+/// Adds the terms of one kind of variable (inputs or aux) to `acc`, marking
+/// the variables used in `density` (bellperson's `eval_with_trackers`, one half).
+fn accumulate<'a>(
+    acc: &mut Scalar,
+    terms: impl Iterator<Item = (&'a usize, &'a Scalar)>,
+    values: &[Scalar],
+    mut density: Option<&mut Density>,
+) {
+    for (&index, coeff) in terms {
+        if !bool::from(coeff.is_zero()) {
+            let mut term = values[index];
+            if *coeff != Scalar::ONE {
+                term *= coeff;
+            }
+            *acc += term;
+            if let Some(density) = density.as_deref_mut() {
+                density.inc(index);
+            }
+        }
+    }
+}
+
 fn eval_with_trackers(
     lc: &LinearCombination<Scalar>,
-    mut input_density: Option<&mut Density>,
-    mut aux_density: Option<&mut Density>,
+    input_density: Option<&mut Density>,
+    aux_density: Option<&mut Density>,
     inputs: &[Scalar],
     aux: &[Scalar],
 ) -> Scalar {
     let mut acc = Scalar::ZERO;
-    for (&index, coeff) in lc.iter_inputs() {
-        if !bool::from(coeff.is_zero()) {
-            let mut term = inputs[index];
-            if *coeff != Scalar::ONE {
-                term *= coeff;
-            }
-            acc += term;
-            if let Some(density) = input_density.as_deref_mut() {
-                density.inc(index);
-            }
-        }
-    }
-    for (&index, coeff) in lc.iter_aux() {
-        if !bool::from(coeff.is_zero()) {
-            let mut term = aux[index];
-            if *coeff != Scalar::ONE {
-                term *= coeff;
-            }
-            acc += term;
-            if let Some(density) = aux_density.as_deref_mut() {
-                density.inc(index);
-            }
-        }
-    }
+    accumulate(&mut acc, lc.iter_inputs(), inputs, input_density);
+    accumulate(&mut acc, lc.iter_aux(), aux, aux_density);
     acc
 }
 

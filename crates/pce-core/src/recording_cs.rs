@@ -39,8 +39,12 @@ fn label(index: Index) -> u32 {
 }
 
 fn record(builder: &mut CsrBuilder, lc: &LinearCombination<Scalar>) {
-    let inputs = lc.iter_inputs().map(|(&i, coeff)| (label(Index::Input(i)), coeff));
-    let aux = lc.iter_aux().map(|(&i, coeff)| (label(Index::Aux(i)), coeff));
+    let inputs = lc
+        .iter_inputs()
+        .map(|(&i, coeff)| (label(Index::Input(i)), coeff));
+    let aux = lc
+        .iter_aux()
+        .map(|(&i, coeff)| (label(Index::Aux(i)), coeff));
     builder.push_row(inputs.chain(aux));
 }
 

@@ -92,7 +92,8 @@ impl ConstraintSystem<Scalar> for WitnessCS {
 
     /// Appends `other`, whose input 0 is its temporary ONE and is dropped.
     fn extend(&mut self, other: &Self) {
-        self.inputs.extend_from_slice(other.inputs.get(1..).unwrap_or_default());
+        self.inputs
+            .extend_from_slice(other.inputs.get(1..).unwrap_or_default());
         self.aux.extend_from_slice(&other.aux);
     }
 }

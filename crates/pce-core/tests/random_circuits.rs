@@ -67,7 +67,11 @@ fn linear_combination(
     lc
 }
 
-fn run<CS: ConstraintSystem<Scalar>>(cs: &mut CS, ops: &[Op], vars: &mut Vec<Variable>) -> Result<(), SynthesisError> {
+fn run<CS: ConstraintSystem<Scalar>>(
+    cs: &mut CS,
+    ops: &[Op],
+    vars: &mut Vec<Variable>,
+) -> Result<(), SynthesisError> {
     for op in ops {
         match op {
             Op::Aux(v) => vars.push(cs.alloc(|| "aux", || Ok(Scalar::from(*v)))?),
@@ -116,7 +120,10 @@ fn coefficient() -> impl Strategy<Value = Coefficient> {
 }
 
 fn term() -> impl Strategy<Value = Term> {
-    (any::<usize>(), coefficient()).prop_map(|(variable, coefficient)| Term { variable, coefficient })
+    (any::<usize>(), coefficient()).prop_map(|(variable, coefficient)| Term {
+        variable,
+        coefficient,
+    })
 }
 
 fn ops(depth: u32) -> BoxedStrategy<Vec<Op>> {
@@ -135,7 +142,8 @@ fn ops(depth: u32) -> BoxedStrategy<Vec<Op>> {
 }
 
 fn circuit() -> impl Strategy<Value = RandomCircuit> {
-    (ops(2), prop::collection::vec(ops(1), 0..4)).prop_map(|(main, parts)| RandomCircuit { main, parts })
+    (ops(2), prop::collection::vec(ops(1), 0..4))
+        .prop_map(|(main, parts)| RandomCircuit { main, parts })
 }
 
 proptest! {
@@ -161,12 +169,18 @@ proptest! {
 
 #[test]
 fn wrong_witness_shape_is_an_error() {
-    let circuit = RandomCircuit { main: vec![Op::Aux(1), Op::Input(2)], parts: vec![] };
+    let circuit = RandomCircuit {
+        main: vec![Op::Aux(1), Op::Input(2)],
+        parts: vec![],
+    };
     let pce = PrecompiledCircuit::extract(circuit.clone()).unwrap();
     let mut witness = synthesize_witness(circuit).unwrap();
     witness.aux.push(Scalar::ONE);
     let err = pce.evaluate(&witness).unwrap_err();
-    assert!(err.to_string().contains("witness has 2 inputs and 2 aux"), "{err}");
+    assert!(
+        err.to_string().contains("witness has 2 inputs and 2 aux"),
+        "{err}"
+    );
 }
 
 proptest! {

@@ -107,7 +107,10 @@ fn io_error(path: &Path) -> impl FnOnce(io::Error) -> FormatError + '_ {
 }
 
 fn tag_bytes(tag: &str) -> [u8; TAG_LEN] {
-    assert!(tag.len() <= TAG_LEN && tag.is_ascii(), "section tag {tag:?} too long");
+    assert!(
+        tag.len() <= TAG_LEN && tag.is_ascii(),
+        "section tag {tag:?} too long"
+    );
     let mut bytes = [0u8; TAG_LEN];
     bytes[..tag.len()].copy_from_slice(tag.as_bytes());
     bytes
@@ -271,7 +274,10 @@ impl FileReader {
             what,
         };
         if le_u32(12) as u64 != HEADER_LEN {
-            return Err(corrupt(12, format!("header length {} (expected {HEADER_LEN})", le_u32(12))));
+            return Err(corrupt(
+                12,
+                format!("header length {} (expected {HEADER_LEN})", le_u32(12)),
+            ));
         }
         if header[56..64] != [0u8; 8] {
             return Err(corrupt(56, "reserved header bytes are not zero".into()));
@@ -288,7 +294,10 @@ impl FileReader {
         if actual > expected {
             return Err(corrupt(
                 expected,
-                format!("{} bytes after the announced end of the file", actual - expected),
+                format!(
+                    "{} bytes after the announced end of the file",
+                    actual - expected
+                ),
             ));
         }
         Ok(Self {
@@ -321,9 +330,7 @@ impl FileReader {
     }
 
     fn read_content(&mut self, bytes: &mut [u8]) -> Result<(), FormatError> {
-        self.input
-            .read_exact(bytes)
-            .map_err(io_error(&self.path))?;
+        self.input.read_exact(bytes).map_err(io_error(&self.path))?;
         hash_into(&mut self.hasher, bytes);
         self.offset += bytes.len() as u64;
         Ok(())
@@ -333,7 +340,10 @@ impl FileReader {
     pub fn section<T: Pod>(&mut self, tag: &str) -> Result<Vec<T>, FormatError> {
         let at = self.offset;
         if self.end - self.offset < SECTION_HEADER_LEN {
-            return Err(self.corrupt(at, format!("expected section {tag:?}, found the end of the file")));
+            return Err(self.corrupt(
+                at,
+                format!("expected section {tag:?}, found the end of the file"),
+            ));
         }
         let mut header = [0u8; SECTION_HEADER_LEN as usize];
         self.read_content(&mut header)?;
@@ -341,13 +351,19 @@ impl FileReader {
             let found = String::from_utf8_lossy(&header[..TAG_LEN]);
             return Err(self.corrupt(
                 at,
-                format!("expected section {tag:?}, found {:?}", found.trim_end_matches('\0')),
+                format!(
+                    "expected section {tag:?}, found {:?}",
+                    found.trim_end_matches('\0')
+                ),
             ));
         }
         let elem_size = u32::from_le_bytes(header[16..20].try_into().expect("4"));
         let count = u64::from_le_bytes(header[24..32].try_into().expect("8"));
         if header[20..24] != [0u8; 4] {
-            return Err(self.corrupt(at + 20, format!("reserved bytes of section {tag:?} are not zero")));
+            return Err(self.corrupt(
+                at + 20,
+                format!("reserved bytes of section {tag:?} are not zero"),
+            ));
         }
         if elem_size as usize != std::mem::size_of::<T>() {
             return Err(self.corrupt(
@@ -380,14 +396,19 @@ impl FileReader {
         if self.offset != self.end {
             return Err(self.corrupt(
                 self.offset,
-                format!("{} unread bytes after the last section", self.end - self.offset),
+                format!(
+                    "{} unread bytes after the last section",
+                    self.end - self.offset
+                ),
             ));
         }
         let actual = self.hasher.finalize();
         if actual.as_bytes() != &self.expected_checksum {
             return Err(FormatError::Checksum {
                 path: self.path,
-                expected: blake3::Hash::from(self.expected_checksum).to_hex().to_string(),
+                expected: blake3::Hash::from(self.expected_checksum)
+                    .to_hex()
+                    .to_string(),
                 actual: actual.to_hex().to_string(),
             });
         }

@@ -15,7 +15,9 @@
 //! - [`format`]: the checksummed, sectioned binary file the matrices live in.
 
 #[cfg(not(target_endian = "little"))]
-compile_error!("pce-csr stores arrays in native byte order and supports little-endian targets only");
+compile_error!(
+    "pce-csr stores arrays in native byte order and supports little-endian targets only"
+);
 
 pub mod coeff;
 pub mod format;

@@ -162,8 +162,16 @@ impl CsrBuilder {
                 (code == CODE_ESCAPE).then_some(index)
             })
             .collect();
-        CsrMatrix::from_parts(num_cols, row_lens, long_row_lens, cols, codes, escapes, table)
-            .expect("a finished builder yields a consistent matrix")
+        CsrMatrix::from_parts(
+            num_cols,
+            row_lens,
+            long_row_lens,
+            cols,
+            codes,
+            escapes,
+            table,
+        )
+        .expect("a finished builder yields a consistent matrix")
     }
 }
 
@@ -232,7 +240,9 @@ impl CsrMatrix {
             ));
         }
         if let Some(col) = cols.par_iter().find_any(|&&col| col as usize >= num_cols) {
-            return Err(format!("column {col} out of range (matrix has {num_cols} columns)"));
+            return Err(format!(
+                "column {col} out of range (matrix has {num_cols} columns)"
+            ));
         }
         let direct = table.len().min(crate::coeff::DIRECT_TABLE_ENTRIES);
         let max_code = CODE_FIRST_TABLE as usize + direct;

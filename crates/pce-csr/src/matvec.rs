@@ -65,7 +65,11 @@ pub struct DimensionMismatch {
 impl CsrMatrix {
     /// Computes `out = self · x`. `out` must have exactly one entry per row
     /// and `x` one per column.
-    pub fn mul_vec_into(&self, x: SplitVector<'_>, out: &mut [Scalar]) -> Result<(), DimensionMismatch> {
+    pub fn mul_vec_into(
+        &self,
+        x: SplitVector<'_>,
+        out: &mut [Scalar],
+    ) -> Result<(), DimensionMismatch> {
         if x.len() != self.num_cols() || out.len() != self.num_rows() {
             return Err(DimensionMismatch {
                 rows: self.num_rows(),

@@ -27,9 +27,14 @@ impl CsrMatrix {
     pub fn read_sections(input: &mut FileReader, name: &str) -> Result<Self, FormatError> {
         let start = input.offset();
         let num_cols = match input.section::<u64>(&format!("{name}.num_cols"))?[..] {
-            [n] => usize::try_from(n).map_err(|_| input.corrupt(start, "column count overflows"))?,
+            [n] => {
+                usize::try_from(n).map_err(|_| input.corrupt(start, "column count overflows"))?
+            }
             ref other => {
-                return Err(input.corrupt(start, format!("{name}.num_cols holds {} values, expected 1", other.len())))
+                return Err(input.corrupt(
+                    start,
+                    format!("{name}.num_cols holds {} values, expected 1", other.len()),
+                ))
             }
         };
         let row_lens = input.section(&format!("{name}.row_lens"))?;
@@ -44,11 +49,22 @@ impl CsrMatrix {
             .enumerate()
             .map(|(i, bytes)| {
                 Option::from(Scalar::from_bytes_le(bytes)).ok_or_else(|| {
-                    input.corrupt(table_at, format!("{name}.table entry {i} is not a canonical field element"))
+                    input.corrupt(
+                        table_at,
+                        format!("{name}.table entry {i} is not a canonical field element"),
+                    )
                 })
             })
             .collect::<Result<Vec<_>, _>>()?;
-        CsrMatrix::from_parts(num_cols, row_lens, long_row_lens, cols, codes, escapes, table)
-            .map_err(|what| input.corrupt(start, format!("matrix {name}: {what}")))
+        CsrMatrix::from_parts(
+            num_cols,
+            row_lens,
+            long_row_lens,
+            cols,
+            codes,
+            escapes,
+            table,
+        )
+        .map_err(|what| input.corrupt(start, format!("matrix {name}: {what}")))
     }
 }

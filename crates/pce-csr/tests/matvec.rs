@@ -71,7 +71,11 @@ proptest! {
 fn escapes_and_long_rows_are_exercised() {
     let rows = random_rows(7, 5000, 300);
     let matrix = build(&rows, 300);
-    assert!(matrix.table_len() > 253, "table of {} values", matrix.table_len());
+    assert!(
+        matrix.table_len() > 253,
+        "table of {} values",
+        matrix.table_len()
+    );
     assert!(matrix.num_escapes() > 0);
     assert!(rows.iter().any(|r| r.len() >= 255));
 }
@@ -83,7 +87,9 @@ fn dimension_mismatch_is_an_error() {
     assert!(matrix.mul_vec(SplitVector::new(&x, &[])).is_err());
     let mut short = vec![Scalar::ZERO; 9];
     let x = vec![Scalar::ONE; 5];
-    assert!(matrix.mul_vec_into(SplitVector::new(&x, &[]), &mut short).is_err());
+    assert!(matrix
+        .mul_vec_into(SplitVector::new(&x, &[]), &mut short)
+        .is_err());
 }
 
 #[test]
@@ -94,7 +100,11 @@ fn file_round_trip_and_damage() {
     let mut out = FileWriter::create(&path, *b"TESTMTRX", 3).unwrap();
     matrix.write_sections(&mut out, "M").unwrap();
     out.finish().unwrap();
-    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "no temporary file left");
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        1,
+        "no temporary file left"
+    );
 
     let read = |path: &std::path::Path| -> Result<CsrMatrix, FormatError> {
         let mut input = FileReader::open(path, *b"TESTMTRX", 3)?;
@@ -112,15 +122,27 @@ fn file_round_trip_and_damage() {
         let at = rng.gen_range(0..copy.len());
         copy[at] ^= 1 << rng.gen_range(0..8);
         std::fs::write(&damaged, &copy).unwrap();
-        assert!(read(&damaged).is_err(), "flipped bit at byte {at} went unnoticed");
+        assert!(
+            read(&damaged).is_err(),
+            "flipped bit at byte {at} went unnoticed"
+        );
     }
     for len in [0, 10, 63, 64, 100, bytes.len() / 2, bytes.len() - 1] {
         std::fs::write(&damaged, &bytes[..len]).unwrap();
         let err = read(&damaged).unwrap_err();
-        assert!(matches!(err, FormatError::Truncated { .. }), "length {len}: {err}");
+        assert!(
+            matches!(err, FormatError::Truncated { .. }),
+            "length {len}: {err}"
+        );
     }
-    assert!(matches!(FileReader::open(&path, *b"TESTMTRX", 4), Err(FormatError::Version { .. })));
-    assert!(matches!(FileReader::open(&path, *b"OTHERKND", 3), Err(FormatError::BadMagic { .. })));
+    assert!(matches!(
+        FileReader::open(&path, *b"TESTMTRX", 4),
+        Err(FormatError::Version { .. })
+    ));
+    assert!(matches!(
+        FileReader::open(&path, *b"OTHERKND", 3),
+        Err(FormatError::BadMagic { .. })
+    ));
 }
 
 #[test]

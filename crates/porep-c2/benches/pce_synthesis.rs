@@ -14,8 +14,8 @@ use std::time::{Duration, Instant};
 use filecoin_proofs::SectorShape2KiB;
 use pce_core::{synthesize_enforcing, synthesize_witness, PrecompiledCircuit, Scalar};
 use porep_c2::partition::{blank_circuit, PartitionCircuits};
-use porep_c2::witness::partition_witness;
 use porep_c2::test_sector::seal_2kib;
+use porep_c2::witness::partition_witness;
 
 fn digest(vectors: [&[Scalar]; 3]) -> blake3::Hash {
     let mut hasher = blake3::Hasher::new();
@@ -83,7 +83,8 @@ fn main() {
         witness_times.push(start.elapsed());
         drop(witness);
         let start = Instant::now();
-        let witness = partition_witness(&circuits, 0, pce.num_inputs(), pce.num_aux()).expect("parallel witness");
+        let witness = partition_witness(&circuits, 0, pce.num_inputs(), pce.num_aux())
+            .expect("parallel witness");
         parallel_witness_times.push(start.elapsed());
         let start = Instant::now();
         let eval = pce.evaluate(&witness).expect("MatVec");
@@ -91,7 +92,10 @@ fn main() {
         let pce_digest = digest([&eval.a, &eval.b, &eval.c]);
         drop((witness, eval));
 
-        assert_eq!(reference_digest, pce_digest, "the two paths computed different a, b, c");
+        assert_eq!(
+            reference_digest, pce_digest,
+            "the two paths computed different a, b, c"
+        );
         digests = Some(pce_digest);
     }
 
@@ -100,8 +104,16 @@ fn main() {
     let parallel_witness = median(&mut parallel_witness_times);
     let matvec = median(&mut matvec_times);
     let nnz = pce.nnz();
-    println!("PCE synthesis benchmark: 2 KiB PoRep partition, {reps} repetitions (medians), {} threads", rayon::current_num_threads());
-    println!("  circuit: {} constraints, {} inputs, {} aux", pce.num_constraints(), pce.num_inputs(), pce.num_aux());
+    println!(
+        "PCE synthesis benchmark: 2 KiB PoRep partition, {reps} repetitions (medians), {} threads",
+        rayon::current_num_threads()
+    );
+    println!(
+        "  circuit: {} constraints, {} inputs, {} aux",
+        pce.num_constraints(),
+        pce.num_inputs(),
+        pce.num_aux()
+    );
     for (name, m) in ["A", "B", "C"].iter().zip(pce.matrices()) {
         println!(
             "  matrix {name}: {} non-zeros, {} table values, {} escaped, {:.2} B/nnz",
@@ -111,17 +123,40 @@ fn main() {
             m.size_bytes() as f64 / m.nnz() as f64
         );
     }
-    println!("  PCE size:  {} bytes in memory ({:.2} B/nnz), file {} bytes ({:.2} B/nnz)",
-        pce.matrix_bytes(), pce.matrix_bytes() as f64 / nnz as f64, file_bytes, file_bytes as f64 / nnz as f64);
+    println!(
+        "  PCE size:  {} bytes in memory ({:.2} B/nnz), file {} bytes ({:.2} B/nnz)",
+        pce.matrix_bytes(),
+        pce.matrix_bytes() as f64 / nnz as f64,
+        file_bytes,
+        file_bytes as f64 / nnz as f64
+    );
     println!("  extraction (blank circuit -> PCE): {}", secs(extraction));
-    println!("  save / load with checksum:         {} / {}", secs(save), secs(load));
+    println!(
+        "  save / load with checksum:         {} / {}",
+        secs(save),
+        secs(load)
+    );
     println!("  enforce-time synthesis (baseline): {}", secs(enforce));
     let challenges = circuits.num_challenges(0);
     let ratio = |pce: Duration| enforce.as_secs_f64() / pce.as_secs_f64();
     println!("  PCE witness, sequential:           {}", secs(witness));
-    println!("  PCE witness, {challenges} challenges in parallel: {}", secs(parallel_witness));
+    println!(
+        "  PCE witness, {challenges} challenges in parallel: {}",
+        secs(parallel_witness)
+    );
     println!("  PCE MatVec (A·w, B·w, C·w):         {}", secs(matvec));
-    println!("  PCE synthesis (parallel witness + MatVec):   {}  speedup {:.2}x", secs(parallel_witness + matvec), ratio(parallel_witness + matvec));
-    println!("  PCE synthesis (sequential witness + MatVec): {}  speedup {:.2}x", secs(witness + matvec), ratio(witness + matvec));
-    println!("  a, b, c digest (both paths):       {}", digests.expect("at least one repetition"));
+    println!(
+        "  PCE synthesis (parallel witness + MatVec):   {}  speedup {:.2}x",
+        secs(parallel_witness + matvec),
+        ratio(parallel_witness + matvec)
+    );
+    println!(
+        "  PCE synthesis (sequential witness + MatVec): {}  speedup {:.2}x",
+        secs(witness + matvec),
+        ratio(witness + matvec)
+    );
+    println!(
+        "  a, b, c digest (both paths):       {}",
+        digests.expect("at least one repetition")
+    );
 }

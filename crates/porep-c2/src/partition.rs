@@ -9,7 +9,9 @@
 
 use filecoin_hashers::{Domain, Hasher};
 use filecoin_proofs::parameters::setup_params;
-use filecoin_proofs::{DefaultPieceDomain, DefaultPieceHasher, PoRepConfig, SealCommitPhase1Output};
+use filecoin_proofs::{
+    DefaultPieceDomain, DefaultPieceHasher, PoRepConfig, SealCommitPhase1Output,
+};
 use storage_proofs_core::compound_proof::{self, CompoundProof};
 use storage_proofs_core::merkle::MerkleTreeTrait;
 use storage_proofs_porep::stacked::{self, StackedCircuit, StackedCompound, StackedDrg};
@@ -26,7 +28,8 @@ fn public_params<Tree: 'static + MerkleTreeTrait>(
     config: &PoRepConfig,
 ) -> Result<stacked::PublicParams<Tree>, C2Error> {
     let setup = compound_proof::SetupParams {
-        vanilla_params: setup_params(config).map_err(C2Error::filecoin("PoRep setup parameters"))?,
+        vanilla_params: setup_params(config)
+            .map_err(C2Error::filecoin("PoRep setup parameters"))?,
         partitions: Some(usize::from(config.partitions)),
         priority: false,
     };
@@ -38,13 +41,19 @@ fn public_params<Tree: 'static + MerkleTreeTrait>(
 /// Builds the circuits of one sealed sector from its C1 output.
 pub struct PartitionCircuits<'a, Tree: 'static + MerkleTreeTrait> {
     c1: &'a SealCommitPhase1Output<Tree>,
-    public_inputs: stacked::PublicInputs<<Tree::Hasher as Hasher>::Domain, <DefaultPieceHasher as Hasher>::Domain>,
+    public_inputs: stacked::PublicInputs<
+        <Tree::Hasher as Hasher>::Domain,
+        <DefaultPieceHasher as Hasher>::Domain,
+    >,
     params: stacked::PublicParams<Tree>,
 }
 
 impl<'a, Tree: 'static + MerkleTreeTrait> PartitionCircuits<'a, Tree> {
     /// Prepares the public inputs and parameters of the sector.
-    pub fn new(config: &PoRepConfig, c1: &'a SealCommitPhase1Output<Tree>) -> Result<Self, C2Error> {
+    pub fn new(
+        config: &PoRepConfig,
+        c1: &'a SealCommitPhase1Output<Tree>,
+    ) -> Result<Self, C2Error> {
         let comm_r = <Tree::Hasher as Hasher>::Domain::try_from_bytes(&c1.comm_r)
             .map_err(C2Error::filecoin("comm_r of the C1 output"))?;
         let comm_d = DefaultPieceDomain::try_from_bytes(&c1.comm_d)
@@ -89,7 +98,7 @@ impl<'a, Tree: 'static + MerkleTreeTrait> PartitionCircuits<'a, Tree> {
     ) -> Result<PartitionCircuit<Tree>, C2Error> {
         Compound::<Tree>::circuit(
             &self.public_inputs,
-            Default::default(),
+            (),
             &vanilla_proofs.to_vec(),
             &self.params,
             Some(k),
@@ -104,7 +113,9 @@ pub fn partition_circuits<Tree: 'static + MerkleTreeTrait>(
     c1: &SealCommitPhase1Output<Tree>,
 ) -> Result<Vec<PartitionCircuit<Tree>>, C2Error> {
     let circuits = PartitionCircuits::new(config, c1)?;
-    (0..circuits.num_partitions()).map(|k| circuits.circuit(k)).collect()
+    (0..circuits.num_partitions())
+        .map(|k| circuits.circuit(k))
+        .collect()
 }
 
 /// The circuit of one partition with no values: the structure every

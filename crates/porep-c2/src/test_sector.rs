@@ -11,8 +11,8 @@ use std::path::Path;
 
 use filecoin_proofs::{
     add_piece, generate_piece_commitment, seal_commit_phase1, seal_pre_commit_phase1,
-    seal_pre_commit_phase2, PaddedBytesAmount, PoRepConfig, ProverId,
-    SealCommitPhase1Output, SectorShape2KiB, UnpaddedBytesAmount, SECTOR_SIZE_2_KIB,
+    seal_pre_commit_phase2, PaddedBytesAmount, PoRepConfig, ProverId, SealCommitPhase1Output,
+    SectorShape2KiB, UnpaddedBytesAmount, SECTOR_SIZE_2_KIB,
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
@@ -63,9 +63,13 @@ pub fn seal_2kib(seed: u64, workdir: &Path) -> Result<TestSector, C2Error> {
     std::fs::create_dir_all(&cache).map_err(C2Error::io("creating the sector cache directory"))?;
     let piece_info = generate_piece_commitment(&piece[..], piece_size)
         .map_err(C2Error::filecoin("piece commitment"))?;
-    let mut staged_file = File::create(&staged).map_err(C2Error::io("creating the staged sector"))?;
-    add_piece(&piece[..], &mut staged_file, piece_size, &[]).map_err(C2Error::filecoin("add piece"))?;
-    staged_file.flush().map_err(C2Error::io("writing the staged sector"))?;
+    let mut staged_file =
+        File::create(&staged).map_err(C2Error::io("creating the staged sector"))?;
+    add_piece(&piece[..], &mut staged_file, piece_size, &[])
+        .map_err(C2Error::filecoin("add piece"))?;
+    staged_file
+        .flush()
+        .map_err(C2Error::io("writing the staged sector"))?;
     File::create(&sealed).map_err(C2Error::io("creating the sealed sector"))?;
 
     let pieces = [piece_info];

@@ -65,22 +65,30 @@ pub fn partition_witness<Tree: 'static + MerkleTreeTrait>(
     };
     for (j, part) in parts.iter().enumerate().skip(1) {
         if part.inputs.len() != first.inputs.len() || part.aux.len() != first.aux.len() {
-            return Err(mismatch(format!("challenge {j} has a different shape than challenge 0")));
+            return Err(mismatch(format!(
+                "challenge {j} has a different shape than challenge 0"
+            )));
         }
         if part.inputs[..shared_inputs] != first.inputs[..shared_inputs]
             || part.aux[..shared_aux] != first.aux[..shared_aux]
         {
-            return Err(mismatch(format!("challenge {j} does not repeat the shared part")));
+            return Err(mismatch(format!(
+                "challenge {j} does not repeat the shared part"
+            )));
         }
     }
 
     let mut parts = parts.into_iter();
     let mut witness = parts.next().expect("challenge 0");
-    witness.inputs.reserve_exact(num_inputs - witness.inputs.len());
+    witness
+        .inputs
+        .reserve_exact(num_inputs - witness.inputs.len());
     witness.aux.reserve_exact(num_aux - witness.aux.len());
     // Each part is dropped as soon as it is copied.
     for part in parts {
-        witness.inputs.extend_from_slice(&part.inputs[shared_inputs..]);
+        witness
+            .inputs
+            .extend_from_slice(&part.inputs[shared_inputs..]);
         witness.aux.extend_from_slice(&part.aux[shared_aux..]);
     }
     Ok(witness)

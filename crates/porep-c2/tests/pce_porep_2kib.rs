@@ -6,8 +6,8 @@ use ff::Field;
 use filecoin_proofs::SectorShape2KiB;
 use pce_core::{synthesize_enforcing, synthesize_witness, PrecompiledCircuit, Scalar};
 use porep_c2::partition::{blank_circuit, PartitionCircuits};
-use porep_c2::witness::partition_witness;
 use porep_c2::test_sector::seal_2kib;
+use porep_c2::witness::partition_witness;
 use rayon::prelude::*;
 
 /// Constraints of one 2 KiB PoRep partition as the circuit enforces them;
@@ -21,17 +21,29 @@ fn pce_of_2kib_porep_partition_matches_enforce_time_synthesis() {
     let dir = tempfile::tempdir().unwrap();
     let sector = seal_2kib(2026, dir.path()).unwrap();
     let circuits = PartitionCircuits::new(&sector.config, &sector.c1).unwrap();
-    assert_eq!(circuits.num_partitions(), 1, "a 2 KiB sector has one partition");
-    assert!(circuits.num_challenges(0) > 1, "the parallel witness path is exercised");
+    assert_eq!(
+        circuits.num_partitions(),
+        1,
+        "a 2 KiB sector has one partition"
+    );
+    assert!(
+        circuits.num_challenges(0) > 1,
+        "the parallel witness path is exercised"
+    );
 
-    let pce = PrecompiledCircuit::extract(blank_circuit::<SectorShape2KiB>(&sector.config).unwrap()).unwrap();
+    let pce =
+        PrecompiledCircuit::extract(blank_circuit::<SectorShape2KiB>(&sector.config).unwrap())
+            .unwrap();
     assert_eq!(pce.num_inputs(), INPUTS_2KIB);
     assert_eq!(pce.num_aux(), AUX_2KIB);
     assert_eq!(pce.num_constraints(), CONSTRAINTS_2KIB + INPUTS_2KIB);
 
     let witness = synthesize_witness(circuits.circuit(0).unwrap()).unwrap();
     let parallel = partition_witness(&circuits, 0, pce.num_inputs(), pce.num_aux()).unwrap();
-    assert!(parallel == witness, "challenge-parallel witness differs from the sequential one");
+    assert!(
+        parallel == witness,
+        "challenge-parallel witness differs from the sequential one"
+    );
     drop(parallel);
     let eval = pce.evaluate(&witness).unwrap();
     let unsatisfied = (0..eval.a.len())

@@ -1,0 +1,444 @@
+//! The host's safe view of a loaded plugin.
+//!
+//! Every call goes through [`Backend::call`], which turns a status into a
+//! [`BackendError`] carrying the plugin's message. Handles free themselves
+//! through the plugin when dropped, and their lifetimes keep the device
+//! (and, for host-resident bases, the points) alive as long as needed.
+
+use std::ffi::{c_char, c_void, CStr};
+use std::marker::PhantomData;
+use std::path::{Path, PathBuf};
+use std::ptr::NonNull;
+use std::sync::Arc;
+
+use crate::error::{BackendError, Status};
+use crate::ffi::{self, *};
+
+pub(crate) struct BackendInner {
+    pub(crate) path: PathBuf,
+    pub(crate) name: String,
+    pub(crate) description: String,
+    pub(crate) vtable: &'static pce_backend_vtable,
+}
+
+/// A loaded backend plugin. Cheap to clone.
+#[derive(Clone)]
+pub struct Backend {
+    pub(crate) inner: Arc<BackendInner>,
+}
+
+impl std::fmt::Debug for Backend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Backend")
+            .field("name", &self.inner.name)
+            .field("path", &self.inner.path)
+            .finish()
+    }
+}
+
+/// One device as the plugin describes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceInfo {
+    /// Index to open it with.
+    pub index: u32,
+    /// Name.
+    pub name: String,
+    /// Vendor.
+    pub vendor: String,
+    /// Memory in bytes.
+    pub memory_bytes: u64,
+    /// Cores, SMs or compute units; 0 if unknown.
+    pub compute_units: u32,
+    /// Stable identifier, formatted as a UUID.
+    pub id: String,
+}
+
+fn c_text(bytes: &[c_char]) -> String {
+    let bytes: Vec<u8> = bytes
+        .iter()
+        .take_while(|&&c| c != 0)
+        .map(|&c| c as u8)
+        .collect();
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+fn uuid_text(id: &[u8; 16]) -> String {
+    let hex: String = id.iter().map(|b| format!("{b:02x}")).collect();
+    format!(
+        "{}-{}-{}-{}-{}",
+        &hex[0..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..32]
+    )
+}
+
+/// Direction of an NTT.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NttDirection {
+    /// Coefficients to evaluations.
+    Forward,
+    /// Evaluations to coefficients, including the factor 1/n.
+    Inverse,
+}
+
+impl Backend {
+    /// Short name the plugin gives itself.
+    pub fn name(&self) -> &str {
+        &self.inner.name
+    }
+
+    /// The plugin's description of its implementation.
+    pub fn description(&self) -> &str {
+        &self.inner.description
+    }
+
+    /// The file the plugin was loaded from.
+    pub fn path(&self) -> &Path {
+        &self.inner.path
+    }
+
+    fn vtable(&self) -> &'static pce_backend_vtable {
+        self.inner.vtable
+    }
+
+    fn error(&self, operation: &'static str, status: Status, message: String) -> BackendError {
+        BackendError {
+            backend: self.inner.name.clone(),
+            operation,
+            status,
+            message,
+        }
+    }
+
+    /// Turns a status into a result, fetching the plugin's message on failure.
+    fn call(&self, operation: &'static str, status: pce_status) -> Result<(), BackendError> {
+        if status == ffi::PCE_OK {
+            return Ok(());
+        }
+        let mut buf = vec![0 as c_char; 1024];
+        // SAFETY: the buffer is valid for `buf.len()` bytes.
+        let len = unsafe { (self.vtable().last_error)(buf.as_mut_ptr(), buf.len()) };
+        if len >= buf.len() {
+            buf = vec![0 as c_char; len + 1];
+            // SAFETY: as above, with room for the whole message.
+            unsafe { (self.vtable().last_error)(buf.as_mut_ptr(), buf.len()) };
+        }
+        *buf.last_mut().expect("non-empty buffer") = 0;
+        // SAFETY: NUL-terminated above.
+        let message = unsafe { CStr::from_ptr(buf.as_ptr()) }
+            .to_string_lossy()
+            .into_owned();
+        let message = if message.is_empty() {
+            "no message".to_owned()
+        } else {
+            message
+        };
+        Err(self.error(operation, Status(status), message))
+    }
+
+    /// The plugin's devices.
+    pub fn devices(&self) -> Result<Vec<DeviceInfo>, BackendError> {
+        let mut count = 0u32;
+        // SAFETY: valid out-pointer.
+        self.call("device_count", unsafe {
+            (self.vtable().device_count)(&mut count)
+        })?;
+        (0..count)
+            .map(|index| {
+                let mut info = pce_device_info::default();
+                // SAFETY: valid out-pointer with struct_size set.
+                self.call("device_info", unsafe {
+                    (self.vtable().device_info)(index, &mut info)
+                })?;
+                Ok(DeviceInfo {
+                    index,
+                    name: c_text(&info.name),
+                    vendor: c_text(&info.vendor),
+                    memory_bytes: info.memory_bytes,
+                    compute_units: info.compute_units,
+                    id: uuid_text(&info.id),
+                })
+            })
+            .collect()
+    }
+
+    /// Opens device `index`.
+    pub fn open(&self, index: u32) -> Result<Device, BackendError> {
+        let mut handle = std::ptr::null_mut();
+        // SAFETY: valid out-pointer.
+        self.call("device_open", unsafe {
+            (self.vtable().device_open)(index, &mut handle)
+        })?;
+        let handle = NonNull::new(handle).ok_or_else(|| {
+            self.error(
+                "device_open",
+                Status(ffi::PCE_ERR_INTERNAL),
+                "returned a null device".into(),
+            )
+        })?;
+        Ok(Device {
+            backend: self.clone(),
+            handle,
+        })
+    }
+}
+
+/// An open device; closed when dropped.
+pub struct Device {
+    backend: Backend,
+    handle: NonNull<pce_device>,
+}
+
+// SAFETY: the ABI requires plugins to accept calls on a device from any
+// thread, concurrently.
+unsafe impl Send for Device {}
+unsafe impl Sync for Device {}
+
+impl Drop for Device {
+    fn drop(&mut self) {
+        // SAFETY: the handle came from device_open and is closed once.
+        unsafe { (self.backend.vtable().device_close)(self.handle.as_ptr()) }
+    }
+}
+
+/// A prepared NTT size on a device; destroyed when dropped.
+pub struct NttDomain<'d> {
+    device: &'d Device,
+    handle: NonNull<pce_ntt_domain>,
+    log_size: u32,
+}
+
+unsafe impl Send for NttDomain<'_> {}
+unsafe impl Sync for NttDomain<'_> {}
+
+impl NttDomain<'_> {
+    /// log2 of the transform size.
+    pub fn log_size(&self) -> u32 {
+        self.log_size
+    }
+
+    /// Transform size.
+    pub fn size(&self) -> usize {
+        1usize << self.log_size
+    }
+}
+
+impl Drop for NttDomain<'_> {
+    fn drop(&mut self) {
+        // SAFETY: created by ntt_domain_create, destroyed once.
+        unsafe { (self.device.backend.vtable().ntt_domain_destroy)(self.handle.as_ptr()) }
+    }
+}
+
+/// A curve group whose points an MSM runs over.
+pub trait Group {
+    /// Affine point layout.
+    type Affine: Copy;
+    /// Projective (Jacobian) result layout.
+    type Projective: Copy + Default;
+    /// The ABI's group code.
+    const CODE: u32;
+}
+
+/// G1 of BLS12-381.
+pub enum G1 {}
+/// G2 of BLS12-381.
+pub enum G2 {}
+
+impl Group for G1 {
+    type Affine = pce_g1_affine;
+    type Projective = pce_g1_projective;
+    const CODE: u32 = PCE_G1;
+}
+
+impl Group for G2 {
+    type Affine = pce_g2_affine;
+    type Projective = pce_g2_projective;
+    const CODE: u32 = PCE_G2;
+}
+
+/// MSM bases under a plugin handle; released when dropped.
+pub struct MsmBases<'a, G: Group> {
+    device: &'a Device,
+    handle: NonNull<pce_msm_bases>,
+    len: usize,
+    _group: PhantomData<G>,
+}
+
+unsafe impl<G: Group> Send for MsmBases<'_, G> {}
+unsafe impl<G: Group> Sync for MsmBases<'_, G> {}
+
+impl<G: Group> MsmBases<'_, G> {
+    /// Number of points.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there are no points.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl<G: Group> Drop for MsmBases<'_, G> {
+    fn drop(&mut self) {
+        // SAFETY: created by msm_bases_upload, released once.
+        unsafe { (self.device.backend.vtable().msm_bases_release)(self.handle.as_ptr()) }
+    }
+}
+
+impl Device {
+    /// The backend this device belongs to.
+    pub fn backend(&self) -> &Backend {
+        &self.backend
+    }
+
+    fn refuse(&self, operation: &'static str, message: String) -> BackendError {
+        self.backend
+            .error(operation, Status(ffi::PCE_ERR_INVALID_ARGUMENT), message)
+    }
+
+    /// Prepares NTTs of size `2^log_size`.
+    pub fn ntt_domain(&self, log_size: u32) -> Result<NttDomain<'_>, BackendError> {
+        let mut handle = std::ptr::null_mut();
+        let vt = self.backend.vtable();
+        // SAFETY: valid device handle and out-pointer.
+        self.backend.call("ntt_domain_create", unsafe {
+            (vt.ntt_domain_create)(self.handle.as_ptr(), log_size, &mut handle)
+        })?;
+        let handle = NonNull::new(handle)
+            .ok_or_else(|| self.refuse("ntt_domain_create", "returned a null domain".into()))?;
+        Ok(NttDomain {
+            device: self,
+            handle,
+            log_size,
+        })
+    }
+
+    /// Transforms `data`, a whole number of vectors of the domain's size, in place.
+    pub fn ntt(
+        &self,
+        domain: &NttDomain<'_>,
+        direction: NttDirection,
+        coset: bool,
+        data: &mut [pce_fr],
+    ) -> Result<(), BackendError> {
+        let n = domain.size();
+        if !std::ptr::eq(domain.device, self) {
+            return Err(self.refuse("ntt", "the domain belongs to another device".into()));
+        }
+        if data.is_empty() || data.len() % n != 0 || data.len() / n > u32::MAX as usize {
+            return Err(self.refuse(
+                "ntt",
+                format!("{} elements are not a batch of vectors of {n}", data.len()),
+            ));
+        }
+        let direction = match direction {
+            NttDirection::Forward => PCE_NTT_FORWARD,
+            NttDirection::Inverse => PCE_NTT_INVERSE,
+        };
+        let flags = if coset { PCE_NTT_COSET } else { 0 };
+        let vt = self.backend.vtable();
+        // SAFETY: handles are live, data is valid for batch·n elements.
+        self.backend.call("ntt", unsafe {
+            (vt.ntt)(
+                self.handle.as_ptr(),
+                domain.handle.as_ptr(),
+                direction,
+                flags,
+                data.as_mut_ptr(),
+                (data.len() / n) as u32,
+            )
+        })
+    }
+
+    fn upload<'a, G: Group>(
+        &'a self,
+        points: &[G::Affine],
+        flags: u32,
+    ) -> Result<MsmBases<'a, G>, BackendError> {
+        let mut handle = std::ptr::null_mut();
+        let vt = self.backend.vtable();
+        // SAFETY: points are valid for `len` elements of the group's layout.
+        self.backend.call("msm_bases_upload", unsafe {
+            (vt.msm_bases_upload)(
+                self.handle.as_ptr(),
+                G::CODE,
+                points.as_ptr() as *const c_void,
+                points.len() as u64,
+                flags,
+                &mut handle,
+            )
+        })?;
+        let handle = NonNull::new(handle)
+            .ok_or_else(|| self.refuse("msm_bases_upload", "returned null bases".into()))?;
+        Ok(MsmBases {
+            device: self,
+            handle,
+            len: points.len(),
+            _group: PhantomData,
+        })
+    }
+
+    /// Gives the plugin a copy of `points` to keep as MSM bases.
+    pub fn upload_bases<G: Group>(
+        &self,
+        points: &[G::Affine],
+    ) -> Result<MsmBases<'_, G>, BackendError> {
+        self.upload(points, 0)
+    }
+
+    /// Lends `points` to the plugin as MSM bases for as long as the handle
+    /// lives (a CPU plugin then needs no copy of the SRS).
+    pub fn lend_bases<'a, G: Group>(
+        &'a self,
+        points: &'a [G::Affine],
+    ) -> Result<MsmBases<'a, G>, BackendError> {
+        self.upload(points, PCE_BASES_HOST_RESIDENT)
+    }
+
+    /// `batch = scalars.len() / count` MSMs over `bases[offset..offset + count]`.
+    pub fn msm<G: Group>(
+        &self,
+        bases: &MsmBases<'_, G>,
+        offset: usize,
+        count: usize,
+        scalars: &[pce_scalar],
+    ) -> Result<Vec<G::Projective>, BackendError> {
+        if !std::ptr::eq(bases.device, self) {
+            return Err(self.refuse("msm", "the bases belong to another device".into()));
+        }
+        if offset.checked_add(count).is_none_or(|end| end > bases.len) {
+            return Err(self.refuse(
+                "msm",
+                format!("range {offset}..+{count} outside {} bases", bases.len),
+            ));
+        }
+        let batch = if count == 0 { 1 } else { scalars.len() / count };
+        if (count == 0 && !scalars.is_empty())
+            || (count > 0 && (scalars.len() % count != 0 || batch == 0))
+        {
+            return Err(self.refuse(
+                "msm",
+                format!("{} scalars are not a batch of {count}", scalars.len()),
+            ));
+        }
+        let mut out = vec![G::Projective::default(); batch];
+        let vt = self.backend.vtable();
+        // SAFETY: handles are live, scalars hold batch·count entries, out holds batch results.
+        self.backend.call("msm", unsafe {
+            (vt.msm)(
+                self.handle.as_ptr(),
+                bases.handle.as_ptr(),
+                offset as u64,
+                count as u64,
+                scalars.as_ptr(),
+                batch as u32,
+                out.as_mut_ptr() as *mut c_void,
+            )
+        })?;
+        Ok(out)
+    }
+}

@@ -1,0 +1,21 @@
+//! The pce-prover backend plugin ABI.
+//!
+//! NTT and MSM run in shared libraries loaded at run time, so a storage
+//! provider swaps GPU vendors without rebuilding and third parties ship
+//! their own backends. The contract is the C header
+//! `include/pce_backend.h` (mirrored in [`ffi`]); `docs/backend-abi.md`
+//! explains it to plugin authors.
+//!
+//! - [`ffi`]: the C types, field for field;
+//! - [`loader`]: finding a plugin by name or path and negotiating the version;
+//! - [`host`]: the host's safe wrapper (devices, NTT domains, MSM bases);
+//! - [`plugin`]: the Rust plugin author's side: a trait and [`export_backend!`].
+
+pub mod error;
+pub mod ffi;
+pub mod host;
+pub mod loader;
+pub mod plugin;
+
+pub use error::{BackendError, LoadError, Status};
+pub use host::{Backend, Device, DeviceInfo, Group, MsmBases, NttDirection, NttDomain, G1, G2};

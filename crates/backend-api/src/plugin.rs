@@ -1,0 +1,495 @@
+//! Writing a backend in Rust: implement [`Plugin`], then `export_backend!(MyPlugin);`.
+//!
+//! The macro exports `pce_backend_entry` and a static vtable whose functions
+//! check pointers, convert handles, catch panics and record error messages
+//! for [`crate::ffi::pce_backend_vtable::last_error`], so the trait methods
+//! are plain safe Rust returning `Result`.
+
+use std::any::Any;
+use std::cell::RefCell;
+use std::ffi::{c_char, c_void, CStr};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use crate::ffi::{self, *};
+
+/// An error a plugin reports: a status code and a message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PluginError {
+    /// One of the `PCE_ERR_*` codes.
+    pub status: pce_status,
+    /// What went wrong, for the user.
+    pub message: String,
+}
+
+impl PluginError {
+    /// An error with `status` and `message`.
+    pub fn new(status: pce_status, message: impl Into<String>) -> Self {
+        Self {
+            status,
+            message: message.into(),
+        }
+    }
+
+    /// `PCE_ERR_INVALID_ARGUMENT`.
+    pub fn invalid(message: impl Into<String>) -> Self {
+        Self::new(ffi::PCE_ERR_INVALID_ARGUMENT, message)
+    }
+}
+
+/// What a plugin says about one of its devices.
+#[derive(Debug, Clone, Default)]
+pub struct DeviceDescription {
+    /// Name.
+    pub name: String,
+    /// Vendor.
+    pub vendor: String,
+    /// Memory in bytes.
+    pub memory_bytes: u64,
+    /// Cores, SMs or compute units.
+    pub compute_units: u32,
+    /// Stable identifier.
+    pub id: [u8; 16],
+}
+
+/// Points handed to [`Plugin::upload_bases`].
+///
+/// When `resident` is true the host keeps the memory alive and unchanged
+/// until the bases are released, so the plugin may keep this view instead
+/// of copying; otherwise it must copy before returning.
+pub struct HostPoints<T> {
+    ptr: *const T,
+    len: usize,
+    /// Whether the host lends the memory for the bases' lifetime.
+    pub resident: bool,
+}
+
+// SAFETY: read-only view of host memory that the ABI keeps valid.
+unsafe impl<T: Sync> Send for HostPoints<T> {}
+unsafe impl<T: Sync> Sync for HostPoints<T> {}
+
+impl<T> HostPoints<T> {
+    /// The points.
+    pub fn as_slice(&self) -> &[T] {
+        if self.len == 0 {
+            return &[];
+        }
+        // SAFETY: checked non-null at upload, valid per the ABI (see type docs).
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+}
+
+/// Points of either group.
+pub enum Points {
+    /// G1 points.
+    G1(HostPoints<pce_g1_affine>),
+    /// G2 points.
+    G2(HostPoints<pce_g2_affine>),
+}
+
+/// MSM results of either group.
+pub enum MsmResults<'a> {
+    /// G1 results.
+    G1(&'a mut [pce_g1_projective]),
+    /// G2 results.
+    G2(&'a mut [pce_g2_projective]),
+}
+
+/// A backend implemented in Rust.
+pub trait Plugin: 'static {
+    /// Short name (`cpu`, `opencl`, ...).
+    const NAME: &'static CStr;
+    /// Implementation and version.
+    const DESCRIPTION: &'static CStr;
+    /// An open device.
+    type Device: Send + Sync;
+    /// A prepared NTT size.
+    type Domain: Send + Sync;
+    /// MSM bases.
+    type Bases: Send + Sync;
+
+    /// Number of devices; `PCE_ERR_NO_DRIVER` when the runtime is missing.
+    fn device_count() -> Result<u32, PluginError>;
+    /// Describes device `index`.
+    fn device_info(index: u32) -> Result<DeviceDescription, PluginError>;
+    /// Opens device `index`.
+    fn device_open(index: u32) -> Result<Self::Device, PluginError>;
+    /// Prepares NTTs of size `2^log_size`.
+    fn ntt_domain(device: &Self::Device, log_size: u32) -> Result<Self::Domain, PluginError>;
+    /// Transforms `data` (a batch of vectors of the domain's size) in place.
+    fn ntt(
+        device: &Self::Device,
+        domain: &Self::Domain,
+        inverse: bool,
+        coset: bool,
+        data: &mut [pce_fr],
+    ) -> Result<(), PluginError>;
+    /// Keeps `points` as MSM bases.
+    fn upload_bases(device: &Self::Device, points: Points) -> Result<Self::Bases, PluginError>;
+    /// Computes `out.len()` MSMs of `count` terms over `bases[offset..]`;
+    /// `scalars` holds `out.len() · count` entries. The range and the group
+    /// of `out` are checked against the bases before the call.
+    fn msm(
+        device: &Self::Device,
+        bases: &Self::Bases,
+        offset: usize,
+        count: usize,
+        scalars: &[pce_scalar],
+        out: MsmResults<'_>,
+    ) -> Result<(), PluginError>;
+    /// Number of elements of one vector of a domain.
+    fn domain_size(domain: &Self::Domain) -> usize;
+    /// Number of points and group (`PCE_G1`/`PCE_G2`) of some bases.
+    fn bases_shape(bases: &Self::Bases) -> (usize, u32);
+}
+
+thread_local! {
+    static LAST_ERROR: RefCell<String> = const { RefCell::new(String::new()) };
+}
+
+fn panic_message(panic: &(dyn Any + Send)) -> &str {
+    panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("unknown panic")
+}
+
+/// Runs `f`, catching panics and recording the message of any failure.
+#[doc(hidden)]
+pub fn guard(f: impl FnOnce() -> Result<(), PluginError>) -> pce_status {
+    let result = catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|panic| {
+        Err(PluginError::new(
+            PCE_ERR_INTERNAL,
+            format!("plugin panicked: {}", panic_message(&*panic)),
+        ))
+    });
+    match result {
+        Ok(()) => PCE_OK,
+        Err(error) => {
+            LAST_ERROR.with(|last| *last.borrow_mut() = error.message);
+            error.status
+        }
+    }
+}
+
+fn non_null<T>(ptr: *const T, what: &str) -> Result<(), PluginError> {
+    if ptr.is_null() {
+        Err(PluginError::invalid(format!("{what} is null")))
+    } else {
+        Ok(())
+    }
+}
+
+unsafe extern "C" fn last_error(buf: *mut c_char, cap: usize) -> usize {
+    LAST_ERROR.with(|last| {
+        let last = last.borrow();
+        if !buf.is_null() && cap > 0 {
+            let n = last.len().min(cap - 1);
+            // SAFETY: the host provides `cap` writable bytes.
+            unsafe {
+                std::ptr::copy_nonoverlapping(last.as_ptr() as *const c_char, buf, n);
+                *buf.add(n) = 0;
+            }
+        }
+        last.len()
+    })
+}
+
+unsafe extern "C" fn device_count<P: Plugin>(count: *mut u32) -> pce_status {
+    guard(|| {
+        non_null(count, "count")?;
+        let n = P::device_count()?;
+        // SAFETY: checked non-null; the host provides the out-pointer.
+        unsafe { *count = n };
+        Ok(())
+    })
+}
+
+fn copy_text(dst: &mut [c_char], text: &str) {
+    let n = text.len().min(dst.len() - 1);
+    for (d, s) in dst.iter_mut().zip(text.as_bytes()[..n].iter()) {
+        *d = *s as c_char;
+    }
+    dst[n] = 0;
+}
+
+unsafe extern "C" fn device_info<P: Plugin>(index: u32, info: *mut pce_device_info) -> pce_status {
+    guard(|| {
+        non_null(info, "info")?;
+        // SAFETY: checked non-null.
+        let info = unsafe { &mut *info };
+        if (info.struct_size as usize) < std::mem::size_of::<pce_device_info>() {
+            return Err(PluginError::invalid(format!(
+                "pce_device_info.struct_size {} too small",
+                info.struct_size
+            )));
+        }
+        let description = P::device_info(index)?;
+        copy_text(&mut info.name, &description.name);
+        copy_text(&mut info.vendor, &description.vendor);
+        info.memory_bytes = description.memory_bytes;
+        info.compute_units = description.compute_units;
+        info.id = description.id;
+        Ok(())
+    })
+}
+
+unsafe extern "C" fn device_open<P: Plugin>(
+    index: u32,
+    device: *mut *mut pce_device,
+) -> pce_status {
+    guard(|| {
+        non_null(device, "device")?;
+        let opened = Box::new(P::device_open(index)?);
+        // SAFETY: checked non-null.
+        unsafe { *device = Box::into_raw(opened) as *mut pce_device };
+        Ok(())
+    })
+}
+
+unsafe extern "C" fn device_close<P: Plugin>(device: *mut pce_device) {
+    if !device.is_null() {
+        // SAFETY: created by device_open as a Box<P::Device>.
+        guard(|| {
+            drop(unsafe { Box::from_raw(device as *mut P::Device) });
+            Ok(())
+        });
+    }
+}
+
+/// # Safety
+/// `ptr` is null or a live handle created as a `Box<T>`.
+unsafe fn handle<'a, T>(ptr: *const c_void, what: &str) -> Result<&'a T, PluginError> {
+    non_null(ptr, what)?;
+    // SAFETY: per the function contract.
+    Ok(unsafe { &*(ptr as *const T) })
+}
+
+unsafe extern "C" fn ntt_domain_create<P: Plugin>(
+    device: *mut pce_device,
+    log_size: u32,
+    domain: *mut *mut pce_ntt_domain,
+) -> pce_status {
+    guard(|| {
+        // SAFETY: a device handle of this plugin.
+        let device = unsafe { handle::<P::Device>(device as *const c_void, "device")? };
+        non_null(domain, "domain")?;
+        if !(1..=32).contains(&log_size) {
+            return Err(PluginError::invalid(format!(
+                "log_size {log_size} outside 1..=32"
+            )));
+        }
+        let created = Box::new(P::ntt_domain(device, log_size)?);
+        // SAFETY: checked non-null.
+        unsafe { *domain = Box::into_raw(created) as *mut pce_ntt_domain };
+        Ok(())
+    })
+}
+
+unsafe extern "C" fn ntt_domain_destroy<P: Plugin>(domain: *mut pce_ntt_domain) {
+    if !domain.is_null() {
+        guard(|| {
+            // SAFETY: created by ntt_domain_create as a Box<P::Domain>.
+            drop(unsafe { Box::from_raw(domain as *mut P::Domain) });
+            Ok(())
+        });
+    }
+}
+
+/// Wraps [`Plugin::ntt`]; the plugin only ever sees whole batches.
+unsafe extern "C" fn ntt<P: Plugin>(
+    device: *mut pce_device,
+    domain: *const pce_ntt_domain,
+    direction: u32,
+    flags: u32,
+    data: *mut pce_fr,
+    batch: u32,
+) -> pce_status {
+    guard(|| {
+        // SAFETY: handles of this plugin.
+        let device = unsafe { handle::<P::Device>(device as *const c_void, "device")? };
+        let domain = unsafe { handle::<P::Domain>(domain as *const c_void, "domain")? };
+        non_null(data, "data")?;
+        let inverse = match direction {
+            PCE_NTT_FORWARD => false,
+            PCE_NTT_INVERSE => true,
+            other => {
+                return Err(PluginError::invalid(format!(
+                    "unknown NTT direction {other}"
+                )))
+            }
+        };
+        if flags & !PCE_NTT_COSET != 0 {
+            return Err(PluginError::invalid(format!(
+                "unknown NTT flags {flags:#x}"
+            )));
+        }
+        let len = (batch as usize)
+            .checked_mul(P::domain_size(domain))
+            .filter(|&len| len > 0)
+            .ok_or_else(|| PluginError::invalid(format!("batch of {batch} vectors")))?;
+        // SAFETY: the host provides batch·n elements.
+        let data = unsafe { std::slice::from_raw_parts_mut(data, len) };
+        P::ntt(device, domain, inverse, flags & PCE_NTT_COSET != 0, data)
+    })
+}
+
+unsafe extern "C" fn msm_bases_upload<P: Plugin>(
+    device: *mut pce_device,
+    group: u32,
+    points: *const c_void,
+    count: u64,
+    flags: u32,
+    bases: *mut *mut pce_msm_bases,
+) -> pce_status {
+    guard(|| {
+        // SAFETY: a device handle of this plugin.
+        let device = unsafe { handle::<P::Device>(device as *const c_void, "device")? };
+        non_null(bases, "bases")?;
+        if count > 0 {
+            non_null(points, "points")?;
+        }
+        if flags & !PCE_BASES_HOST_RESIDENT != 0 {
+            return Err(PluginError::invalid(format!(
+                "unknown bases flags {flags:#x}"
+            )));
+        }
+        let len = usize::try_from(count).map_err(|_| PluginError::invalid("count overflows"))?;
+        let resident = flags & PCE_BASES_HOST_RESIDENT != 0;
+        let points = match group {
+            PCE_G1 => Points::G1(HostPoints {
+                ptr: points as *const pce_g1_affine,
+                len,
+                resident,
+            }),
+            PCE_G2 => Points::G2(HostPoints {
+                ptr: points as *const pce_g2_affine,
+                len,
+                resident,
+            }),
+            other => return Err(PluginError::invalid(format!("unknown group {other}"))),
+        };
+        let created = Box::new(P::upload_bases(device, points)?);
+        // SAFETY: checked non-null.
+        unsafe { *bases = Box::into_raw(created) as *mut pce_msm_bases };
+        Ok(())
+    })
+}
+
+unsafe extern "C" fn msm_bases_release<P: Plugin>(bases: *mut pce_msm_bases) {
+    if !bases.is_null() {
+        guard(|| {
+            // SAFETY: created by msm_bases_upload as a Box<P::Bases>.
+            drop(unsafe { Box::from_raw(bases as *mut P::Bases) });
+            Ok(())
+        });
+    }
+}
+
+unsafe extern "C" fn msm<P: Plugin>(
+    device: *mut pce_device,
+    bases: *const pce_msm_bases,
+    offset: u64,
+    count: u64,
+    scalars: *const pce_scalar,
+    batch: u32,
+    out: *mut c_void,
+) -> pce_status {
+    guard(|| {
+        // SAFETY: handles of this plugin.
+        let device = unsafe { handle::<P::Device>(device as *const c_void, "device")? };
+        let bases = unsafe { handle::<P::Bases>(bases as *const c_void, "bases")? };
+        non_null(out, "out")?;
+        let (len, group) = P::bases_shape(bases);
+        let (offset, count) = (offset as usize, count as usize);
+        if offset.checked_add(count).is_none_or(|end| end > len) {
+            return Err(PluginError::invalid(format!(
+                "range {offset}..+{count} outside {len} bases"
+            )));
+        }
+        let batch = batch as usize;
+        let total = count
+            .checked_mul(batch)
+            .ok_or_else(|| PluginError::invalid("batch overflows"))?;
+        let scalars = if total == 0 {
+            &[][..]
+        } else {
+            non_null(scalars, "scalars")?;
+            // SAFETY: the host provides batch·count scalars.
+            unsafe { std::slice::from_raw_parts(scalars, total) }
+        };
+        // SAFETY: the host provides `batch` results of the bases' group.
+        let out = match group {
+            PCE_G1 => MsmResults::G1(unsafe {
+                std::slice::from_raw_parts_mut(out as *mut pce_g1_projective, batch)
+            }),
+            _ => MsmResults::G2(unsafe {
+                std::slice::from_raw_parts_mut(out as *mut pce_g2_projective, batch)
+            }),
+        };
+        P::msm(device, bases, offset, count, scalars, out)
+    })
+}
+
+/// The vtable of plugin `P`; used by [`export_backend!`].
+pub const fn vtable<P: Plugin>() -> pce_backend_vtable {
+    pce_backend_vtable {
+        abi_version: PCE_BACKEND_ABI_VERSION,
+        struct_size: std::mem::size_of::<pce_backend_vtable>() as u32,
+        name: P::NAME.as_ptr(),
+        description: P::DESCRIPTION.as_ptr(),
+        last_error,
+        device_count: device_count::<P>,
+        device_info: device_info::<P>,
+        device_open: device_open::<P>,
+        device_close: device_close::<P>,
+        ntt_domain_create: ntt_domain_create::<P>,
+        ntt_domain_destroy: ntt_domain_destroy::<P>,
+        ntt: ntt::<P>,
+        msm_bases_upload: msm_bases_upload::<P>,
+        msm_bases_release: msm_bases_release::<P>,
+        msm: msm::<P>,
+    }
+}
+
+/// The entry point's negotiation: reports this ABI version and returns the
+/// vtable if the host speaks it.
+///
+/// # Safety
+/// `plugin_abi_version` is null or valid for a write.
+#[doc(hidden)]
+pub unsafe fn entry(
+    vtable: &'static pce_backend_vtable,
+    host_abi_version: u32,
+    plugin_abi_version: *mut u32,
+) -> *const pce_backend_vtable {
+    if !plugin_abi_version.is_null() {
+        // SAFETY: per the function contract.
+        unsafe { *plugin_abi_version = vtable.abi_version };
+    }
+    if host_abi_version == vtable.abi_version {
+        vtable
+    } else {
+        std::ptr::null()
+    }
+}
+
+/// Exports `pce_backend_entry` for a type implementing [`Plugin`].
+#[macro_export]
+macro_rules! export_backend {
+    ($plugin:ty) => {
+        /// The backend entry point (see `pce_backend.h`).
+        ///
+        /// # Safety
+        /// `plugin_abi_version` is null or valid for a write.
+        #[no_mangle]
+        pub unsafe extern "C" fn pce_backend_entry(
+            host_abi_version: u32,
+            plugin_abi_version: *mut u32,
+        ) -> *const $crate::ffi::pce_backend_vtable {
+            static VTABLE: $crate::ffi::pce_backend_vtable = $crate::plugin::vtable::<$plugin>();
+            // SAFETY: forwarded from the caller.
+            unsafe { $crate::plugin::entry(&VTABLE, host_abi_version, plugin_abi_version) }
+        }
+    };
+}

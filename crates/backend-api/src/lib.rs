@@ -11,9 +11,14 @@
 //! - [`host`]: the host's safe wrapper (devices, NTT domains, MSM bases);
 //! - [`plugin`]: the Rust plugin author's side: a trait and [`export_backend!`].
 
+#[cfg(not(target_endian = "little"))]
+compile_error!("the backend ABI passes little-endian limbs in native layout: little-endian targets only");
+
 pub mod error;
 pub mod ffi;
 pub mod host;
+#[cfg(feature = "blstrs")]
+pub mod interop;
 pub mod loader;
 pub mod plugin;
 

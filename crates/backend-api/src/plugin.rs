@@ -68,6 +68,12 @@ unsafe impl<T: Sync> Send for HostPoints<T> {}
 unsafe impl<T: Sync> Sync for HostPoints<T> {}
 
 impl<T> HostPoints<T> {
+    /// The same memory viewed as another point type of identical layout.
+    pub fn cast<U>(self, view: impl Fn(&[T]) -> &[U]) -> HostPoints<U> {
+        let viewed = view(self.as_slice());
+        HostPoints { ptr: viewed.as_ptr(), len: viewed.len(), resident: self.resident }
+    }
+
     /// The points.
     pub fn as_slice(&self) -> &[T] {
         if self.len == 0 {

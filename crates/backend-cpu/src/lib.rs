@@ -1,0 +1,127 @@
+//! The reference backend plugin: NTT and MSM on the CPU.
+//!
+//! Loaded by the prover like any other backend, through the C ABI of
+//! `backend-api` (it is a `cdylib`, never linked into the prover). One
+//! device, the host; NTTs are parallel radix-2 transforms with a per-domain
+//! twiddle table ([`ntt`]), MSMs use blst's multi-threaded Pippenger with
+//! zeros and ones split out ([`msm`]). Lent bases are used in place, so the
+//! SRS is never copied.
+
+use std::ffi::CStr;
+
+use backend_api::export_backend;
+use backend_api::ffi::{pce_fr, pce_scalar, PCE_ERR_INVALID_ARGUMENT, PCE_G1, PCE_G2};
+use backend_api::interop::{fr_as_scalars_mut, g1_as_blst, g1_from_blst, g2_as_blst, g2_from_blst};
+use backend_api::plugin::{DeviceDescription, MsmResults, Plugin, PluginError, Points};
+
+mod msm;
+mod ntt;
+
+use msm::Storage;
+
+/// The CPU backend.
+pub struct CpuBackend;
+
+/// The one device: this machine.
+pub struct Host;
+
+/// MSM bases of either group.
+pub enum Bases {
+    /// G1 points.
+    G1(Storage<blst::blst_p1_affine>),
+    /// G2 points.
+    G2(Storage<blst::blst_p2_affine>),
+}
+
+fn physical_memory() -> u64 {
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|info| {
+            let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
+            let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+            Some(kib * 1024)
+        })
+        .unwrap_or(0)
+}
+
+impl Plugin for CpuBackend {
+    const NAME: &'static CStr = c"cpu";
+    const DESCRIPTION: &'static CStr = c"pce-prover CPU backend: rayon radix-2 NTT, blst Pippenger MSM with 0/1 split";
+    type Device = Host;
+    type Domain = ntt::Domain;
+    type Bases = Bases;
+
+    fn device_count() -> Result<u32, PluginError> {
+        Ok(1)
+    }
+
+    fn device_info(index: u32) -> Result<DeviceDescription, PluginError> {
+        if index != 0 {
+            return Err(PluginError::invalid(format!("device {index} does not exist (the CPU backend has device 0)")));
+        }
+        let mut id = [0u8; 16];
+        id[..3].copy_from_slice(b"cpu");
+        Ok(DeviceDescription {
+            name: format!("CPU ({} threads)", rayon::current_num_threads()),
+            vendor: std::env::consts::ARCH.to_owned(),
+            memory_bytes: physical_memory(),
+            compute_units: rayon::current_num_threads() as u32,
+            id,
+        })
+    }
+
+    fn device_open(index: u32) -> Result<Host, PluginError> {
+        Self::device_info(index).map(|_| Host)
+    }
+
+    fn ntt_domain(_: &Host, log_size: u32) -> Result<ntt::Domain, PluginError> {
+        Ok(ntt::Domain::new(log_size))
+    }
+
+    fn domain_size(domain: &ntt::Domain) -> usize {
+        domain.size()
+    }
+
+    fn ntt(_: &Host, domain: &ntt::Domain, inverse: bool, coset: bool, data: &mut [pce_fr]) -> Result<(), PluginError> {
+        for vector in fr_as_scalars_mut(data).chunks_exact_mut(domain.size()) {
+            domain.transform(vector, inverse, coset);
+        }
+        Ok(())
+    }
+
+    fn upload_bases(_: &Host, points: Points) -> Result<Bases, PluginError> {
+        Ok(match points {
+            Points::G1(points) => Bases::G1(Storage::new(points.cast(g1_as_blst))),
+            Points::G2(points) => Bases::G2(Storage::new(points.cast(g2_as_blst))),
+        })
+    }
+
+    fn bases_shape(bases: &Bases) -> (usize, u32) {
+        match bases {
+            Bases::G1(points) => (points.as_slice().len(), PCE_G1),
+            Bases::G2(points) => (points.as_slice().len(), PCE_G2),
+        }
+    }
+
+    fn msm(
+        _: &Host,
+        bases: &Bases,
+        offset: usize,
+        count: usize,
+        scalars: &[pce_scalar],
+        out: MsmResults<'_>,
+    ) -> Result<(), PluginError> {
+        match (bases, out) {
+            (Bases::G1(points), MsmResults::G1(out)) => {
+                msm::batch::<msm::G1, _>(&points.as_slice()[offset..offset + count], scalars, out, g1_from_blst)
+            }
+            (Bases::G2(points), MsmResults::G2(out)) => {
+                msm::batch::<msm::G2, _>(&points.as_slice()[offset..offset + count], scalars, out, g2_from_blst)
+            }
+            _ => return Err(PluginError::new(PCE_ERR_INVALID_ARGUMENT, "result group differs from the bases' group")),
+        }
+        Ok(())
+    }
+}
+
+export_backend!(CpuBackend);

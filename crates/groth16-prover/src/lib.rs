@@ -1,0 +1,13 @@
+//! Groth16 proofs from a pre-compiled circuit, on any backend plugin.
+//!
+//! - [`srs`]: the proving key from Filecoin/bellperson `.params` files, and `.vk` files;
+//! - [`qap`]: the R1CS-to-QAP reduction (the coefficients of h), on backend NTTs;
+//! - [`prover`]: the MSMs and the assembly with blinding factors, bellperson-identical,
+//!   with every proof verified before it is returned.
+
+pub mod prover;
+pub mod qap;
+pub mod srs;
+
+pub use prover::{ProveError, Prover, Verification};
+pub use srs::{read_verifying_key, Srs, SrsError};

@@ -1,0 +1,236 @@
+//! Groth16 proving from a pre-compiled circuit, on a backend device.
+//!
+//! Per batch of witnesses of one circuit: `a, b, c` by the PCE's MatVec,
+//! `h` by the QAP reduction (backend NTTs), then five MSMs on the backend
+//! against SRS bases uploaded once (lent, so a CPU backend copies nothing):
+//!
+//! | query | bases | scalars |
+//! |---|---|---|
+//! | H | `h` | the `n − 1` coefficients of h |
+//! | L | `l` | all aux values |
+//! | A | `a` | all inputs, then the aux values used in A |
+//! | B (G1 and G2) | `b_g1`, `b_g2` | the inputs used in B, then the aux values used in B |
+//!
+//! and the proof is assembled with the blinding factors r and s exactly as
+//! bellperson's prover does, so that with the same r and s the proofs are
+//! byte-identical. Each proof is verified before it is returned unless the
+//! caller turns that off (benchmarks only).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use backend_api::interop::{pce_g1_projectives, pce_g2_projectives, scalar_of, g1_affines_as_pce, g2_affines_as_pce};
+use backend_api::{BackendError, Device, MsmBases, NttDomain, G1, G2};
+use backend_api::ffi::pce_scalar;
+use bellperson::groth16::{prepare_verifying_key, verify_proof, PreparedVerifyingKey, Proof};
+use blstrs::{Bls12, G1Projective, G2Projective, Scalar};
+use ff::Field;
+use group::Curve;
+use pce_core::{Density, PrecompiledCircuit, Witness};
+use rayon::prelude::*;
+use tracing::debug;
+
+use crate::qap::{domain_log_size, h_coefficients};
+use crate::srs::Srs;
+
+/// Why a proof could not be produced.
+#[derive(Debug, thiserror::Error)]
+pub enum ProveError {
+    /// A backend call failed.
+    #[error(transparent)]
+    Backend(#[from] BackendError),
+    /// The PCE could not evaluate the witness.
+    #[error(transparent)]
+    Pce(#[from] pce_core::PceError),
+    /// The SRS does not belong to this circuit.
+    #[error("the parameters do not match the circuit: {0}")]
+    ParametersMismatch(String),
+    /// The number of r or s values differs from the number of witnesses.
+    #[error("{witnesses} witnesses but {r} r values and {s} s values")]
+    Randomness {
+        /// Witnesses given.
+        witnesses: usize,
+        /// r values given.
+        r: usize,
+        /// s values given.
+        s: usize,
+    },
+    /// A proof failed verification: the backend computed something wrong.
+    #[error("proof {index} of the batch does not verify; the backend produced a wrong result")]
+    Invalid {
+        /// Index in the batch.
+        index: usize,
+    },
+    /// The verifier itself failed.
+    #[error("verification failed: {0}")]
+    Verifier(String),
+}
+
+/// Whether proofs are verified before they are returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verification {
+    /// Verify every proof (the default, and the only safe choice).
+    Verify,
+    /// Skip it: for benchmarks, which must say so in their output.
+    SkipForBenchmark,
+}
+
+/// Proves statements of one circuit with one SRS on one device.
+pub struct Prover<'a> {
+    device: &'a Device,
+    srs: &'a Srs,
+    pvk: PreparedVerifyingKey<Bls12>,
+    h: MsmBases<'a, G1>,
+    l: MsmBases<'a, G1>,
+    a: MsmBases<'a, G1>,
+    b_g1: MsmBases<'a, G1>,
+    b_g2: MsmBases<'a, G2>,
+    domains: Mutex<HashMap<u32, Arc<NttDomain<'a>>>>,
+    verification: Verification,
+}
+
+/// The scalars of the A or B query: the selected inputs, then the selected aux values.
+fn query_scalars(inputs: &[pce_scalar], input_density: Option<&Density>, aux: &[pce_scalar], aux_density: &Density) -> Vec<pce_scalar> {
+    let selected_inputs = inputs
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| input_density.is_none_or(|d| d.get(*i)))
+        .map(|(_, s)| *s);
+    let selected_aux = aux.iter().enumerate().filter(|(i, _)| aux_density.get(*i)).map(|(_, s)| *s);
+    selected_inputs.chain(selected_aux).collect()
+}
+
+fn canonical(values: &[Scalar]) -> Vec<pce_scalar> {
+    values.par_iter().map(scalar_of).collect()
+}
+
+impl<'a> Prover<'a> {
+    /// Lends the SRS bases to the device.
+    pub fn new(device: &'a Device, srs: &'a Srs, verification: Verification) -> Result<Self, ProveError> {
+        Ok(Self {
+            device,
+            srs,
+            pvk: prepare_verifying_key(&srs.vk),
+            h: device.lend_bases::<G1>(g1_affines_as_pce(&srs.h))?,
+            l: device.lend_bases::<G1>(g1_affines_as_pce(&srs.l))?,
+            a: device.lend_bases::<G1>(g1_affines_as_pce(&srs.a))?,
+            b_g1: device.lend_bases::<G1>(g1_affines_as_pce(&srs.b_g1))?,
+            b_g2: device.lend_bases::<G2>(g2_affines_as_pce(&srs.b_g2))?,
+            domains: Mutex::new(HashMap::new()),
+            verification,
+        })
+    }
+
+    fn domain(&self, log_size: u32) -> Result<Arc<NttDomain<'a>>, BackendError> {
+        let mut domains = self.domains.lock().expect("domain cache poisoned");
+        if let Some(domain) = domains.get(&log_size) {
+            return Ok(domain.clone());
+        }
+        let domain = Arc::new(self.device.ntt_domain(log_size)?);
+        domains.insert(log_size, domain.clone());
+        Ok(domain)
+    }
+
+    fn check_shape(&self, pce: &PrecompiledCircuit, n: usize) -> Result<(), ProveError> {
+        let srs = self.srs;
+        let expected = [
+            ("h", srs.h.len(), n - 1),
+            ("l", srs.l.len(), pce.num_aux()),
+            ("a", srs.a.len(), pce.num_inputs() + pce.a_aux_density().count()),
+            ("b_g1", srs.b_g1.len(), pce.b_input_density().count() + pce.b_aux_density().count()),
+            ("b_g2", srs.b_g2.len(), pce.b_input_density().count() + pce.b_aux_density().count()),
+            ("vk.ic", srs.vk.ic.len(), pce.num_inputs()),
+        ];
+        for (name, found, wanted) in expected {
+            if found != wanted {
+                return Err(ProveError::ParametersMismatch(format!("query {name} has {found} points, the circuit needs {wanted}")));
+            }
+        }
+        Ok(())
+    }
+
+    /// Proves one witness with blinding factors `r` and `s`.
+    pub fn prove(&self, pce: &PrecompiledCircuit, witness: &Witness, r: Scalar, s: Scalar) -> Result<Proof<Bls12>, ProveError> {
+        Ok(self.prove_batch(pce, std::slice::from_ref(witness), &[r], &[s])?.remove(0))
+    }
+
+    /// Proves several witnesses of the same circuit; `r_s[i]`, `s_s[i]` blind proof `i`.
+    pub fn prove_batch(
+        &self,
+        pce: &PrecompiledCircuit,
+        witnesses: &[Witness],
+        r_s: &[Scalar],
+        s_s: &[Scalar],
+    ) -> Result<Vec<Proof<Bls12>>, ProveError> {
+        if witnesses.len() != r_s.len() || witnesses.len() != s_s.len() {
+            return Err(ProveError::Randomness { witnesses: witnesses.len(), r: r_s.len(), s: s_s.len() });
+        }
+        let log_n = domain_log_size(pce.num_constraints());
+        let n = 1usize << log_n;
+        self.check_shape(pce, n)?;
+        let domain = self.domain(log_n)?;
+
+        let mut h_scalars = Vec::with_capacity(witnesses.len() * (n - 1));
+        for witness in witnesses {
+            let mut abc = vec![Scalar::ZERO; 3 * n];
+            let m = pce.num_constraints();
+            let (a, bc) = abc.split_at_mut(n);
+            let (b, c) = bc.split_at_mut(n);
+            pce.evaluate_into(witness, &mut a[..m], &mut b[..m], &mut c[..m])?;
+            let h = h_coefficients(self.device, &domain, &mut abc)?;
+            drop(abc);
+            h_scalars.extend(canonical(&h));
+        }
+        debug!(n, batch = witnesses.len(), "h computed");
+
+        let mut l_scalars = Vec::new();
+        let mut a_scalars = Vec::new();
+        let mut b_scalars = Vec::new();
+        for witness in witnesses {
+            let inputs = canonical(&witness.inputs);
+            let aux = canonical(&witness.aux);
+            a_scalars.extend(query_scalars(&inputs, None, &aux, pce.a_aux_density()));
+            b_scalars.extend(query_scalars(&inputs, Some(pce.b_input_density()), &aux, pce.b_aux_density()));
+            l_scalars.extend(aux);
+        }
+        let h = self.device.msm(&self.h, 0, n - 1, &h_scalars)?;
+        drop(h_scalars);
+        let l = self.device.msm(&self.l, 0, self.l.len(), &l_scalars)?;
+        drop(l_scalars);
+        let a = self.device.msm(&self.a, 0, self.a.len(), &a_scalars)?;
+        let b_g1 = self.device.msm(&self.b_g1, 0, self.b_g1.len(), &b_scalars)?;
+        let b_g2 = self.device.msm(&self.b_g2, 0, self.b_g2.len(), &b_scalars)?;
+        debug!("MSMs done");
+
+        let vk = &self.srs.vk;
+        let proofs: Vec<Proof<Bls12>> = (0..witnesses.len())
+            .map(|i| {
+                let (r, s) = (r_s[i], s_s[i]);
+                let a_answer: G1Projective = pce_g1_projectives(&a)[i];
+                let b1_answer: G1Projective = pce_g1_projectives(&b_g1)[i];
+                let b2_answer: G2Projective = pce_g2_projectives(&b_g2)[i];
+                let g_a = vk.delta_g1 * r + vk.alpha_g1 + a_answer;
+                let g_b = vk.delta_g2 * s + vk.beta_g2 + b2_answer;
+                let g_c = a_answer * s
+                    + b1_answer * r
+                    + vk.delta_g1 * (r * s)
+                    + vk.alpha_g1 * s
+                    + vk.beta_g1 * r
+                    + pce_g1_projectives(&h)[i]
+                    + pce_g1_projectives(&l)[i];
+                Proof { a: g_a.to_affine(), b: g_b.to_affine(), c: g_c.to_affine() }
+            })
+            .collect();
+
+        if self.verification == Verification::Verify {
+            for (index, (proof, witness)) in proofs.iter().zip(witnesses).enumerate() {
+                let valid = verify_proof(&self.pvk, proof, &witness.inputs[1..]).map_err(|e| ProveError::Verifier(e.to_string()))?;
+                if !valid {
+                    return Err(ProveError::Invalid { index });
+                }
+            }
+        }
+        Ok(proofs)
+    }
+}
+

@@ -399,12 +399,14 @@ impl Device {
         self.upload(points, PCE_BASES_HOST_RESIDENT)
     }
 
-    /// `batch = scalars.len() / count` MSMs over `bases[offset..offset + count]`.
+    /// `batch` MSMs over `bases[offset..offset + count]`; `scalars` holds
+    /// `batch · count` entries, one run of `count` per MSM.
     pub fn msm<G: Group>(
         &self,
         bases: &MsmBases<'_, G>,
         offset: usize,
         count: usize,
+        batch: usize,
         scalars: &[pce_scalar],
     ) -> Result<Vec<G::Projective>, BackendError> {
         if !std::ptr::eq(bases.device, self) {
@@ -416,13 +418,13 @@ impl Device {
                 format!("range {offset}..+{count} outside {} bases", bases.len),
             ));
         }
-        let batch = if count == 0 { 1 } else { scalars.len() / count };
-        if (count == 0 && !scalars.is_empty())
-            || (count > 0 && (scalars.len() % count != 0 || batch == 0))
+        if batch == 0
+            || batch > u32::MAX as usize
+            || count.checked_mul(batch) != Some(scalars.len())
         {
             return Err(self.refuse(
                 "msm",
-                format!("{} scalars are not a batch of {count}", scalars.len()),
+                format!("{} scalars are not {batch} runs of {count}", scalars.len()),
             ));
         }
         let mut out = vec![G::Projective::default(); batch];

@@ -81,7 +81,10 @@ pub fn scalar_bytes(scalars: &[pce_scalar]) -> &[u8] {
     // little-endian target (the only kind this crate builds for) its bytes
     // are the little-endian integer.
     unsafe {
-        std::slice::from_raw_parts(scalars.as_ptr() as *const u8, std::mem::size_of_val(scalars))
+        std::slice::from_raw_parts(
+            scalars.as_ptr() as *const u8,
+            std::mem::size_of_val(scalars),
+        )
     }
 }
 

@@ -12,7 +12,9 @@
 //! - [`plugin`]: the Rust plugin author's side: a trait and [`export_backend!`].
 
 #[cfg(not(target_endian = "little"))]
-compile_error!("the backend ABI passes little-endian limbs in native layout: little-endian targets only");
+compile_error!(
+    "the backend ABI passes little-endian limbs in native layout: little-endian targets only"
+);
 
 pub mod error;
 pub mod ffi;

@@ -71,7 +71,11 @@ impl<T> HostPoints<T> {
     /// The same memory viewed as another point type of identical layout.
     pub fn cast<U>(self, view: impl Fn(&[T]) -> &[U]) -> HostPoints<U> {
         let viewed = view(self.as_slice());
-        HostPoints { ptr: viewed.as_ptr(), len: viewed.len(), resident: self.resident }
+        HostPoints {
+            ptr: viewed.as_ptr(),
+            len: viewed.len(),
+            resident: self.resident,
+        }
     }
 
     /// The points.

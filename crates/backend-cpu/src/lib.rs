@@ -46,7 +46,8 @@ fn physical_memory() -> u64 {
 
 impl Plugin for CpuBackend {
     const NAME: &'static CStr = c"cpu";
-    const DESCRIPTION: &'static CStr = c"pce-prover CPU backend: rayon radix-2 NTT, blst Pippenger MSM with 0/1 split";
+    const DESCRIPTION: &'static CStr =
+        c"pce-prover CPU backend: rayon radix-2 NTT, blst Pippenger MSM with 0/1 split";
     type Device = Host;
     type Domain = ntt::Domain;
     type Bases = Bases;
@@ -57,7 +58,9 @@ impl Plugin for CpuBackend {
 
     fn device_info(index: u32) -> Result<DeviceDescription, PluginError> {
         if index != 0 {
-            return Err(PluginError::invalid(format!("device {index} does not exist (the CPU backend has device 0)")));
+            return Err(PluginError::invalid(format!(
+                "device {index} does not exist (the CPU backend has device 0)"
+            )));
         }
         let mut id = [0u8; 16];
         id[..3].copy_from_slice(b"cpu");
@@ -82,7 +85,13 @@ impl Plugin for CpuBackend {
         domain.size()
     }
 
-    fn ntt(_: &Host, domain: &ntt::Domain, inverse: bool, coset: bool, data: &mut [pce_fr]) -> Result<(), PluginError> {
+    fn ntt(
+        _: &Host,
+        domain: &ntt::Domain,
+        inverse: bool,
+        coset: bool,
+        data: &mut [pce_fr],
+    ) -> Result<(), PluginError> {
         for vector in fr_as_scalars_mut(data).chunks_exact_mut(domain.size()) {
             domain.transform(vector, inverse, coset);
         }
@@ -112,13 +121,24 @@ impl Plugin for CpuBackend {
         out: MsmResults<'_>,
     ) -> Result<(), PluginError> {
         match (bases, out) {
-            (Bases::G1(points), MsmResults::G1(out)) => {
-                msm::batch::<msm::G1, _>(&points.as_slice()[offset..offset + count], scalars, out, g1_from_blst)
+            (Bases::G1(points), MsmResults::G1(out)) => msm::batch::<msm::G1, _>(
+                &points.as_slice()[offset..offset + count],
+                scalars,
+                out,
+                g1_from_blst,
+            ),
+            (Bases::G2(points), MsmResults::G2(out)) => msm::batch::<msm::G2, _>(
+                &points.as_slice()[offset..offset + count],
+                scalars,
+                out,
+                g2_from_blst,
+            ),
+            _ => {
+                return Err(PluginError::new(
+                    PCE_ERR_INVALID_ARGUMENT,
+                    "result group differs from the bases' group",
+                ))
             }
-            (Bases::G2(points), MsmResults::G2(out)) => {
-                msm::batch::<msm::G2, _>(&points.as_slice()[offset..offset + count], scalars, out, g2_from_blst)
-            }
-            _ => return Err(PluginError::new(PCE_ERR_INVALID_ARGUMENT, "result group differs from the bases' group")),
         }
         Ok(())
     }

@@ -119,12 +119,20 @@ pub fn msm<G: SplitMsm>(points: &[G::Affine], scalars: &[pce_scalar]) -> G::Poin
         }
     }
     let ones = G::sum(&ones);
-    let rest = G::pippenger(&rest_points, backend_api::interop::scalar_bytes(&rest_scalars));
+    let rest = G::pippenger(
+        &rest_points,
+        backend_api::interop::scalar_bytes(&rest_scalars),
+    );
     G::add(&ones, &rest)
 }
 
 /// One MSM over `points` per batch of `points.len()` scalars, into `out`.
-pub fn batch<G: SplitMsm, R>(points: &[G::Affine], scalars: &[pce_scalar], out: &mut [R], convert: impl Fn(G::Point) -> R) {
+pub fn batch<G: SplitMsm, R>(
+    points: &[G::Affine],
+    scalars: &[pce_scalar],
+    out: &mut [R],
+    convert: impl Fn(G::Point) -> R,
+) {
     let count = points.len();
     for (k, result) in out.iter_mut().enumerate() {
         *result = convert(msm::<G>(points, &scalars[k * count..(k + 1) * count]));

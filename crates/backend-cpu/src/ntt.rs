@@ -29,24 +29,28 @@ pub struct Domain {
 
 /// `base^start · base^i` for `i < out.len()`, computed in parallel chunks.
 fn powers_into(out: &mut [Scalar], base: Scalar, start: Scalar) {
-    out.par_chunks_mut(GRAIN).enumerate().for_each(|(c, chunk)| {
-        let mut value = start * base.pow_vartime([(c * GRAIN) as u64]);
-        for slot in chunk {
-            *slot = value;
-            value *= base;
-        }
-    });
+    out.par_chunks_mut(GRAIN)
+        .enumerate()
+        .for_each(|(c, chunk)| {
+            let mut value = start * base.pow_vartime([(c * GRAIN) as u64]);
+            for slot in chunk {
+                *slot = value;
+                value *= base;
+            }
+        });
 }
 
 /// Multiplies `data[i]` by `start · base^i`.
 fn scale_by_powers(data: &mut [Scalar], base: Scalar, start: Scalar) {
-    data.par_chunks_mut(GRAIN).enumerate().for_each(|(c, chunk)| {
-        let mut factor = start * base.pow_vartime([(c * GRAIN) as u64]);
-        for value in chunk {
-            *value *= factor;
-            factor *= base;
-        }
-    });
+    data.par_chunks_mut(GRAIN)
+        .enumerate()
+        .for_each(|(c, chunk)| {
+            let mut factor = start * base.pow_vartime([(c * GRAIN) as u64]);
+            for value in chunk {
+                *value *= factor;
+                factor *= base;
+            }
+        });
 }
 
 /// A pointer that may cross threads; each index is written by one task only.
@@ -68,14 +72,17 @@ fn bit_reverse(data: &mut [Scalar], log_n: u32) {
     }
     let shift = usize::BITS - log_n;
     let ptr = SharedMut(data.as_mut_ptr());
-    (0..data.len()).into_par_iter().with_min_len(GRAIN).for_each(move |i| {
-        let j = i.reverse_bits() >> shift;
-        if i < j {
-            // SAFETY: i < j < n; the pair {i, j} is swapped only by the task
-            // that owns its smaller index, so no two tasks touch one element.
-            unsafe { std::ptr::swap(ptr.at(i), ptr.at(j)) };
-        }
-    });
+    (0..data.len())
+        .into_par_iter()
+        .with_min_len(GRAIN)
+        .for_each(move |i| {
+            let j = i.reverse_bits() >> shift;
+            if i < j {
+                // SAFETY: i < j < n; the pair {i, j} is swapped only by the task
+                // that owns its smaller index, so no two tasks touch one element.
+                unsafe { std::ptr::swap(ptr.at(i), ptr.at(j)) };
+            }
+        });
 }
 
 #[inline(always)]
@@ -88,7 +95,11 @@ fn butterfly(lo: &mut Scalar, hi: &mut Scalar, twiddle: &Scalar) {
 impl Domain {
     /// Prepares transforms of size `2^log_n`, `1 ≤ log_n ≤ 32`.
     pub fn new(log_n: u32) -> Self {
-        assert!((1..=Scalar::S).contains(&log_n), "NTT size 2^{log_n} outside 2^1..=2^{}", Scalar::S);
+        assert!(
+            (1..=Scalar::S).contains(&log_n),
+            "NTT size 2^{log_n} outside 2^1..=2^{}",
+            Scalar::S
+        );
         let mut omega = Scalar::ROOT_OF_UNITY;
         for _ in log_n..Scalar::S {
             omega = omega.square();
@@ -97,7 +108,11 @@ impl Domain {
         let mut twiddles = vec![Scalar::ZERO; n / 2];
         powers_into(&mut twiddles, omega, Scalar::ONE);
         let n_inv = Scalar::from(n as u64).invert().expect("n is invertible");
-        Self { log_n, twiddles, n_inv }
+        Self {
+            log_n,
+            twiddles,
+            n_inv,
+        }
     }
 
     /// Number of elements of one vector.
@@ -107,7 +122,11 @@ impl Domain {
 
     /// Transforms one vector in place.
     pub fn transform(&self, data: &mut [Scalar], inverse: bool, coset: bool) {
-        assert_eq!(data.len(), self.size(), "vector length differs from the domain size");
+        assert_eq!(
+            data.len(),
+            self.size(),
+            "vector length differs from the domain size"
+        );
         let g = Scalar::MULTIPLICATIVE_GENERATOR;
         if coset && !inverse {
             scale_by_powers(data, g, Scalar::ONE);
@@ -120,7 +139,8 @@ impl Domain {
                 scale_by_powers(data, g_inv, self.n_inv);
             } else {
                 let n_inv = self.n_inv;
-                data.par_chunks_mut(GRAIN).for_each(|chunk| chunk.iter_mut().for_each(|v| *v *= n_inv));
+                data.par_chunks_mut(GRAIN)
+                    .for_each(|chunk| chunk.iter_mut().for_each(|v| *v *= n_inv));
             }
         }
     }

@@ -19,9 +19,11 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use backend_api::interop::{pce_g1_projectives, pce_g2_projectives, scalar_of, g1_affines_as_pce, g2_affines_as_pce};
-use backend_api::{BackendError, Device, MsmBases, NttDomain, G1, G2};
 use backend_api::ffi::pce_scalar;
+use backend_api::interop::{
+    g1_affines_as_pce, g2_affines_as_pce, pce_g1_projectives, pce_g2_projectives, scalar_of,
+};
+use backend_api::{BackendError, Device, MsmBases, NttDomain, G1, G2};
 use bellperson::groth16::{prepare_verifying_key, verify_proof, PreparedVerifyingKey, Proof};
 use blstrs::{Bls12, G1Projective, G2Projective, Scalar};
 use ff::Field;
@@ -90,13 +92,22 @@ pub struct Prover<'a> {
 }
 
 /// The scalars of the A or B query: the selected inputs, then the selected aux values.
-fn query_scalars(inputs: &[pce_scalar], input_density: Option<&Density>, aux: &[pce_scalar], aux_density: &Density) -> Vec<pce_scalar> {
+fn query_scalars(
+    inputs: &[pce_scalar],
+    input_density: Option<&Density>,
+    aux: &[pce_scalar],
+    aux_density: &Density,
+) -> Vec<pce_scalar> {
     let selected_inputs = inputs
         .iter()
         .enumerate()
         .filter(|(i, _)| input_density.is_none_or(|d| d.get(*i)))
         .map(|(_, s)| *s);
-    let selected_aux = aux.iter().enumerate().filter(|(i, _)| aux_density.get(*i)).map(|(_, s)| *s);
+    let selected_aux = aux
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| aux_density.get(*i))
+        .map(|(_, s)| *s);
     selected_inputs.chain(selected_aux).collect()
 }
 
@@ -106,7 +117,11 @@ fn canonical(values: &[Scalar]) -> Vec<pce_scalar> {
 
 impl<'a> Prover<'a> {
     /// Lends the SRS bases to the device.
-    pub fn new(device: &'a Device, srs: &'a Srs, verification: Verification) -> Result<Self, ProveError> {
+    pub fn new(
+        device: &'a Device,
+        srs: &'a Srs,
+        verification: Verification,
+    ) -> Result<Self, ProveError> {
         Ok(Self {
             device,
             srs,
@@ -136,22 +151,44 @@ impl<'a> Prover<'a> {
         let expected = [
             ("h", srs.h.len(), n - 1),
             ("l", srs.l.len(), pce.num_aux()),
-            ("a", srs.a.len(), pce.num_inputs() + pce.a_aux_density().count()),
-            ("b_g1", srs.b_g1.len(), pce.b_input_density().count() + pce.b_aux_density().count()),
-            ("b_g2", srs.b_g2.len(), pce.b_input_density().count() + pce.b_aux_density().count()),
+            (
+                "a",
+                srs.a.len(),
+                pce.num_inputs() + pce.a_aux_density().count(),
+            ),
+            (
+                "b_g1",
+                srs.b_g1.len(),
+                pce.b_input_density().count() + pce.b_aux_density().count(),
+            ),
+            (
+                "b_g2",
+                srs.b_g2.len(),
+                pce.b_input_density().count() + pce.b_aux_density().count(),
+            ),
             ("vk.ic", srs.vk.ic.len(), pce.num_inputs()),
         ];
         for (name, found, wanted) in expected {
             if found != wanted {
-                return Err(ProveError::ParametersMismatch(format!("query {name} has {found} points, the circuit needs {wanted}")));
+                return Err(ProveError::ParametersMismatch(format!(
+                    "query {name} has {found} points, the circuit needs {wanted}"
+                )));
             }
         }
         Ok(())
     }
 
     /// Proves one witness with blinding factors `r` and `s`.
-    pub fn prove(&self, pce: &PrecompiledCircuit, witness: &Witness, r: Scalar, s: Scalar) -> Result<Proof<Bls12>, ProveError> {
-        Ok(self.prove_batch(pce, std::slice::from_ref(witness), &[r], &[s])?.remove(0))
+    pub fn prove(
+        &self,
+        pce: &PrecompiledCircuit,
+        witness: &Witness,
+        r: Scalar,
+        s: Scalar,
+    ) -> Result<Proof<Bls12>, ProveError> {
+        Ok(self
+            .prove_batch(pce, std::slice::from_ref(witness), &[r], &[s])?
+            .remove(0))
     }
 
     /// Proves several witnesses of the same circuit; `r_s[i]`, `s_s[i]` blind proof `i`.
@@ -163,7 +200,11 @@ impl<'a> Prover<'a> {
         s_s: &[Scalar],
     ) -> Result<Vec<Proof<Bls12>>, ProveError> {
         if witnesses.len() != r_s.len() || witnesses.len() != s_s.len() {
-            return Err(ProveError::Randomness { witnesses: witnesses.len(), r: r_s.len(), s: s_s.len() });
+            return Err(ProveError::Randomness {
+                witnesses: witnesses.len(),
+                r: r_s.len(),
+                s: s_s.len(),
+            });
         }
         let log_n = domain_log_size(pce.num_constraints());
         let n = 1usize << log_n;
@@ -190,16 +231,30 @@ impl<'a> Prover<'a> {
             let inputs = canonical(&witness.inputs);
             let aux = canonical(&witness.aux);
             a_scalars.extend(query_scalars(&inputs, None, &aux, pce.a_aux_density()));
-            b_scalars.extend(query_scalars(&inputs, Some(pce.b_input_density()), &aux, pce.b_aux_density()));
+            b_scalars.extend(query_scalars(
+                &inputs,
+                Some(pce.b_input_density()),
+                &aux,
+                pce.b_aux_density(),
+            ));
             l_scalars.extend(aux);
         }
-        let h = self.device.msm(&self.h, 0, n - 1, &h_scalars)?;
+        let batch = witnesses.len();
+        let h = self.device.msm(&self.h, 0, n - 1, batch, &h_scalars)?;
         drop(h_scalars);
-        let l = self.device.msm(&self.l, 0, self.l.len(), &l_scalars)?;
+        let l = self
+            .device
+            .msm(&self.l, 0, self.l.len(), batch, &l_scalars)?;
         drop(l_scalars);
-        let a = self.device.msm(&self.a, 0, self.a.len(), &a_scalars)?;
-        let b_g1 = self.device.msm(&self.b_g1, 0, self.b_g1.len(), &b_scalars)?;
-        let b_g2 = self.device.msm(&self.b_g2, 0, self.b_g2.len(), &b_scalars)?;
+        let a = self
+            .device
+            .msm(&self.a, 0, self.a.len(), batch, &a_scalars)?;
+        let b_g1 = self
+            .device
+            .msm(&self.b_g1, 0, self.b_g1.len(), batch, &b_scalars)?;
+        let b_g2 = self
+            .device
+            .msm(&self.b_g2, 0, self.b_g2.len(), batch, &b_scalars)?;
         debug!("MSMs done");
 
         let vk = &self.srs.vk;
@@ -218,13 +273,18 @@ impl<'a> Prover<'a> {
                     + vk.beta_g1 * r
                     + pce_g1_projectives(&h)[i]
                     + pce_g1_projectives(&l)[i];
-                Proof { a: g_a.to_affine(), b: g_b.to_affine(), c: g_c.to_affine() }
+                Proof {
+                    a: g_a.to_affine(),
+                    b: g_b.to_affine(),
+                    c: g_c.to_affine(),
+                }
             })
             .collect();
 
         if self.verification == Verification::Verify {
             for (index, (proof, witness)) in proofs.iter().zip(witnesses).enumerate() {
-                let valid = verify_proof(&self.pvk, proof, &witness.inputs[1..]).map_err(|e| ProveError::Verifier(e.to_string()))?;
+                let valid = verify_proof(&self.pvk, proof, &witness.inputs[1..])
+                    .map_err(|e| ProveError::Verifier(e.to_string()))?;
                 if !valid {
                     return Err(ProveError::Invalid { index });
                 }
@@ -233,4 +293,3 @@ impl<'a> Prover<'a> {
         Ok(proofs)
     }
 }
-

@@ -21,7 +21,11 @@ pub fn domain_log_size(constraints: usize) -> u32 {
 
 /// Turns `abc = a ‖ b ‖ c` (three vectors of the domain's size) into the
 /// coefficients of `h`, returned in the first vector's place, `n − 1` long.
-pub fn h_coefficients(device: &Device, domain: &NttDomain<'_>, abc: &mut [Scalar]) -> Result<Vec<Scalar>, BackendError> {
+pub fn h_coefficients(
+    device: &Device,
+    domain: &NttDomain<'_>,
+    abc: &mut [Scalar],
+) -> Result<Vec<Scalar>, BackendError> {
     let n = domain.size();
     assert_eq!(abc.len(), 3 * n, "a, b, c must fill three domain vectors");
     let fr = scalars_as_fr_mut(abc);
@@ -31,7 +35,9 @@ pub fn h_coefficients(device: &Device, domain: &NttDomain<'_>, abc: &mut [Scalar
     let (a, bc) = abc.split_at_mut(n);
     let (b, c) = bc.split_at_mut(n);
     let g = Scalar::MULTIPLICATIVE_GENERATOR;
-    let z_inv = (g.pow_vartime([n as u64]) - Scalar::ONE).invert().expect("g^n ≠ 1 outside the domain");
+    let z_inv = (g.pow_vartime([n as u64]) - Scalar::ONE)
+        .invert()
+        .expect("g^n ≠ 1 outside the domain");
     a.par_iter_mut()
         .zip(b.par_iter())
         .zip(c.par_iter())

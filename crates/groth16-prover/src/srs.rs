@@ -102,7 +102,10 @@ struct Reader<'a> {
 
 impl<'a> Reader<'a> {
     fn take(&mut self, section: &'static str, needed: usize) -> Result<&'a [u8], SrsError> {
-        let end = self.offset.checked_add(needed).filter(|&end| end <= self.bytes.len());
+        let end = self
+            .offset
+            .checked_add(needed)
+            .filter(|&end| end <= self.bytes.len());
         let Some(end) = end else {
             return Err(SrsError::Truncated {
                 path: self.path.to_owned(),
@@ -142,7 +145,8 @@ impl<'a> Reader<'a> {
                     offset: start + index * size,
                     what,
                 };
-                let point: P = Option::from(P::from_uncompressed_unchecked(&repr)).ok_or_else(|| invalid("not on the curve"))?;
+                let point: P = Option::from(P::from_uncompressed_unchecked(&repr))
+                    .ok_or_else(|| invalid("not on the curve"))?;
                 if bool::from(point.is_identity()) {
                     return Err(invalid("the point at infinity"));
                 }
@@ -191,7 +195,10 @@ impl<'a> Reader<'a> {
 }
 
 fn map(path: &Path) -> Result<memmap2::Mmap, SrsError> {
-    let io = |source| SrsError::Io { path: path.to_owned(), source };
+    let io = |source| SrsError::Io {
+        path: path.to_owned(),
+        source,
+    };
     let file = File::open(path).map_err(io)?;
     // SAFETY: parameter files are not modified while a prover runs; a
     // concurrent truncation could fault, as with any mapped file.
@@ -202,7 +209,11 @@ impl Srs {
     /// Reads a `.params` file.
     pub fn read(path: &Path) -> Result<Self, SrsError> {
         let mmap = map(path)?;
-        let mut reader = Reader { path, bytes: &mmap, offset: 0 };
+        let mut reader = Reader {
+            path,
+            bytes: &mmap,
+            offset: 0,
+        };
         let srs = Srs {
             vk: reader.vk()?,
             h: reader.section("h")?,
@@ -219,12 +230,18 @@ impl Srs {
 /// Reads a `.vk` file (the verifying key alone).
 pub fn read_verifying_key(path: &Path) -> Result<VerifyingKey<Bls12>, SrsError> {
     let mmap = map(path)?;
-    let mut reader = Reader { path, bytes: &mmap, offset: 0 };
+    let mut reader = Reader {
+        path,
+        bytes: &mmap,
+        offset: 0,
+    };
     let vk = reader.vk()?;
     reader.finish()?;
     Ok(vk)
 }
 
 // Sizes the layout above relies on.
-const _: () = assert!(std::mem::size_of::<<G1Affine as UncompressedEncoding>::Uncompressed>() == G1_BYTES);
-const _: () = assert!(std::mem::size_of::<<G2Affine as UncompressedEncoding>::Uncompressed>() == G2_BYTES);
+const _: () =
+    assert!(std::mem::size_of::<<G1Affine as UncompressedEncoding>::Uncompressed>() == G1_BYTES);
+const _: () =
+    assert!(std::mem::size_of::<<G2Affine as UncompressedEncoding>::Uncompressed>() == G2_BYTES);

@@ -88,7 +88,11 @@ fn combination(terms: &[Term], vars: &[Assigned]) -> (LinearCombination<Scalar>,
     (lc, value)
 }
 
-fn run<CS: ConstraintSystem<Scalar>>(cs: &mut CS, ops: &[Op], vars: &mut Vec<Assigned>) -> Result<(), SynthesisError> {
+fn run<CS: ConstraintSystem<Scalar>>(
+    cs: &mut CS,
+    ops: &[Op],
+    vars: &mut Vec<Assigned>,
+) -> Result<(), SynthesisError> {
     for op in ops {
         match op {
             Op::Aux(v) => {
@@ -106,7 +110,12 @@ fn run<CS: ConstraintSystem<Scalar>>(cs: &mut CS, ops: &[Op], vars: &mut Vec<Ass
                 let slack_value = a_value * b_value - c_value;
                 let slack = cs.alloc(|| "slack", || Ok(slack_value))?;
                 vars.push((slack, slack_value));
-                cs.enforce(|| "constraint", |lc| lc + &a, |lc| lc + &b, |lc| lc + &c + slack);
+                cs.enforce(
+                    || "constraint",
+                    |lc| lc + &a,
+                    |lc| lc + &b,
+                    |lc| lc + &c + slack,
+                );
             }
             Op::Namespace(inner) => run(&mut cs.namespace(|| "namespace"), inner, vars)?,
         }
@@ -116,8 +125,15 @@ fn run<CS: ConstraintSystem<Scalar>>(cs: &mut CS, ops: &[Op], vars: &mut Vec<Ass
 
 /// Enforces `(Σ vars) · 1 = Σ vars`, so every variable is constrained.
 fn close<CS: ConstraintSystem<Scalar>>(cs: &mut CS, vars: &[Assigned]) {
-    let sum = vars.iter().fold(LinearCombination::zero(), |lc, (var, _)| lc + *var);
-    cs.enforce(|| "every variable", |lc| lc + &sum, |lc| lc + CS::one(), |lc| lc + &sum);
+    let sum = vars
+        .iter()
+        .fold(LinearCombination::zero(), |lc, (var, _)| lc + *var);
+    cs.enforce(
+        || "every variable",
+        |lc| lc + &sum,
+        |lc| lc + CS::one(),
+        |lc| lc + &sum,
+    );
 }
 
 impl Circuit<Scalar> for RandomCircuit {
@@ -125,14 +141,21 @@ impl Circuit<Scalar> for RandomCircuit {
         let mut vars = vec![(CS::one(), Scalar::ONE)];
         run(cs, &self.main, &mut vars)?;
         close(cs, &vars);
-        if CS::is_extensible() {
-            for part in &self.parts {
+        for part in &self.parts {
+            // Like storage-proofs: a separate system merged with `extend`
+            // where supported, the same operations inline otherwise; both
+            // give the same numbering.
+            if CS::is_extensible() {
                 let mut sub = CS::new();
                 let one = sub.alloc_input(|| "temp ONE", || Ok(Scalar::ONE))?;
                 let mut vars = vec![(one, Scalar::ONE)];
                 run(&mut sub, part, &mut vars)?;
                 close(&mut sub, &vars);
                 cs.extend(&sub);
+            } else {
+                let mut vars = vec![(CS::one(), Scalar::ONE)];
+                run(cs, part, &mut vars)?;
+                close(cs, &vars);
             }
         }
         Ok(())
@@ -150,7 +173,10 @@ fn coefficient() -> impl Strategy<Value = Coefficient> {
 }
 
 fn term() -> impl Strategy<Value = Term> {
-    (any::<usize>(), coefficient()).prop_map(|(variable, coefficient)| Term { variable, coefficient })
+    (any::<usize>(), coefficient()).prop_map(|(variable, coefficient)| Term {
+        variable,
+        coefficient,
+    })
 }
 
 fn ops(depth: u32, max_len: usize) -> BoxedStrategy<Vec<Op>> {
@@ -170,6 +196,9 @@ fn ops(depth: u32, max_len: usize) -> BoxedStrategy<Vec<Op>> {
 
 /// Random circuits of up to about `max_len` operations per list.
 pub fn random_circuit(max_len: usize) -> impl Strategy<Value = RandomCircuit> {
-    (ops(2, max_len), prop::collection::vec(ops(1, max_len), 0..4))
+    (
+        ops(2, max_len),
+        prop::collection::vec(ops(1, max_len), 0..4),
+    )
         .prop_map(|(main, parts)| RandomCircuit { main, parts })
 }

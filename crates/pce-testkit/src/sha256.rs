@@ -20,7 +20,10 @@ impl Circuit<Scalar> for Sha256Circuit {
             .iter()
             .flat_map(|byte| (0..8).rev().map(move |i| (byte >> i) & 1 == 1))
             .enumerate()
-            .map(|(i, bit)| AllocatedBit::alloc(cs.namespace(|| format!("preimage bit {i}")), Some(bit)).map(Boolean::from))
+            .map(|(i, bit)| {
+                AllocatedBit::alloc(cs.namespace(|| format!("preimage bit {i}")), Some(bit))
+                    .map(Boolean::from)
+            })
             .collect::<Result<Vec<_>, _>>()?;
         let digest = sha256(cs.namespace(|| "sha256"), &bits)?;
         multipack::pack_into_inputs(cs.namespace(|| "digest"), &digest)

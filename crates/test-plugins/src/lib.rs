@@ -1,0 +1,110 @@
+//! A backend plugin that misbehaves on purpose, for tests.
+//!
+//! `PCE_TEST_PLUGIN_MODE` selects the fault, read at every call:
+//!
+//! | mode | behaviour |
+//! |---|---|
+//! | `wrong-abi` | the entry point refuses the host and claims ABI version 99 |
+//! | `no-driver` | `device_count` fails with `PCE_ERR_NO_DRIVER` |
+//! | `error` | NTT and MSM fail with `PCE_ERR_DEVICE` and a message |
+//! | `panic` | NTT and MSM panic |
+//! | `wrong` | NTT leaves the data unchanged, MSM returns infinity |
+//!
+//! It never computes a correct result, so it cannot pass for a backend.
+
+use std::ffi::CStr;
+
+use backend_api::ffi::{self, pce_backend_vtable, pce_fr, pce_scalar};
+use backend_api::plugin::{self, DeviceDescription, MsmResults, Plugin, PluginError, Points};
+
+/// Environment variable selecting the fault.
+pub const MODE_ENV: &str = "PCE_TEST_PLUGIN_MODE";
+
+fn mode() -> String {
+    std::env::var(MODE_ENV).unwrap_or_default()
+}
+
+fn fault(operation: &str) -> Result<(), PluginError> {
+    match mode().as_str() {
+        "error" => Err(PluginError::new(ffi::PCE_ERR_DEVICE, format!("simulated device failure in {operation}"))),
+        "panic" => panic!("simulated bug in {operation}"),
+        _ => Ok(()),
+    }
+}
+
+/// The broken backend.
+pub struct Broken;
+
+impl Plugin for Broken {
+    const NAME: &'static CStr = c"broken";
+    const DESCRIPTION: &'static CStr = c"test plugin that fails on purpose";
+    type Device = ();
+    type Domain = usize;
+    type Bases = (usize, u32);
+
+    fn device_count() -> Result<u32, PluginError> {
+        if mode() == "no-driver" {
+            return Err(PluginError::new(ffi::PCE_ERR_NO_DRIVER, "no simulated driver installed"));
+        }
+        Ok(1)
+    }
+
+    fn device_info(_: u32) -> Result<DeviceDescription, PluginError> {
+        Ok(DeviceDescription { name: "broken".into(), ..Default::default() })
+    }
+
+    fn device_open(_: u32) -> Result<(), PluginError> {
+        Self::device_count().map(|_| ())
+    }
+
+    fn ntt_domain(_: &(), log_size: u32) -> Result<usize, PluginError> {
+        Ok(1 << log_size)
+    }
+
+    fn domain_size(domain: &usize) -> usize {
+        *domain
+    }
+
+    fn ntt(_: &(), _: &usize, _: bool, _: bool, _: &mut [pce_fr]) -> Result<(), PluginError> {
+        fault("ntt")
+    }
+
+    fn upload_bases(_: &(), points: Points) -> Result<(usize, u32), PluginError> {
+        Ok(match points {
+            Points::G1(p) => (p.as_slice().len(), ffi::PCE_G1),
+            Points::G2(p) => (p.as_slice().len(), ffi::PCE_G2),
+        })
+    }
+
+    fn bases_shape(bases: &(usize, u32)) -> (usize, u32) {
+        *bases
+    }
+
+    fn msm(_: &(), _: &(usize, u32), _: usize, _: usize, _: &[pce_scalar], out: MsmResults<'_>) -> Result<(), PluginError> {
+        fault("msm")?;
+        match out {
+            MsmResults::G1(out) => out.fill(Default::default()),
+            MsmResults::G2(out) => out.fill(Default::default()),
+        }
+        Ok(())
+    }
+}
+
+static VTABLE: pce_backend_vtable = plugin::vtable::<Broken>();
+
+/// The entry point, which can also refuse the host's ABI version.
+///
+/// # Safety
+/// `plugin_abi_version` is null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn pce_backend_entry(host_abi_version: u32, plugin_abi_version: *mut u32) -> *const pce_backend_vtable {
+    if mode() == "wrong-abi" {
+        if !plugin_abi_version.is_null() {
+            // SAFETY: per the function contract.
+            unsafe { *plugin_abi_version = 99 };
+        }
+        return std::ptr::null();
+    }
+    // SAFETY: forwarded from the caller.
+    unsafe { plugin::entry(&VTABLE, host_abi_version, plugin_abi_version) }
+}

@@ -329,7 +329,7 @@ impl Device {
         if !std::ptr::eq(domain.device, self) {
             return Err(self.refuse("ntt", "the domain belongs to another device".into()));
         }
-        if data.is_empty() || data.len() % n != 0 || data.len() / n > u32::MAX as usize {
+        if data.is_empty() || !data.len().is_multiple_of(n) || data.len() / n > u32::MAX as usize {
             return Err(self.refuse(
                 "ntt",
                 format!("{} elements are not a batch of vectors of {n}", data.len()),

@@ -131,7 +131,7 @@ impl<'a> Reader<'a> {
     {
         let size = std::mem::size_of::<P::Uncompressed>();
         let start = self.offset;
-        let needed = count.checked_mul(size).unwrap_or(usize::MAX);
+        let needed = count.saturating_mul(size);
         let raw = self.take(section, needed)?;
         raw.par_chunks_exact(size)
             .enumerate()

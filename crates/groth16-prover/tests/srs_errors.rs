@@ -10,7 +10,13 @@ use rand_chacha::ChaCha8Rng;
 #[test]
 fn damaged_parameter_files_are_refused() {
     let mut rng = ChaCha8Rng::seed_from_u64(3);
-    let params = generate_random_parameters::<Bls12, _, _>(Sha256Circuit { preimage: vec![1, 2, 3] }, &mut rng).unwrap();
+    let params = generate_random_parameters::<Bls12, _, _>(
+        Sha256Circuit {
+            preimage: vec![1, 2, 3],
+        },
+        &mut rng,
+    )
+    .unwrap();
     let mut bytes = Vec::new();
     params.write(&mut bytes).unwrap();
     let dir = tempfile::tempdir().unwrap();
@@ -24,7 +30,10 @@ fn damaged_parameter_files_are_refused() {
     for len in [0, 50, 96 * 3, bytes.len() / 2, bytes.len() - 1] {
         std::fs::write(&path, &bytes[..len]).unwrap();
         let err = Srs::read(&path).err().expect("truncated file accepted");
-        assert!(matches!(err, SrsError::Truncated { .. }), "length {len}: {err}");
+        assert!(
+            matches!(err, SrsError::Truncated { .. }),
+            "length {len}: {err}"
+        );
         assert!(err.to_string().contains("sha.params"), "{err}");
     }
 
@@ -32,16 +41,31 @@ fn damaged_parameter_files_are_refused() {
     corrupt[96 + 20] ^= 0x10; // inside beta_g1's x coordinate
     std::fs::write(&path, &corrupt).unwrap();
     let err = Srs::read(&path).err().expect("corrupt point accepted");
-    assert!(matches!(err, SrsError::InvalidPoint { section: "vk.beta_g1", .. }), "{err}");
+    assert!(
+        matches!(
+            err,
+            SrsError::InvalidPoint {
+                section: "vk.beta_g1",
+                ..
+            }
+        ),
+        "{err}"
+    );
 
     let mut padded = bytes.clone();
     padded.extend_from_slice(&[0; 7]);
     std::fs::write(&path, &padded).unwrap();
-    assert!(matches!(Srs::read(&path), Err(SrsError::TrailingBytes { extra: 7, .. })));
+    assert!(matches!(
+        Srs::read(&path),
+        Err(SrsError::TrailingBytes { extra: 7, .. })
+    ));
 
     let mut vk = Vec::new();
     params.vk.write(&mut vk).unwrap();
     std::fs::write(&path, &vk).unwrap();
     assert_eq!(read_verifying_key(&path).unwrap(), params.vk);
-    assert!(matches!(read_verifying_key(&dir.path().join("missing.vk")), Err(SrsError::Io { .. })));
+    assert!(matches!(
+        read_verifying_key(&dir.path().join("missing.vk")),
+        Err(SrsError::Io { .. })
+    ));
 }

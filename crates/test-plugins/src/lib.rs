@@ -26,7 +26,10 @@ fn mode() -> String {
 
 fn fault(operation: &str) -> Result<(), PluginError> {
     match mode().as_str() {
-        "error" => Err(PluginError::new(ffi::PCE_ERR_DEVICE, format!("simulated device failure in {operation}"))),
+        "error" => Err(PluginError::new(
+            ffi::PCE_ERR_DEVICE,
+            format!("simulated device failure in {operation}"),
+        )),
         "panic" => panic!("simulated bug in {operation}"),
         _ => Ok(()),
     }
@@ -44,13 +47,19 @@ impl Plugin for Broken {
 
     fn device_count() -> Result<u32, PluginError> {
         if mode() == "no-driver" {
-            return Err(PluginError::new(ffi::PCE_ERR_NO_DRIVER, "no simulated driver installed"));
+            return Err(PluginError::new(
+                ffi::PCE_ERR_NO_DRIVER,
+                "no simulated driver installed",
+            ));
         }
         Ok(1)
     }
 
     fn device_info(_: u32) -> Result<DeviceDescription, PluginError> {
-        Ok(DeviceDescription { name: "broken".into(), ..Default::default() })
+        Ok(DeviceDescription {
+            name: "broken".into(),
+            ..Default::default()
+        })
     }
 
     fn device_open(_: u32) -> Result<(), PluginError> {
@@ -80,7 +89,14 @@ impl Plugin for Broken {
         *bases
     }
 
-    fn msm(_: &(), _: &(usize, u32), _: usize, _: usize, _: &[pce_scalar], out: MsmResults<'_>) -> Result<(), PluginError> {
+    fn msm(
+        _: &(),
+        _: &(usize, u32),
+        _: usize,
+        _: usize,
+        _: &[pce_scalar],
+        out: MsmResults<'_>,
+    ) -> Result<(), PluginError> {
         fault("msm")?;
         match out {
             MsmResults::G1(out) => out.fill(Default::default()),
@@ -97,7 +113,10 @@ static VTABLE: pce_backend_vtable = plugin::vtable::<Broken>();
 /// # Safety
 /// `plugin_abi_version` is null or valid for a write.
 #[no_mangle]
-pub unsafe extern "C" fn pce_backend_entry(host_abi_version: u32, plugin_abi_version: *mut u32) -> *const pce_backend_vtable {
+pub unsafe extern "C" fn pce_backend_entry(
+    host_abi_version: u32,
+    plugin_abi_version: *mut u32,
+) -> *const pce_backend_vtable {
     if mode() == "wrong-abi" {
         if !plugin_abi_version.is_null() {
             // SAFETY: per the function contract.

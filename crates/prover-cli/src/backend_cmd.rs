@@ -1,0 +1,145 @@
+//! `backend-check` and `devices`: loading a plugin and exercising it.
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+use backend_api::{Backend, BackendError, Device};
+use backend_check::{check as run_checks, Limits};
+use clap::Args;
+
+use crate::EXIT_BACKEND_UNAVAILABLE;
+
+/// Exit status when the plugin cannot be loaded at all.
+const EXIT_LOAD_FAILED: u8 = 4;
+
+/// Which backend and device.
+#[derive(Args)]
+pub struct BackendArgs {
+    /// Backend: a name (cpu, opencl, cuda, ...) or the path of a plugin library.
+    backend: String,
+    /// Device index (see `pce-prover devices BACKEND`).
+    #[arg(long, default_value_t = 0)]
+    device: u32,
+}
+
+/// Arguments of `backend-check`.
+#[derive(Args)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    target: BackendArgs,
+    /// Largest NTT checked is 2^N.
+    #[arg(long, value_name = "N", default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=28))]
+    max_log_ntt: u32,
+    /// Largest G1 MSM checked is 2^N points.
+    #[arg(long, value_name = "N", default_value_t = 20, value_parser = clap::value_parser!(u32).range(4..=26))]
+    max_log_msm_g1: u32,
+    /// Largest G2 MSM checked is 2^N points.
+    #[arg(long, value_name = "N", default_value_t = 20, value_parser = clap::value_parser!(u32).range(4..=26))]
+    max_log_msm_g2: u32,
+}
+
+/// Arguments of `devices`.
+#[derive(Args)]
+pub struct DevicesArgs {
+    /// Backend: a name (cpu, opencl, cuda, ...) or the path of a plugin library.
+    backend: String,
+}
+
+/// Loads the backend, or says why not with the load-failure exit status.
+fn load(spec: &str) -> Result<Backend, ExitCode> {
+    Backend::load(spec).map_err(|error| {
+        eprintln!("error: {error}");
+        ExitCode::from(EXIT_LOAD_FAILED)
+    })
+}
+
+/// Reports a backend error, with the distinct status for a missing driver or device.
+fn unavailable(error: BackendError) -> ExitCode {
+    eprintln!("error: {error}");
+    if error.is_no_driver() || error.is_no_device() {
+        ExitCode::from(EXIT_BACKEND_UNAVAILABLE)
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+fn open(backend: &Backend, index: u32) -> Result<Device, ExitCode> {
+    backend.devices().map_err(unavailable)?;
+    backend.open(index).map_err(unavailable)
+}
+
+/// `pce-prover backend-check`.
+pub fn check(args: CheckArgs) -> Result<ExitCode> {
+    let backend = match load(&args.target.backend) {
+        Ok(backend) => backend,
+        Err(code) => return Ok(code),
+    };
+    let device = match open(&backend, args.target.device) {
+        Ok(device) => device,
+        Err(code) => return Ok(code),
+    };
+    println!(
+        "backend {} ({}): {}",
+        backend.name(),
+        backend.path().display(),
+        backend.description()
+    );
+    let limits = Limits {
+        max_log_ntt: args.max_log_ntt,
+        max_log_msm_g1: args.max_log_msm_g1,
+        max_log_msm_g2: args.max_log_msm_g2,
+    };
+    let report = run_checks(&device, limits, |row| {
+        let status = if row.passed { "PASS" } else { "FAIL" };
+        if row.detail.is_empty() {
+            println!("{status}  {}", row.case);
+        } else {
+            println!("{status}  {}  ({})", row.case, row.detail);
+        }
+    });
+    println!(
+        "{} of {} cases passed{}",
+        report.rows.len() - report.failures(),
+        report.rows.len(),
+        if report.passed() {
+            ""
+        } else {
+            ": the backend does not conform"
+        }
+    );
+    Ok(if report.passed() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// `pce-prover devices`.
+pub fn devices(args: DevicesArgs) -> Result<ExitCode> {
+    let backend = match load(&args.backend) {
+        Ok(backend) => backend,
+        Err(code) => return Ok(code),
+    };
+    let devices = match backend.devices() {
+        Ok(devices) => devices,
+        Err(error) => return Ok(unavailable(error)),
+    };
+    println!(
+        "backend {} ({}): {}",
+        backend.name(),
+        backend.path().display(),
+        backend.description()
+    );
+    for d in devices {
+        println!(
+            "  [{}] {} ({}), {:.1} GiB, {} compute units, id {}",
+            d.index,
+            d.name,
+            d.vendor,
+            d.memory_bytes as f64 / (1u64 << 30) as f64,
+            d.compute_units,
+            d.id
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

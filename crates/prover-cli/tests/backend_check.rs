@@ -1,0 +1,113 @@
+//! `pce-prover backend-check` through the binary: the CPU plugin passes,
+//! broken plugins give failing rows or clear errors with distinct exit
+//! codes, and the host never crashes.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+/// The directory where cargo put the plugin libraries built for these tests.
+fn plugin_dir() -> PathBuf {
+    std::env::current_exe()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .to_owned()
+}
+
+fn pce_prover(args: &[&str], mode: &str) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pce-prover"))
+        .args(args)
+        .env("PCE_BACKEND_DIR", plugin_dir())
+        .env("PCE_TEST_PLUGIN_MODE", mode)
+        .output()
+        .unwrap()
+}
+
+fn text(output: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+const SMALL: [&str; 6] = [
+    "--max-log-ntt",
+    "12",
+    "--max-log-msm-g1",
+    "12",
+    "--max-log-msm-g2",
+    "8",
+];
+
+#[test]
+fn cpu_backend_conforms() {
+    let output = pce_prover(&[&["backend-check", "cpu"][..], &SMALL].concat(), "");
+    let out = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{out}");
+    assert!(out.contains("PASS  NTT coset-inverse 2^12 x3"), "{out}");
+    assert!(out.contains("PASS  MSM G2 n=0 Zero distinct"), "{out}");
+    assert!(
+        out.contains("PASS  MSM G1 n=2^12 PoRepMix infinity+repeats"),
+        "{out}"
+    );
+    assert!(!out.contains("FAIL"), "{out}");
+}
+
+#[test]
+fn broken_backends_fail_cleanly() {
+    let broken = plugin_dir().join(backend_api::loader::plugin_file_name("broken"));
+    let broken = broken.to_str().unwrap();
+    let tiny = [
+        "--max-log-ntt",
+        "2",
+        "--max-log-msm-g1",
+        "4",
+        "--max-log-msm-g2",
+        "4",
+    ];
+    let run = |mode: &str| pce_prover(&[&["backend-check", broken][..], &tiny].concat(), mode);
+
+    let wrong = run("wrong");
+    let out = text(&wrong);
+    assert_eq!(wrong.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("FAIL  NTT forward 2^1 x3  (result differs from the reference)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("PASS  MSM G1 n=0 Random distinct"),
+        "infinity is right for n = 0: {out}"
+    );
+    assert!(out.contains("the backend does not conform"), "{out}");
+
+    let error = run("error");
+    let out = text(&error);
+    assert_eq!(error.status.code(), Some(1), "{out}");
+    assert!(out.contains("simulated device failure in msm"), "{out}");
+
+    let panic = run("panic");
+    let out = text(&panic);
+    assert_eq!(panic.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("plugin panicked: simulated bug in ntt"),
+        "{out}"
+    );
+
+    let no_driver = run("no-driver");
+    let out = text(&no_driver);
+    assert_eq!(no_driver.status.code(), Some(3), "{out}");
+    assert!(out.contains("no simulated driver installed"), "{out}");
+
+    let wrong_abi = run("wrong-abi");
+    let out = text(&wrong_abi);
+    assert_eq!(wrong_abi.status.code(), Some(4), "{out}");
+    assert!(
+        out.contains("plugin speaks version 99, this host speaks version 1"),
+        "{out}"
+    );
+
+    let missing = pce_prover(&["backend-check", "no-such-backend"], "");
+    assert_eq!(missing.status.code(), Some(4), "{}", text(&missing));
+    assert!(text(&missing).contains("libpce_backend_no-such-backend.so"));
+}

@@ -1,11 +1,12 @@
 //! Number-theoretic transforms over the BLS12-381 scalar field.
 //!
 //! Iterative radix-2 Cooley–Tukey on bit-reversed input. The domain keeps
-//! the table `ω^j, j < n/2` (stage `s` reads it with stride `n / 2^s`, so one
-//! table serves every stage and no twiddle is recomputed per butterfly, the
-//! main cost of bellperson's CPU FFT). The first stages run on cache-sized
-//! chunks, one chunk per task; later stages split every butterfly group
-//! across threads. The inverse is the forward transform followed by the
+//! the table `ω^j, j < n/2`; stage `s` needs every `n / 2^s`-th entry, which
+//! is gathered into a contiguous array per stage (and once per domain for
+//! the in-chunk stages), so no twiddle is recomputed per butterfly (the
+//! main cost of bellperson's CPU FFT) and twiddle reads stay sequential.
+//! The first stages run on cache-sized chunks, one chunk per task; later
+//! stages split every butterfly group across threads. The inverse is the forward transform followed by the
 //! index reversal `i ↦ n − i` and the factor 1/n; cosets multiply by powers
 //! of the field's multiplicative generator before (forward) or after
 //! (inverse) the transform, as bellperson's `coset_fft`/`icoset_fft` do.
@@ -24,20 +25,19 @@ pub struct Domain {
     log_n: u32,
     /// `ω^j` for `j < n/2`, ω a primitive n-th root of unity.
     twiddles: Vec<Scalar>,
+    /// The twiddles of the in-chunk stages, contiguous so they stay in
+    /// cache: `ω_c^j` for `j < c/2`, `c = 2^LOCAL_LOG` (or n if smaller).
+    local_twiddles: Vec<Scalar>,
     n_inv: Scalar,
 }
 
-/// `base^start · base^i` for `i < out.len()`, computed in parallel chunks.
-fn powers_into(out: &mut [Scalar], base: Scalar, start: Scalar) {
-    out.par_chunks_mut(GRAIN)
-        .enumerate()
-        .for_each(|(c, chunk)| {
-            let mut value = start * base.pow_vartime([(c * GRAIN) as u64]);
-            for slot in chunk {
-                *slot = value;
-                value *= base;
-            }
-        });
+/// `table[j · stride]` for `j < len`: one stage's twiddles, contiguous.
+fn gather(table: &[Scalar], stride: usize, len: usize) -> Vec<Scalar> {
+    (0..len)
+        .into_par_iter()
+        .with_min_len(GRAIN)
+        .map(|j| table[j * stride])
+        .collect()
 }
 
 /// Multiplies `data[i]` by `start · base^i`.
@@ -105,12 +105,15 @@ impl Domain {
             omega = omega.square();
         }
         let n = 1usize << log_n;
-        let mut twiddles = vec![Scalar::ZERO; n / 2];
-        powers_into(&mut twiddles, omega, Scalar::ONE);
+        let mut twiddles = vec![Scalar::ONE; n / 2];
+        scale_by_powers(&mut twiddles, omega, Scalar::ONE);
         let n_inv = Scalar::from(n as u64).invert().expect("n is invertible");
+        let local = 1usize << log_n.min(LOCAL_LOG);
+        let local_twiddles = gather(&twiddles, n / local, local / 2);
         Self {
             log_n,
             twiddles,
+            local_twiddles,
             n_inv,
         }
     }
@@ -147,36 +150,51 @@ impl Domain {
 
     fn forward(&self, data: &mut [Scalar]) {
         let log_n = self.log_n;
-        let n = data.len();
         bit_reverse(data, log_n);
         let local_log = log_n.min(LOCAL_LOG);
-        let twiddles = &self.twiddles;
+        let local = &self.local_twiddles;
         data.par_chunks_mut(1 << local_log).for_each(|chunk| {
             for s in 1..=local_log {
                 let half = 1usize << (s - 1);
-                let stride = n / (2 * half);
+                let stride = (1 << local_log) / (2 * half);
                 for block in chunk.chunks_exact_mut(2 * half) {
                     let (lo, hi) = block.split_at_mut(half);
                     for (j, (lo, hi)) in lo.iter_mut().zip(hi.iter_mut()).enumerate() {
-                        butterfly(lo, hi, &twiddles[j * stride]);
+                        butterfly(lo, hi, &local[j * stride]);
                     }
                 }
             }
         });
         for s in local_log + 1..=log_n {
-            let half = 1usize << (s - 1);
-            let stride = n / (2 * half);
-            data.par_chunks_mut(2 * half).for_each(|block| {
-                let (lo, hi) = block.split_at_mut(half);
-                lo.par_chunks_mut(GRAIN)
-                    .zip(hi.par_chunks_mut(GRAIN))
-                    .enumerate()
-                    .for_each(|(c, (lo, hi))| {
-                        for (j, (lo, hi)) in lo.iter_mut().zip(hi.iter_mut()).enumerate() {
-                            butterfly(lo, hi, &twiddles[(c * GRAIN + j) * stride]);
-                        }
-                    });
-            });
+            self.radix2_pass(data, s);
         }
+    }
+
+    /// The twiddles of stage `s` (butterflies of half-size `2^(s−1)`), contiguous.
+    fn stage_twiddles(&self, s: u32) -> std::borrow::Cow<'_, [Scalar]> {
+        let half = 1usize << (s - 1);
+        let stride = self.size() / (2 * half);
+        if stride == 1 {
+            std::borrow::Cow::Borrowed(&self.twiddles[..])
+        } else {
+            std::borrow::Cow::Owned(gather(&self.twiddles, stride, half))
+        }
+    }
+
+    /// Stage `s` alone.
+    fn radix2_pass(&self, data: &mut [Scalar], s: u32) {
+        let half = 1usize << (s - 1);
+        let twiddles = self.stage_twiddles(s);
+        data.par_chunks_mut(2 * half).for_each(|block| {
+            let (lo, hi) = block.split_at_mut(half);
+            lo.par_chunks_mut(GRAIN)
+                .zip(hi.par_chunks_mut(GRAIN))
+                .zip(twiddles.par_chunks(GRAIN))
+                .for_each(|((lo, hi), tw)| {
+                    for ((lo, hi), t) in lo.iter_mut().zip(hi.iter_mut()).zip(tw) {
+                        butterfly(lo, hi, t);
+                    }
+                });
+        });
     }
 }

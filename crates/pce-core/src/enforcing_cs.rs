@@ -12,7 +12,7 @@ use blstrs::Scalar;
 use ff::Field;
 
 use crate::density::Density;
-use crate::synthesis::{CountInputs, Witness};
+use crate::synthesis::{root_without_namespaces, CountInputs, Witness};
 
 /// Evaluates every constraint as it is enforced, like bellperson's prover.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -143,22 +143,7 @@ impl ConstraintSystem<Scalar> for EnforcingCS {
         self.c.push(c);
     }
 
-    fn push_namespace<NR, N>(&mut self, _: N)
-    where
-        NR: Into<String>,
-        N: FnOnce() -> NR,
-    {
-    }
-
-    fn pop_namespace(&mut self) {}
-
-    fn get_root(&mut self) -> &mut Self::Root {
-        self
-    }
-
-    fn is_extensible() -> bool {
-        true
-    }
+    root_without_namespaces!();
 
     fn extend(&mut self, other: &Self) {
         self.a_aux_density.extend(&other.a_aux_density, false);

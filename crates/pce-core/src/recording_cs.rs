@@ -11,7 +11,7 @@ use blstrs::Scalar;
 use pce_csr::{CsrBuilder, CsrMatrix};
 
 use crate::error::PceError;
-use crate::synthesis::CountInputs;
+use crate::synthesis::{root_without_namespaces, CountInputs};
 
 /// Label bit marking an input variable.
 const INPUT_LABEL: u32 = 1 << 31;
@@ -150,22 +150,7 @@ impl ConstraintSystem<Scalar> for RecordingCS {
         record(&mut self.c, &c(LinearCombination::zero()));
     }
 
-    fn push_namespace<NR, N>(&mut self, _: N)
-    where
-        NR: Into<String>,
-        N: FnOnce() -> NR,
-    {
-    }
-
-    fn pop_namespace(&mut self) {}
-
-    fn get_root(&mut self) -> &mut Self::Root {
-        self
-    }
-
-    fn is_extensible() -> bool {
-        true
-    }
+    root_without_namespaces!();
 
     /// Appends `other`, whose input 0 is its temporary ONE: terms on it
     /// become terms on this system's ONE, its other inputs and all its aux

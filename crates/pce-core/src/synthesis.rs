@@ -18,6 +18,31 @@ pub(crate) trait CountInputs {
     fn num_inputs(&self) -> usize;
 }
 
+/// The methods every constraint system of this crate shares: namespaces
+/// mean nothing to proving, each system is its own root, and all of them
+/// can be merged with `extend` (storage-proofs' parallel synthesis).
+macro_rules! root_without_namespaces {
+    () => {
+        fn push_namespace<NR, N>(&mut self, _: N)
+        where
+            NR: Into<String>,
+            N: FnOnce() -> NR,
+        {
+        }
+
+        fn pop_namespace(&mut self) {}
+
+        fn get_root(&mut self) -> &mut Self::Root {
+            self
+        }
+
+        fn is_extensible() -> bool {
+            true
+        }
+    };
+}
+pub(crate) use root_without_namespaces;
+
 /// Allocates ONE, synthesizes `circuit`, and appends the input constraints.
 pub(crate) fn synthesize_as_prover<CS, C>(circuit: C, cs: &mut CS) -> Result<(), SynthesisError>
 where

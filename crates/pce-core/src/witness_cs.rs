@@ -7,7 +7,7 @@
 use bellpepper_core::{ConstraintSystem, Index, LinearCombination, SynthesisError, Variable};
 use blstrs::Scalar;
 
-use crate::synthesis::{CountInputs, Witness};
+use crate::synthesis::{root_without_namespaces, CountInputs, Witness};
 
 /// Stores the values of allocated variables; enforces nothing.
 ///
@@ -73,22 +73,7 @@ impl ConstraintSystem<Scalar> for WitnessCS {
     {
     }
 
-    fn push_namespace<NR, N>(&mut self, _: N)
-    where
-        NR: Into<String>,
-        N: FnOnce() -> NR,
-    {
-    }
-
-    fn pop_namespace(&mut self) {}
-
-    fn get_root(&mut self) -> &mut Self::Root {
-        self
-    }
-
-    fn is_extensible() -> bool {
-        true
-    }
+    root_without_namespaces!();
 
     /// Appends `other`, whose input 0 is its temporary ONE and is dropped.
     fn extend(&mut self, other: &Self) {

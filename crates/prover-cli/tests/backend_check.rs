@@ -68,44 +68,34 @@ fn broken_backends_fail_cleanly() {
     ];
     let run = |mode: &str| pce_prover(&[&["backend-check", broken][..], &tiny].concat(), mode);
 
-    let wrong = run("wrong");
-    let out = text(&wrong);
-    assert_eq!(wrong.status.code(), Some(1), "{out}");
-    assert!(
-        out.contains("FAIL  NTT forward 2^1 x3  (result differs from the reference)"),
-        "{out}"
-    );
-    assert!(
-        out.contains("PASS  MSM G1 n=0 Random distinct"),
-        "infinity is right for n = 0: {out}"
-    );
-    assert!(out.contains("the backend does not conform"), "{out}");
-
-    let error = run("error");
-    let out = text(&error);
-    assert_eq!(error.status.code(), Some(1), "{out}");
-    assert!(out.contains("simulated device failure in msm"), "{out}");
-
-    let panic = run("panic");
-    let out = text(&panic);
-    assert_eq!(panic.status.code(), Some(1), "{out}");
-    assert!(
-        out.contains("plugin panicked: simulated bug in ntt"),
-        "{out}"
-    );
-
-    let no_driver = run("no-driver");
-    let out = text(&no_driver);
-    assert_eq!(no_driver.status.code(), Some(3), "{out}");
-    assert!(out.contains("no simulated driver installed"), "{out}");
-
-    let wrong_abi = run("wrong-abi");
-    let out = text(&wrong_abi);
-    assert_eq!(wrong_abi.status.code(), Some(4), "{out}");
-    assert!(
-        out.contains("plugin speaks version 99, this host speaks version 1"),
-        "{out}"
-    );
+    // (mode, exit status, texts the output must contain)
+    let cases: [(&str, i32, &[&str]); 5] = [
+        (
+            "wrong",
+            1,
+            &[
+                "FAIL  NTT forward 2^1 x3  (result differs from the reference)",
+                "PASS  MSM G1 n=0 Random distinct",
+                "the backend does not conform",
+            ],
+        ),
+        ("error", 1, &["simulated device failure in msm"]),
+        ("panic", 1, &["plugin panicked: simulated bug in ntt"]),
+        ("no-driver", 3, &["no simulated driver installed"]),
+        (
+            "wrong-abi",
+            4,
+            &["plugin speaks version 99, this host speaks version 1"],
+        ),
+    ];
+    for (mode, status, expected) in cases {
+        let output = run(mode);
+        let out = text(&output);
+        assert_eq!(output.status.code(), Some(status), "mode {mode}: {out}");
+        for line in expected {
+            assert!(out.contains(line), "mode {mode}: missing {line:?} in {out}");
+        }
+    }
 
     let missing = pce_prover(&["backend-check", "no-such-backend"], "");
     assert_eq!(missing.status.code(), Some(4), "{}", text(&missing));

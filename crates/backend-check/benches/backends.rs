@@ -1,0 +1,218 @@
+//! MSM and NTT of a backend plugin against the baselines, in one run.
+//!
+//! `cargo bench -p backend-check --bench backends -- [--backend cpu] [--min-log 16] [--max-log 22] [--max-log-g2 22] [--ops msm,ntt]`
+//!
+//! Per size: the plugin (loaded through the ABI, bases lent), blst's own
+//! multi-threaded Pippenger (`MultiPoint::mult` on the same points) and
+//! bellperson's CPU multiexp (ec-gpu-gen's bucket method) on random
+//! scalars, plus the plugin and blst on a PoRep-like scalar mix (60 % zero,
+//! 36 % one); NTT: the plugin against bellperson's `EvaluationDomain::fft`.
+//! Each time is the best of 3 runs below 2^19 and a single run above. Read
+//! the ratios: these machines are noisy.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use backend_api::interop::{
+    g1_affines_as_pce, g1_as_blst, g2_affines_as_pce, g2_as_blst, scalar_bytes, scalar_of,
+    scalars_as_fr_mut,
+};
+use backend_api::{Backend, NttDirection, G1, G2};
+use bellperson::domain::EvaluationDomain;
+use blst::MultiPoint;
+use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
+use ec_gpu_gen::multiexp_cpu::{multiexp_cpu, FullDensity};
+use ec_gpu_gen::threadpool::Worker;
+use ff::{Field, PrimeField};
+use group::{Curve, Group};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+fn arg(args: &[String], name: &str, default: &str) -> String {
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .cloned()
+        .unwrap_or_else(|| default.to_owned())
+}
+
+fn best<T>(reps: usize, mut f: impl FnMut() -> T) -> Duration {
+    (0..reps)
+        .map(|_| {
+            let start = Instant::now();
+            std::hint::black_box(f());
+            start.elapsed()
+        })
+        .min()
+        .expect("at least one run")
+}
+
+fn points<C: Curve + Group<Scalar = Scalar>>(n: usize, rng: &mut ChaCha8Rng) -> Vec<C::AffineRepr>
+where
+    C::AffineRepr: Default + Copy,
+{
+    let step = C::generator() * Scalar::random(&mut *rng);
+    let mut next = C::generator() * Scalar::random(&mut *rng);
+    let projective: Vec<C> = (0..n)
+        .map(|_| {
+            let p = next;
+            next += step;
+            p
+        })
+        .collect();
+    let mut affine = vec![C::AffineRepr::default(); n];
+    C::batch_normalize(&projective, &mut affine);
+    affine
+}
+
+fn porep_mix(rng: &mut ChaCha8Rng) -> Scalar {
+    match rng.gen_range(0..100) {
+        0..=59 => Scalar::ZERO,
+        60..=95 => Scalar::ONE,
+        _ => Scalar::random(rng),
+    }
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:>9.1} ms", d.as_secs_f64() * 1e3)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let spec = arg(&args, "--backend", "cpu");
+    let min_log: u32 = arg(&args, "--min-log", "16").parse().expect("--min-log N");
+    let max_log: u32 = arg(&args, "--max-log", "22").parse().expect("--max-log N");
+    let max_log_g2: u32 = arg(&args, "--max-log-g2", &max_log.to_string())
+        .parse()
+        .expect("--max-log-g2 N");
+    let ops = arg(&args, "--ops", "msm,ntt");
+    let (run_msm, run_ntt) = (ops.contains("msm"), ops.contains("ntt"));
+    let backend = Backend::load(&spec).expect("loading the backend");
+    let device = backend.open(0).expect("opening device 0");
+    let worker = Worker::new();
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    println!(
+        "backend {} ({}), {} threads",
+        backend.name(),
+        backend.description(),
+        rayon_threads()
+    );
+    println!("ratio = baseline time / plugin time (> 1: the plugin is faster)");
+
+    let g1_all: Vec<G1Affine> =
+        points::<G1Projective>(if run_msm { 1 << max_log } else { 0 }, &mut rng);
+    for log in (min_log..=max_log).filter(|_| run_msm) {
+        let n = 1usize << log;
+        let reps = if log < 19 { 3 } else { 1 };
+        let pts = &g1_all[..n];
+        let random: Vec<Scalar> = (0..n).map(|_| Scalar::random(&mut rng)).collect();
+        let mix: Vec<Scalar> = (0..n).map(|_| porep_mix(&mut rng)).collect();
+        let bases = device
+            .lend_bases::<G1>(g1_affines_as_pce(pts))
+            .expect("bases");
+        for (name, values) in [("random", &random), ("porep-mix", &mix)] {
+            let abi: Vec<_> = values.iter().map(scalar_of).collect();
+            let plugin = best(reps, || device.msm(&bases, 0, n, 1, &abi).expect("msm"));
+            let blst = best(reps, || {
+                g1_as_blst(g1_affines_as_pce(pts)).mult(scalar_bytes(&abi), 255)
+            });
+            let mut line = format!(
+                "MSM G1 2^{log} {name:<9}: plugin {} | blst {} ({:.2}x)",
+                ms(plugin),
+                ms(blst),
+                blst.as_secs_f64() / plugin.as_secs_f64()
+            );
+            if name == "random" {
+                let exps = Arc::new(values.iter().map(|s| s.to_repr()).collect::<Vec<_>>());
+                let bases = Arc::new(pts.to_vec());
+                let bell = best(reps, || {
+                    multiexp_cpu::<_, _, G1Affine, _>(
+                        &worker,
+                        (bases.clone(), 0),
+                        FullDensity,
+                        exps.clone(),
+                    )
+                    .wait()
+                });
+                line += &format!(
+                    " | bellperson {} ({:.2}x)",
+                    ms(bell),
+                    bell.as_secs_f64() / plugin.as_secs_f64()
+                );
+            }
+            println!("{line}");
+        }
+    }
+    drop(g1_all);
+
+    let g2_all: Vec<G2Affine> =
+        points::<G2Projective>(if run_msm { 1 << max_log_g2 } else { 0 }, &mut rng);
+    for log in (min_log..=max_log_g2).filter(|_| run_msm) {
+        let n = 1usize << log;
+        let reps = if log < 19 { 3 } else { 1 };
+        let pts = &g2_all[..n];
+        let random: Vec<Scalar> = (0..n).map(|_| Scalar::random(&mut rng)).collect();
+        let abi: Vec<_> = random.iter().map(scalar_of).collect();
+        let bases = device
+            .lend_bases::<G2>(g2_affines_as_pce(pts))
+            .expect("bases");
+        let plugin = best(reps, || device.msm(&bases, 0, n, 1, &abi).expect("msm"));
+        let blst = best(reps, || {
+            g2_as_blst(g2_affines_as_pce(pts)).mult(scalar_bytes(&abi), 255)
+        });
+        let exps = Arc::new(random.iter().map(|s| s.to_repr()).collect::<Vec<_>>());
+        let shared = Arc::new(pts.to_vec());
+        let bell = best(reps, || {
+            multiexp_cpu::<_, _, G2Affine, _>(
+                &worker,
+                (shared.clone(), 0),
+                FullDensity,
+                exps.clone(),
+            )
+            .wait()
+        });
+        println!(
+            "MSM G2 2^{log} random   : plugin {} | blst {} ({:.2}x) | bellperson {} ({:.2}x)",
+            ms(plugin),
+            ms(blst),
+            blst.as_secs_f64() / plugin.as_secs_f64(),
+            ms(bell),
+            bell.as_secs_f64() / plugin.as_secs_f64()
+        );
+    }
+    drop(g2_all);
+
+    for log in (min_log..=max_log).filter(|_| run_ntt) {
+        let n = 1usize << log;
+        let reps = if log < 19 { 3 } else { 1 };
+        let input: Vec<Scalar> = (0..n).map(|_| Scalar::random(&mut rng)).collect();
+        let domain = device.ntt_domain(log).expect("domain");
+        let plugin = best(reps, || {
+            let mut data = input.clone();
+            device
+                .ntt(
+                    &domain,
+                    NttDirection::Forward,
+                    false,
+                    scalars_as_fr_mut(&mut data),
+                )
+                .expect("ntt");
+        });
+        let bell = best(reps, || {
+            let mut d = EvaluationDomain::from_coeffs(input.clone()).expect("domain");
+            d.fft(&worker, &mut None).expect("fft");
+        });
+        println!(
+            "NTT 2^{log}: plugin {} | bellperson {} ({:.2}x)",
+            ms(plugin),
+            ms(bell),
+            bell.as_secs_f64() / plugin.as_secs_f64()
+        );
+    }
+}
+
+fn rayon_threads() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+}

@@ -3,10 +3,14 @@
 //! - [`srs`]: the proving key from Filecoin/bellperson `.params` files, and `.vk` files;
 //! - [`qap`]: the R1CS-to-QAP reduction (the coefficients of h), on backend NTTs;
 //! - [`prover`]: the MSMs and the assembly with blinding factors, bellperson-identical,
-//!   with every proof verified before it is returned.
+//!   with every proof verified before it is returned;
+//! - [`setup`]: fast random (insecure, test-only) parameters from a PCE, with
+//!   [`fixed_base`] multiplication tables.
 
+pub mod fixed_base;
 pub mod prover;
 pub mod qap;
+pub mod setup;
 pub mod srs;
 
 pub use prover::{ProveError, Prover, Verification};

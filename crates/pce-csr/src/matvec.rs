@@ -104,3 +104,48 @@ impl CsrMatrix {
         Ok(out)
     }
 }
+
+impl CsrMatrix {
+    /// Computes `selfᵀ · x` (one entry per column), for evaluating the
+    /// matrix's columns as polynomials (parameter generation). Each thread
+    /// accumulates a contiguous range of row blocks into its own vector.
+    pub fn mul_transpose_vec(&self, x: &[Scalar]) -> Result<Vec<Scalar>, DimensionMismatch> {
+        if x.len() != self.num_rows() {
+            return Err(DimensionMismatch {
+                rows: self.num_rows(),
+                cols: self.num_cols(),
+                vector: x.len(),
+                output: self.num_cols(),
+            });
+        }
+        let tasks = rayon::current_num_threads().max(1);
+        let per_task = self.num_blocks().div_ceil(tasks).max(1);
+        let partial = (0..tasks)
+            .into_par_iter()
+            .map(|task| {
+                let mut acc = vec![Scalar::ZERO; self.num_cols()];
+                let blocks = task * per_task..((task + 1) * per_task).min(self.num_blocks());
+                for block in blocks {
+                    self.for_each_row_in_block(block, |row, terms| {
+                        let value = &x[block * BLOCK_ROWS + row];
+                        for (col, coefficient) in terms {
+                            let slot = &mut acc[col as usize];
+                            match coefficient {
+                                Coefficient::One => *slot += value,
+                                Coefficient::MinusOne => *slot -= value,
+                                Coefficient::Other(c) => *slot += *value * c,
+                            }
+                        }
+                    });
+                }
+                acc
+            })
+            .reduce_with(|mut a, b| {
+                a.par_iter_mut()
+                    .zip(b.par_iter())
+                    .for_each(|(a, b)| *a += b);
+                a
+            });
+        Ok(partial.unwrap_or_else(|| vec![Scalar::ZERO; self.num_cols()]))
+    }
+}

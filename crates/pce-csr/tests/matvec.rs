@@ -59,6 +59,15 @@ proptest! {
             let expected: Scalar = row.iter().map(|(col, coeff)| x[*col as usize] * coeff).sum();
             prop_assert_eq!(*value, expected);
         }
+        let y: Vec<Scalar> = (0..num_rows).map(|_| Scalar::random(&mut rng)).collect();
+        let transposed = matrix.mul_transpose_vec(&y).unwrap();
+        let mut expected = vec![Scalar::ZERO; num_cols];
+        for (row, y) in rows.iter().zip(&y) {
+            for (col, coeff) in row {
+                expected[*col as usize] += *y * coeff;
+            }
+        }
+        prop_assert_eq!(transposed, expected);
         let stored: Vec<Vec<(u32, Scalar)>> = rows
             .iter()
             .map(|row| row.iter().copied().filter(|(_, c)| !bool::from(c.is_zero())).collect())

@@ -37,4 +37,5 @@ pub use synthesis::{synthesize_enforcing, synthesize_witness, Witness};
 pub use witness_cs::WitnessCS;
 
 pub use blstrs::Scalar;
-pub use pce_csr::CsrMatrix;
+pub use disk::{FORMAT_VERSION, MAGIC};
+pub use pce_csr::{CsrMatrix, FormatError};

@@ -11,6 +11,12 @@ pub enum C2Error {
         /// The error chain reported by filecoin-proofs.
         message: String,
     },
+    /// The pre-compiled circuit could not be made, read or evaluated.
+    #[error(transparent)]
+    Pce(#[from] pce_core::PceError),
+    /// Test parameters could not be generated.
+    #[error("generating test parameters: {0}")]
+    Setup(#[from] groth16_prover::setup::SetupError),
     /// Witness generation of the circuit failed.
     #[error("witness generation: {0}")]
     Synthesis(#[from] bellpepper_core::SynthesisError),
@@ -22,6 +28,46 @@ pub enum C2Error {
         /// What did not fit.
         what: String,
     },
+    /// A partition proof does not verify against the C1 output's public inputs.
+    #[error("partition {partition}: the proof does not verify against the public inputs of the C1 output")]
+    InvalidProof {
+        /// The partition.
+        partition: usize,
+    },
+    /// The Groth16 prover failed.
+    #[error(transparent)]
+    Prove(#[from] groth16_prover::ProveError),
+    /// The C1 file is unusable.
+    #[error(transparent)]
+    C1(#[from] crate::c1::C1Error),
+    /// The parameter file is unreadable or corrupt.
+    #[error(transparent)]
+    Srs(#[from] groth16_prover::SrsError),
+    /// The parameters of the circuit are not in the cache.
+    #[error("missing parameters for {proof_type}: {path} does not exist; fetch the published parameters, or run `pce-prover params gen` for insecure test parameters")]
+    MissingParameters {
+        /// The file looked for.
+        path: std::path::PathBuf,
+        /// The proof type.
+        proof_type: String,
+    },
+    /// The backend could not be loaded.
+    #[error(transparent)]
+    BackendLoad(#[from] backend_api::LoadError),
+    /// A backend call failed.
+    #[error(transparent)]
+    Backend(#[from] backend_api::BackendError),
+    /// The requested device does not exist.
+    #[error("backend {backend} has no device {index}")]
+    NoSuchDevice {
+        /// The backend.
+        backend: String,
+        /// The device index asked for.
+        index: u32,
+    },
+    /// filecoin-proofs' `verify_seal` rejected the proof.
+    #[error("filecoin-proofs' verify_seal rejected the proof")]
+    VerifySealRejected,
     /// A file or directory operation failed.
     #[error("{step}: {source}")]
     Io {

@@ -5,11 +5,23 @@
 //! circuit of a sector size is (the one the PCE is recorded from), and how
 //! to seal a small test sector end to end for tests and benchmarks.
 //!
-//! Not here yet: C1 file formats, parameter and PCE caches, the partition
-//! pipeline and proof verification (see the README's status section).
+//! - [`c2`]: the whole C2 of a sector, checks included;
+//! - [`c1`], [`proof_type`]: commit-phase-1 outputs in any of their JSON shapes;
+//! - [`cache`]: parameter and PCE files in filecoin-proofs' cache directory;
+//! - [`params`]: random test parameters for a PoRep circuit;
+//! - [`partition`], [`witness`]: partition circuits and their witnesses;
+//! - [`prove`]: a sector's partitions through the PCE and a backend;
+//! - [`test_sector`]: a sealed 2 KiB sector for tests and the demo.
 
+pub mod atomic;
+pub mod c1;
+pub mod c2;
+pub mod cache;
 mod error;
+pub mod params;
 pub mod partition;
+pub mod proof_type;
+pub mod prove;
 pub mod test_sector;
 pub mod witness;
 

@@ -80,6 +80,17 @@ impl<'a, Tree: 'static + MerkleTreeTrait> PartitionCircuits<'a, Tree> {
         self.c1.vanilla_proofs[k].len()
     }
 
+    /// The public inputs of partition `k`, derived from the C1 output's
+    /// replica id, commitments and seed (not from any witness).
+    pub fn public_inputs(&self, k: usize) -> Result<Vec<blstrs::Scalar>, C2Error> {
+        <Compound<Tree> as CompoundProof<Vanilla<'_, Tree>, _>>::generate_public_inputs(
+            &self.public_inputs,
+            &self.params,
+            Some(k),
+        )
+        .map_err(C2Error::filecoin("deriving public inputs"))
+    }
+
     /// The circuit of partition `k`.
     pub fn circuit(&self, k: usize) -> Result<PartitionCircuit<Tree>, C2Error> {
         self.build(k, &self.c1.vanilla_proofs[k])

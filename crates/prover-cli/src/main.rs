@@ -8,17 +8,27 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod backend_cmd;
+mod c2_cmd;
+mod demo_cmd;
+mod params_cmd;
+mod progress;
 
 /// Exit status when a backend has no driver or no device (e.g. the CUDA
 /// backend on a machine without an NVIDIA driver).
 pub const EXIT_BACKEND_UNAVAILABLE: u8 = 3;
 
-/// A Groth16 prover for Filecoin Proof-of-Replication commit phase 2.
+/// A Groth16 prover for Filecoin Proof-of-Replication commit phase 2 (C2).
 ///
-/// Proving itself is not available yet; this build checks and lists
-/// backend plugins. Backends are shared libraries chosen with a name (cpu,
-/// opencl, cuda) or a path; names are looked up in $PCE_BACKEND_DIR, then
-/// next to this executable. Set RUST_LOG=debug for details.
+/// Give it the output of seal commit phase 1 and get the proof the chain
+/// accepts: `pce-prover c2 --c1 c1.json --out proof.bin`. Try it first with
+/// `pce-prover demo`, which seals a 2 KiB sector and proves it.
+///
+/// Parameters are read from $FIL_PROOFS_PARAMETER_CACHE (default
+/// /var/tmp/filecoin-proof-parameters), the same cache as filecoin-proofs;
+/// the recorded circuit (PCE) is kept next to them. NTT and MSM run in a
+/// backend plugin chosen with --backend: a name (cpu, opencl, cuda) looked
+/// up in $PCE_BACKEND_DIR and next to this executable, or a path.
+/// Set RUST_LOG=info (or debug) for details.
 #[derive(Parser)]
 #[command(name = "pce-prover", version, propagate_version = true)]
 struct Cli {
@@ -39,6 +49,20 @@ enum Command {
     BackendCheck(backend_cmd::CheckArgs),
     /// List the devices of a backend plugin.
     Devices(backend_cmd::DevicesArgs),
+    /// Prove a sector: commit-phase-1 output in, C2 proof out.
+    ///
+    /// Every partition proof is verified against the public inputs derived
+    /// from the C1 output before anything is written; with the prover id
+    /// and sector number, the whole proof is also checked with
+    /// filecoin-proofs' verify_seal.
+    C2(c2_cmd::C2Args),
+    /// Seal a 2 KiB sector in a temporary directory and prove it: the
+    /// quickest way to see the prover work (generates insecure test
+    /// parameters the first time, about 1.5 minutes on 2 cores).
+    Demo(c2_cmd::ProveArgs),
+    /// Manage Groth16 parameters.
+    #[command(subcommand)]
+    Params(params_cmd::ParamsCommand),
 }
 
 fn main() -> ExitCode {
@@ -52,6 +76,9 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::BackendCheck(args) => backend_cmd::check(args),
         Command::Devices(args) => backend_cmd::devices(args),
+        Command::C2(args) => c2_cmd::c2(args),
+        Command::Demo(args) => demo_cmd::demo(args),
+        Command::Params(command) => params_cmd::params(command),
     };
     match result {
         Ok(code) => code,

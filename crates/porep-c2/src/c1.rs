@@ -1,0 +1,189 @@
+//! Reading commit-phase-1 outputs, whatever produced them.
+//!
+//! Three JSON shapes are recognised:
+//!
+//! - filecoin-proofs' `SealCommitPhase1Output` (`vanilla_proofs` is a list
+//!   of partitions): the sector size is read off the depth of the comm_d
+//!   inclusion proofs, the variant off the number of partitions;
+//! - filecoin-proofs-api's (`registered_proof` names the proof type, and
+//!   `vanilla_proofs` is wrapped in an object keyed like `StackedDrg2KiBV1`);
+//! - lotus-bench's `c1.json`: `{"SectorNum", "Phase1Out", "SectorSize"}`
+//!   with `Phase1Out` the base64 of the filecoin-proofs-api JSON.
+
+use std::path::{Path, PathBuf};
+
+use base64::Engine;
+use filecoin_proofs::SealCommitPhase1Output;
+use serde_json::{Map, Value};
+use storage_proofs_core::merkle::MerkleTreeTrait;
+
+use crate::proof_type::{ProofType, Variant};
+
+/// Why a C1 file could not be used.
+#[derive(Debug, thiserror::Error)]
+#[error("{path}: {what}")]
+pub struct C1Error {
+    /// The file.
+    pub path: PathBuf,
+    /// What is wrong with it.
+    pub what: String,
+}
+
+/// Which program wrote the C1 file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum C1Format {
+    /// filecoin-proofs' `SealCommitPhase1Output`.
+    FilecoinProofs,
+    /// filecoin-proofs-api's `SealCommitPhase1Output`.
+    FilecoinProofsApi,
+    /// lotus-bench's `c1.json` wrapper.
+    LotusBench,
+}
+
+/// A parsed C1 file.
+#[derive(Debug, Clone)]
+pub struct C1Input {
+    /// The file.
+    pub path: PathBuf,
+    /// Its format.
+    pub format: C1Format,
+    /// The proof type, given or detected.
+    pub proof_type: ProofType,
+    /// lotus-bench's sector number, when present.
+    pub sector_num: Option<u64>,
+    /// filecoin-proofs' `SealCommitPhase1Output` as JSON.
+    output: Map<String, Value>,
+}
+
+fn partitions(output: &Map<String, Value>) -> Option<&Vec<Value>> {
+    output.get("vanilla_proofs")?.as_array()
+}
+
+/// The sector size of raw vanilla proofs: comm_d's binary tree has one
+/// leaf per 32 bytes, so its inclusion path length is log2(size / 32).
+fn sector_size_of(output: &Map<String, Value>) -> Option<u64> {
+    let proof = partitions(output)?.first()?.as_array()?.first()?;
+    let depth = proof
+        .pointer("/comm_d_proofs/data/Single/path/path")?
+        .as_array()?
+        .len();
+    (depth < 58).then(|| 32u64 << depth)
+}
+
+impl C1Input {
+    /// Reads and recognises `path`. `proof_type` overrides detection for
+    /// filecoin-proofs' format, which does not name its proof type.
+    pub fn read(path: &Path, proof_type: Option<ProofType>) -> Result<Self, C1Error> {
+        let fail = |what: String| C1Error {
+            path: path.to_owned(),
+            what,
+        };
+        let text = std::fs::read(path).map_err(|e| fail(format!("cannot read: {e}")))?;
+        let json: Value =
+            serde_json::from_slice(&text).map_err(|e| fail(format!("not valid JSON: {e}")))?;
+        let Value::Object(mut object) = json else {
+            return Err(fail(
+                "expected a JSON object (a C1 output or a lotus-bench c1.json)".into(),
+            ));
+        };
+        let (format, sector_num, expected_size) = if let Some(wrapped) = object.get("Phase1Out") {
+            let encoded = wrapped
+                .as_str()
+                .ok_or_else(|| fail("Phase1Out is not a string".into()))?;
+            let inner = base64::engine::general_purpose::STANDARD
+                .decode(encoded.trim())
+                .map_err(|e| fail(format!("Phase1Out is not base64: {e}")))?;
+            let sector_num = object.get("SectorNum").and_then(Value::as_u64);
+            let size = object.get("SectorSize").and_then(Value::as_u64);
+            let inner: Value = serde_json::from_slice(&inner)
+                .map_err(|e| fail(format!("Phase1Out is not JSON: {e}")))?;
+            object = match inner {
+                Value::Object(inner) => inner,
+                _ => return Err(fail("Phase1Out does not hold a JSON object".into())),
+            };
+            (C1Format::LotusBench, sector_num, size)
+        } else if object.contains_key("registered_proof") {
+            (C1Format::FilecoinProofsApi, None, None)
+        } else {
+            (C1Format::FilecoinProofs, None, None)
+        };
+
+        let proof_type = match format {
+            C1Format::FilecoinProofs => match proof_type {
+                Some(given) => given,
+                None => Self::detect(&object).map_err(fail)?,
+            },
+            _ => {
+                let name = object
+                    .get("registered_proof")
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| fail("missing registered_proof".into()))?;
+                let named = ProofType::from_name(name)
+                    .ok_or_else(|| fail(format!("unknown registered_proof {name:?}")))?;
+                // Unwrap {"StackedDrg2KiBV1": [[...]]} into the raw partitions.
+                let wrapped = object
+                    .remove("vanilla_proofs")
+                    .ok_or_else(|| fail("missing vanilla_proofs".into()))?;
+                let Value::Object(mut wrapped) = wrapped else {
+                    return Err(fail("vanilla_proofs is not keyed by proof type".into()));
+                };
+                let raw = (wrapped.len() == 1)
+                    .then(|| wrapped.values_mut().next().map(Value::take))
+                    .flatten()
+                    .ok_or_else(|| {
+                        fail("vanilla_proofs must hold exactly one proof type".into())
+                    })?;
+                object.insert("vanilla_proofs".into(), raw);
+                named
+            }
+        };
+        if let Some(size) = expected_size.filter(|&s| s != proof_type.sector_size) {
+            return Err(fail(format!(
+                "SectorSize {size} differs from the proof type {proof_type}"
+            )));
+        }
+        if let Some(found) = sector_size_of(&object).filter(|&s| s != proof_type.sector_size) {
+            return Err(fail(format!(
+                "the vanilla proofs are for {found}-byte sectors, not for {proof_type}"
+            )));
+        }
+        Ok(Self {
+            path: path.to_owned(),
+            format,
+            proof_type,
+            sector_num,
+            output: object,
+        })
+    }
+
+    fn detect(output: &Map<String, Value>) -> Result<ProofType, String> {
+        let size = sector_size_of(output)
+            .ok_or("no vanilla proofs with a comm_d inclusion path: not a C1 output")?;
+        let interactive = ProofType::interactive(size)
+            .ok_or(format!("{size}-byte sectors have no registered seal proof"))?;
+        let count = partitions(output).map_or(0, Vec::len);
+        let non_interactive = ProofType {
+            variant: Variant::NonInteractive,
+            ..interactive
+        };
+        if count == usize::from(interactive.config().partitions) {
+            Ok(interactive)
+        } else if count == usize::from(non_interactive.config().partitions) {
+            Ok(non_interactive)
+        } else {
+            Err(format!(
+                "{count} partitions fit no registered proof type of {size}-byte sectors"
+            ))
+        }
+    }
+
+    /// The C1 output as filecoin-proofs' type for the sector shape `Tree`.
+    pub fn phase1_output<Tree: 'static + MerkleTreeTrait>(
+        &self,
+    ) -> Result<SealCommitPhase1Output<Tree>, C1Error> {
+        serde_json::from_value(Value::Object(self.output.clone())).map_err(|e| C1Error {
+            path: self.path.clone(),
+            what: format!("not a {} C1 output: {e}", self.proof_type),
+        })
+    }
+}

@@ -1,0 +1,22 @@
+//! Spinners for long steps (hidden when stderr is not a terminal).
+
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+/// Runs `work` under a spinner saying `message`, then prints how long it took.
+pub fn step<T>(message: &str, work: impl FnOnce() -> T) -> T {
+    let spinner = ProgressBar::new_spinner();
+    spinner.set_style(
+        ProgressStyle::with_template("{spinner} {msg} ({elapsed})").expect("valid template"),
+    );
+    spinner.set_message(message.to_owned());
+    spinner.enable_steady_tick(Duration::from_millis(120));
+    let result = work();
+    spinner.finish_and_clear();
+    eprintln!(
+        "{message}: done in {:.1} s",
+        spinner.elapsed().as_secs_f64()
+    );
+    result
+}

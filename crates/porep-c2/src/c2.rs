@@ -180,3 +180,16 @@ fn run_shape<Tree: 'static + MerkleTreeTrait>(
         verify_seal: verify_seal_time,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::prover_id_of_miner;
+
+    #[test]
+    fn prover_id_is_the_id_address_payload() {
+        // f01000: LEB128 of 1000 is e8 07.
+        assert_eq!(prover_id_of_miner(1000)[..3], [0xe8, 0x07, 0]);
+        assert_eq!(prover_id_of_miner(5)[..2], [5, 0]);
+        assert_eq!(prover_id_of_miner(0), [0; 32]);
+    }
+}

@@ -1,0 +1,173 @@
+//! `pce-prover demo` and `pce-prover c2` through the binary: real proofs
+//! of 2 KiB sectors checked by verify_seal, and failures that leave no
+//! output behind. Test parameters are shared through
+//! `target/tmp/filecoin-proof-parameters` (generated once).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::Mutex;
+
+use base64::Engine;
+use porep_c2::params::ensure_test_params;
+use porep_c2::proof_type::ProofType;
+use porep_c2::test_sector::seal_2kib;
+use serde_json::json;
+
+static PARAMS: Mutex<()> = Mutex::new(());
+
+fn shared_parameter_cache() -> PathBuf {
+    let _guard = PARAMS.lock().unwrap();
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("filecoin-proof-parameters");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::env::set_var("FIL_PROOFS_PARAMETER_CACHE", &dir);
+    ensure_test_params(ProofType::interactive(2048).unwrap(), 0, false).unwrap();
+    dir
+}
+
+fn pce_prover(args: &[&str], cache: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pce-prover"))
+        .args(args)
+        .env(
+            "PCE_BACKEND_DIR",
+            std::env::current_exe().unwrap().parent().unwrap(),
+        )
+        .env("FIL_PROOFS_PARAMETER_CACHE", cache)
+        .output()
+        .unwrap()
+}
+
+fn text(output: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+#[test]
+fn demo_proves_a_fresh_sector() {
+    let cache = shared_parameter_cache();
+    let output = pce_prover(&["demo"], &cache);
+    let out = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{out}");
+    assert!(
+        out.contains("proof (StackedDrg2KiBV1_1, 192 bytes)"),
+        "{out}"
+    );
+    assert!(out.contains("verify_seal accepted the proof"), "{out}");
+}
+
+#[test]
+fn c2_proves_a_lotus_bench_file_and_writes_a_report() {
+    let cache = shared_parameter_cache();
+    let work = tempfile::tempdir().unwrap();
+    let sector = seal_2kib(5, work.path()).unwrap();
+    let mut api = serde_json::to_value(&sector.c1).unwrap();
+    let raw = api["vanilla_proofs"].take();
+    api["vanilla_proofs"] = json!({ "StackedDrg2KiBV1": raw });
+    api["registered_proof"] = json!("StackedDrg2KiBV1_1");
+    let wrapper = json!({
+        "SectorNum": u64::from(sector.sector_id),
+        "Phase1Out": base64::engine::general_purpose::STANDARD.encode(serde_json::to_vec(&api).unwrap()),
+        "SectorSize": 2048,
+    });
+    let c1 = work.path().join("c1.json");
+    std::fs::write(&c1, serde_json::to_vec(&wrapper).unwrap()).unwrap();
+    let proof = work.path().join("proof.hex");
+    let report = work.path().join("report.json");
+    let prover_id = hex::encode(sector.prover_id);
+    let args = [
+        "c2",
+        "--c1",
+        c1.to_str().unwrap(),
+        "--out",
+        proof.to_str().unwrap(),
+        "--format",
+        "hex",
+    ];
+    let output = pce_prover(
+        &[
+            &args[..],
+            &[
+                "--prover-id",
+                &prover_id,
+                "--report",
+                report.to_str().unwrap(),
+            ],
+        ]
+        .concat(),
+        &cache,
+    );
+    let out = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{out}");
+    assert!(out.contains("verify_seal accepted the proof"), "{out}");
+    assert_eq!(std::fs::read_to_string(&proof).unwrap().trim().len(), 384);
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    assert!(
+        report["seconds"]["prove"].as_f64().unwrap() > 0.0,
+        "{report}"
+    );
+    assert!(report["peak_rss_bytes"].as_u64().unwrap() > 0, "{report}");
+    assert_eq!(
+        std::fs::read_dir(work.path())
+            .unwrap()
+            .filter(|e| e
+                .as_ref()
+                .unwrap()
+                .path()
+                .to_string_lossy()
+                .ends_with(".tmp"))
+            .count(),
+        0
+    );
+}
+
+#[test]
+fn failures_leave_no_output_behind() {
+    let work = tempfile::tempdir().unwrap();
+    let out = work.path().join("proof.bin");
+
+    let bad = work.path().join("bad.json");
+    std::fs::write(&bad, "{ truncated").unwrap();
+    let output = pce_prover(
+        &[
+            "c2",
+            "--c1",
+            bad.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        work.path(),
+    );
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        text(&output).contains("bad.json: not valid JSON"),
+        "{}",
+        text(&output)
+    );
+    assert!(!out.exists());
+
+    let sector = seal_2kib(6, work.path()).unwrap();
+    let c1 = work.path().join("c1.json");
+    std::fs::write(&c1, serde_json::to_vec(&sector.c1).unwrap()).unwrap();
+    let empty_cache = work.path().join("no-params");
+    std::fs::create_dir_all(&empty_cache).unwrap();
+    let output = pce_prover(
+        &[
+            "c2",
+            "--c1",
+            c1.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &empty_cache,
+    );
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        text(&output).contains("missing parameters for StackedDrg2KiBV1_1"),
+        "{}",
+        text(&output)
+    );
+    assert!(!out.exists());
+}

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod backend_cmd;
+mod bench_cmd;
 mod c2_cmd;
 mod demo_cmd;
 mod params_cmd;
@@ -63,6 +64,9 @@ enum Command {
     /// Manage Groth16 parameters.
     #[command(subcommand)]
     Params(params_cmd::ParamsCommand),
+    /// Benchmarks against filecoin-proofs.
+    #[command(subcommand)]
+    Bench(bench_cmd::BenchCommand),
 }
 
 fn main() -> ExitCode {
@@ -79,6 +83,7 @@ fn main() -> ExitCode {
         Command::C2(args) => c2_cmd::c2(args),
         Command::Demo(args) => demo_cmd::demo(args),
         Command::Params(command) => params_cmd::params(command),
+        Command::Bench(command) => bench_cmd::bench(command),
     };
     match result {
         Ok(code) => code,

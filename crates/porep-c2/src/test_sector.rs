@@ -44,13 +44,18 @@ pub fn config_2kib() -> PoRepConfig {
 }
 
 /// Seals a 2 KiB sector of random data in `workdir` (which must exist)
-/// and runs commit phase 1 on it.
+/// and runs commit phase 1 on it, for a random prover id.
 pub fn seal_2kib(seed: u64, workdir: &Path) -> Result<TestSector, C2Error> {
+    let prover_id: ProverId = ChaCha20Rng::seed_from_u64(!seed).gen();
+    seal_2kib_for(seed, workdir, prover_id)
+}
+
+/// [`seal_2kib`] for a given prover id (e.g. one derived from a miner id).
+pub fn seal_2kib_for(seed: u64, workdir: &Path, prover_id: ProverId) -> Result<TestSector, C2Error> {
     let config = config_2kib();
     let mut rng = ChaCha20Rng::seed_from_u64(seed);
     let piece_size = UnpaddedBytesAmount::from(PaddedBytesAmount(SECTOR_SIZE_2_KIB));
     let piece: Vec<u8> = (0..piece_size.0).map(|_| rng.gen()).collect();
-    let prover_id: ProverId = rng.gen();
     let sector_id = SectorId::from(rng.gen::<u64>());
     let ticket: [u8; 32] = rng.gen();
     let mut interactive_seed: [u8; 32] = rng.gen();

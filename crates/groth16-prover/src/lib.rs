@@ -13,5 +13,5 @@ pub mod qap;
 pub mod setup;
 pub mod srs;
 
-pub use prover::{ProveError, Prover, Verification};
-pub use srs::{read_verifying_key, Srs, SrsError};
+pub use prover::{Bases, ProveError, Prover, Verification};
+pub use srs::{read_verifying_key, G1Query, Srs, SrsError, SrsFile, SrsShape};

@@ -19,12 +19,14 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use backend_api::ffi::pce_scalar;
+use backend_api::ffi::{pce_g1_projective, pce_g2_projective, pce_scalar};
 use backend_api::interop::{
     g1_affines_as_pce, g2_affines_as_pce, pce_g1_projectives, pce_g2_projectives, scalar_of,
 };
 use backend_api::{BackendError, Device, MsmBases, NttDomain, G1, G2};
-use bellperson::groth16::{prepare_verifying_key, verify_proof, PreparedVerifyingKey, Proof};
+use bellperson::groth16::{
+    prepare_verifying_key, verify_proof, PreparedVerifyingKey, Proof, VerifyingKey,
+};
 use blstrs::{Bls12, G1Projective, G2Projective, Scalar};
 use ff::Field;
 use group::Curve;
@@ -33,7 +35,7 @@ use rayon::prelude::*;
 use tracing::debug;
 
 use crate::qap::{domain_log_size, h_coefficients};
-use crate::srs::Srs;
+use crate::srs::{G1Query, Srs, SrsError, SrsFile, SrsShape};
 
 /// Why a proof could not be produced.
 #[derive(Debug, thiserror::Error)]
@@ -41,6 +43,9 @@ pub enum ProveError {
     /// A backend call failed.
     #[error(transparent)]
     Backend(#[from] BackendError),
+    /// A query could not be read from the parameter file.
+    #[error(transparent)]
+    Srs(#[from] SrsError),
     /// The PCE could not evaluate the witness.
     #[error(transparent)]
     Pce(#[from] pce_core::PceError),
@@ -77,16 +82,34 @@ pub enum Verification {
     SkipForBenchmark,
 }
 
+/// Where a prover's MSM bases come from.
+pub enum Bases<'a> {
+    /// Every query decoded and lent to the device once: for many proofs.
+    Resident(&'a Srs),
+    /// Each query decoded from the file when its MSM runs and dropped right
+    /// after: the least memory, for a single sector.
+    Streamed(&'a SrsFile),
+}
+
+/// The queries as the prover holds them.
+enum Queries<'a> {
+    Resident {
+        h: MsmBases<'a, G1>,
+        l: MsmBases<'a, G1>,
+        a: MsmBases<'a, G1>,
+        b_g1: MsmBases<'a, G1>,
+        b_g2: MsmBases<'a, G2>,
+    },
+    Streamed(&'a SrsFile),
+}
+
 /// Proves statements of one circuit with one SRS on one device.
 pub struct Prover<'a> {
     device: &'a Device,
-    srs: &'a Srs,
+    vk: &'a VerifyingKey<Bls12>,
+    shape: SrsShape,
     pvk: PreparedVerifyingKey<Bls12>,
-    h: MsmBases<'a, G1>,
-    l: MsmBases<'a, G1>,
-    a: MsmBases<'a, G1>,
-    b_g1: MsmBases<'a, G1>,
-    b_g2: MsmBases<'a, G2>,
+    queries: Queries<'a>,
     domains: Mutex<HashMap<u32, Arc<NttDomain<'a>>>>,
     verification: Verification,
 }
@@ -116,24 +139,79 @@ fn canonical(values: &[Scalar]) -> Vec<pce_scalar> {
 }
 
 impl<'a> Prover<'a> {
-    /// Lends the SRS bases to the device.
+    /// A prover over `bases` on `device` (resident bases are lent to the
+    /// device once, here).
     pub fn new(
         device: &'a Device,
-        srs: &'a Srs,
+        bases: Bases<'a>,
         verification: Verification,
     ) -> Result<Self, ProveError> {
+        let (vk, shape, queries) = match bases {
+            Bases::Resident(srs) => (
+                &srs.vk,
+                srs.shape(),
+                Queries::Resident {
+                    h: device.lend_bases::<G1>(g1_affines_as_pce(&srs.h))?,
+                    l: device.lend_bases::<G1>(g1_affines_as_pce(&srs.l))?,
+                    a: device.lend_bases::<G1>(g1_affines_as_pce(&srs.a))?,
+                    b_g1: device.lend_bases::<G1>(g1_affines_as_pce(&srs.b_g1))?,
+                    b_g2: device.lend_bases::<G2>(g2_affines_as_pce(&srs.b_g2))?,
+                },
+            ),
+            Bases::Streamed(file) => (&file.vk, file.shape(), Queries::Streamed(file)),
+        };
         Ok(Self {
             device,
-            srs,
-            pvk: prepare_verifying_key(&srs.vk),
-            h: device.lend_bases::<G1>(g1_affines_as_pce(&srs.h))?,
-            l: device.lend_bases::<G1>(g1_affines_as_pce(&srs.l))?,
-            a: device.lend_bases::<G1>(g1_affines_as_pce(&srs.a))?,
-            b_g1: device.lend_bases::<G1>(g1_affines_as_pce(&srs.b_g1))?,
-            b_g2: device.lend_bases::<G2>(g2_affines_as_pce(&srs.b_g2))?,
+            vk,
+            shape,
+            pvk: prepare_verifying_key(vk),
+            queries,
             domains: Mutex::new(HashMap::new()),
             verification,
         })
+    }
+
+    /// `batch` MSMs over the whole G1 `query`.
+    fn msm_g1(
+        &self,
+        query: G1Query,
+        batch: usize,
+        scalars: &[pce_scalar],
+    ) -> Result<Vec<pce_g1_projective>, ProveError> {
+        match &self.queries {
+            Queries::Resident { h, l, a, b_g1, .. } => {
+                let bases = match query {
+                    G1Query::H => h,
+                    G1Query::L => l,
+                    G1Query::A => a,
+                    G1Query::BG1 => b_g1,
+                };
+                Ok(self.device.msm(bases, 0, bases.len(), batch, scalars)?)
+            }
+            Queries::Streamed(file) => {
+                let points = file.g1(query)?;
+                let bases = self.device.lend_bases::<G1>(g1_affines_as_pce(&points))?;
+                Ok(self.device.msm(&bases, 0, bases.len(), batch, scalars)?)
+            }
+        }
+    }
+
+    /// `batch` MSMs over the G2 query.
+    fn msm_g2(
+        &self,
+        batch: usize,
+        scalars: &[pce_scalar],
+    ) -> Result<Vec<pce_g2_projective>, ProveError> {
+        match &self.queries {
+            Queries::Resident { b_g2, .. } => {
+                Ok(self.device.msm(b_g2, 0, b_g2.len(), batch, scalars)?)
+            }
+            Queries::Streamed(file) => {
+                let points = file.b_g2()?;
+                let bases = self.device.lend_bases::<G2>(g2_affines_as_pce(&points))?;
+                Ok(self.device.msm(&bases, 0, bases.len(), batch, scalars)?)
+            }
+        }
     }
 
     fn domain(&self, log_size: u32) -> Result<Arc<NttDomain<'a>>, BackendError> {
@@ -147,26 +225,15 @@ impl<'a> Prover<'a> {
     }
 
     fn check_shape(&self, pce: &PrecompiledCircuit, n: usize) -> Result<(), ProveError> {
-        let srs = self.srs;
+        let shape = self.shape;
+        let b = pce.b_input_density().count() + pce.b_aux_density().count();
         let expected = [
-            ("h", srs.h.len(), n - 1),
-            ("l", srs.l.len(), pce.num_aux()),
-            (
-                "a",
-                srs.a.len(),
-                pce.num_inputs() + pce.a_aux_density().count(),
-            ),
-            (
-                "b_g1",
-                srs.b_g1.len(),
-                pce.b_input_density().count() + pce.b_aux_density().count(),
-            ),
-            (
-                "b_g2",
-                srs.b_g2.len(),
-                pce.b_input_density().count() + pce.b_aux_density().count(),
-            ),
-            ("vk.ic", srs.vk.ic.len(), pce.num_inputs()),
+            ("h", shape.h, n - 1),
+            ("l", shape.l, pce.num_aux()),
+            ("a", shape.a, pce.num_inputs() + pce.a_aux_density().count()),
+            ("b_g1", shape.b_g1, b),
+            ("b_g2", shape.b_g2, b),
+            ("vk.ic", shape.ic, pce.num_inputs()),
         ];
         for (name, found, wanted) in expected {
             if found != wanted {
@@ -240,24 +307,17 @@ impl<'a> Prover<'a> {
             l_scalars.extend(aux);
         }
         let batch = witnesses.len();
-        let h = self.device.msm(&self.h, 0, n - 1, batch, &h_scalars)?;
+        let h = self.msm_g1(G1Query::H, batch, &h_scalars)?;
         drop(h_scalars);
-        let l = self
-            .device
-            .msm(&self.l, 0, self.l.len(), batch, &l_scalars)?;
+        let l = self.msm_g1(G1Query::L, batch, &l_scalars)?;
         drop(l_scalars);
-        let a = self
-            .device
-            .msm(&self.a, 0, self.a.len(), batch, &a_scalars)?;
-        let b_g1 = self
-            .device
-            .msm(&self.b_g1, 0, self.b_g1.len(), batch, &b_scalars)?;
-        let b_g2 = self
-            .device
-            .msm(&self.b_g2, 0, self.b_g2.len(), batch, &b_scalars)?;
+        let a = self.msm_g1(G1Query::A, batch, &a_scalars)?;
+        drop(a_scalars);
+        let b_g1 = self.msm_g1(G1Query::BG1, batch, &b_scalars)?;
+        let b_g2 = self.msm_g2(batch, &b_scalars)?;
         debug!("MSMs done");
 
-        let vk = &self.srs.vk;
+        let vk = self.vk;
         let proofs: Vec<Proof<Bls12>> = (0..witnesses.len())
             .map(|i| {
                 let (r, s) = (r_s[i], s_s[i]);

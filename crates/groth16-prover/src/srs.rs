@@ -8,13 +8,16 @@
 //! h_len h[h_len]   l_len l[l_len]   a_len a[a_len]   b_g1_len b_g1[..]   b_g2_len b_g2[..]
 //! ```
 //!
-//! The file is memory-mapped and each query decoded in parallel. Points are
+//! The file is read with positioned reads, a chunk at a time, each chunk
+//! decoded in parallel: no mapping of the whole file, so memory holds only
+//! the decoded points (and [`SrsFile`] decodes one query at a time). Points are
 //! checked to be on the curve and not at infinity, as bellperson does; the
 //! subgroup check is skipped (as in filecoin-proofs, which trusts the
 //! parameter files it verified by digest), because it would cost one
 //! scalar multiplication per point. A `.vk` file holds the vk part alone.
 
 use std::fs::File;
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use bellperson::groth16::VerifyingKey;
@@ -93,58 +96,162 @@ pub struct Srs {
     pub b_g2: Vec<G2Affine>,
 }
 
-/// A cursor over the mapped file that decodes sections.
-struct Reader<'a> {
-    path: &'a Path,
-    bytes: &'a [u8],
-    offset: usize,
+/// Sizes of the queries of a parameter file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SrsShape {
+    /// Points of the H query.
+    pub h: usize,
+    /// Points of the L query.
+    pub l: usize,
+    /// Points of the A query.
+    pub a: usize,
+    /// Points of the B query in G1.
+    pub b_g1: usize,
+    /// Points of the B query in G2.
+    pub b_g2: usize,
+    /// Points of the verifying key's IC (one per input).
+    pub ic: usize,
 }
 
-impl<'a> Reader<'a> {
-    fn take(&mut self, section: &'static str, needed: usize) -> Result<&'a [u8], SrsError> {
-        let end = self
-            .offset
-            .checked_add(needed)
-            .filter(|&end| end <= self.bytes.len());
-        let Some(end) = end else {
-            return Err(SrsError::Truncated {
+/// The G1 queries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum G1Query {
+    /// `h`.
+    H,
+    /// `l`.
+    L,
+    /// `a`.
+    A,
+    /// `b_g1`.
+    BG1,
+}
+
+/// Points decoded per read: bounded memory besides the output.
+const CHUNK_POINTS: usize = 1 << 16;
+
+/// A cursor over the file that checks every length against its size.
+struct Cursor<'a> {
+    path: &'a Path,
+    file: &'a File,
+    len: u64,
+    offset: u64,
+}
+
+impl Cursor<'_> {
+    fn advance(&mut self, section: &'static str, needed: u64) -> Result<u64, SrsError> {
+        let start = self.offset;
+        match start.checked_add(needed).filter(|&end| end <= self.len) {
+            Some(end) => {
+                self.offset = end;
+                Ok(start)
+            }
+            None => Err(SrsError::Truncated {
                 path: self.path.to_owned(),
                 section,
-                offset: self.offset,
-                needed,
-                file_len: self.bytes.len(),
-            });
-        };
-        let slice = &self.bytes[self.offset..end];
-        self.offset = end;
-        Ok(slice)
+                offset: start as usize,
+                needed: needed as usize,
+                file_len: self.len as usize,
+            }),
+        }
     }
 
     fn len(&mut self, section: &'static str) -> Result<usize, SrsError> {
-        let raw = self.take(section, 4)?;
-        Ok(u32::from_be_bytes(raw.try_into().expect("4 bytes")) as usize)
+        let at = self.advance(section, 4)?;
+        let mut raw = [0u8; 4];
+        self.file
+            .read_exact_at(&mut raw, at)
+            .map_err(io_error(self.path))?;
+        Ok(u32::from_be_bytes(raw) as usize)
     }
 
-    fn points<P>(&mut self, section: &'static str, count: usize) -> Result<Vec<P>, SrsError>
+    /// Skips `count` points of `P`, returning where they start.
+    fn points<P: UncompressedEncoding>(
+        &mut self,
+        section: &'static str,
+        count: usize,
+    ) -> Result<u64, SrsError> {
+        let size = std::mem::size_of::<P::Uncompressed>() as u64;
+        self.advance(section, (count as u64).saturating_mul(size))
+    }
+
+    fn one<P>(&mut self, section: &'static str) -> Result<P, SrsError>
     where
         P: UncompressedEncoding + PrimeCurveAffine + Send,
     {
-        let size = std::mem::size_of::<P::Uncompressed>();
-        let start = self.offset;
-        let needed = count.saturating_mul(size);
-        let raw = self.take(section, needed)?;
-        raw.par_chunks_exact(size)
+        let at = self.points::<P>(section, 1)?;
+        Ok(decode_points::<P>(self.path, self.file, section, at, 1)?.remove(0))
+    }
+
+    fn vk(&mut self) -> Result<(VerifyingKey<Bls12>, usize), SrsError> {
+        let mut vk = VerifyingKey {
+            alpha_g1: self.one("vk.alpha_g1")?,
+            beta_g1: self.one("vk.beta_g1")?,
+            beta_g2: self.one("vk.beta_g2")?,
+            gamma_g2: self.one("vk.gamma_g2")?,
+            delta_g1: self.one("vk.delta_g1")?,
+            delta_g2: self.one("vk.delta_g2")?,
+            ic: vec![],
+        };
+        let count = self.len("vk.ic")?;
+        let at = self.points::<G1Affine>("vk.ic", count)?;
+        vk.ic = decode_points(self.path, self.file, "vk.ic", at, count)?;
+        Ok((vk, count))
+    }
+
+    fn finish(&self) -> Result<(), SrsError> {
+        if self.offset != self.len {
+            return Err(SrsError::TrailingBytes {
+                path: self.path.to_owned(),
+                offset: self.offset as usize,
+                extra: (self.len - self.offset) as usize,
+            });
+        }
+        Ok(())
+    }
+}
+
+fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> SrsError + '_ {
+    move |source| SrsError::Io {
+        path: path.to_owned(),
+        source,
+    }
+}
+
+/// Decodes `count` points of `section` starting at byte `at`, chunk by
+/// chunk (each chunk in parallel), checking each is on the curve and not
+/// infinity.
+fn decode_points<P>(
+    path: &Path,
+    file: &File,
+    section: &'static str,
+    at: u64,
+    count: usize,
+) -> Result<Vec<P>, SrsError>
+where
+    P: UncompressedEncoding + PrimeCurveAffine + Send,
+{
+    let size = std::mem::size_of::<P::Uncompressed>();
+    let mut out = Vec::with_capacity(count);
+    let mut buffer = vec![0u8; CHUNK_POINTS.min(count) * size];
+    for first in (0..count).step_by(CHUNK_POINTS) {
+        let n = CHUNK_POINTS.min(count - first);
+        let bytes = &mut buffer[..n * size];
+        let offset = at + (first * size) as u64;
+        file.read_exact_at(bytes, offset).map_err(io_error(path))?;
+        let decoded = bytes
+            .par_chunks_exact(size)
             .enumerate()
-            .map(|(index, chunk)| {
-                let mut repr = P::Uncompressed::default();
-                repr.as_mut().copy_from_slice(chunk);
+            .map(|(i, chunk)| {
+                let index = first + i;
                 let invalid = |what| SrsError::InvalidPoint {
-                    path: self.path.to_owned(),
+                    path: path.to_owned(),
                     section,
                     index,
-                    offset: start + index * size,
+                    offset: offset as usize + i * size,
                     what,
                 };
+                let mut repr = P::Uncompressed::default();
+                repr.as_mut().copy_from_slice(chunk);
                 let point: P = Option::from(P::from_uncompressed_unchecked(&repr))
                     .ok_or_else(|| invalid("not on the curve"))?;
                 if bool::from(point.is_identity()) {
@@ -152,91 +259,135 @@ impl<'a> Reader<'a> {
                 }
                 Ok(point)
             })
-            .collect()
+            .collect::<Result<Vec<P>, SrsError>>()?;
+        out.extend(decoded);
     }
+    Ok(out)
+}
 
-    fn section<P>(&mut self, section: &'static str) -> Result<Vec<P>, SrsError>
-    where
-        P: UncompressedEncoding + PrimeCurveAffine + Send,
-    {
-        let count = self.len(section)?;
-        self.points(section, count)
-    }
+/// A parameter file whose structure has been checked and whose queries
+/// are decoded on demand, one at a time: a prover that streams them keeps
+/// only one query in memory.
+pub struct SrsFile {
+    path: PathBuf,
+    file: File,
+    /// The verifying key.
+    pub vk: VerifyingKey<Bls12>,
+    shape: SrsShape,
+    /// Byte offsets of the points of h, l, a, b_g1, b_g2.
+    offsets: [u64; 5],
+}
 
-    fn one<P>(&mut self, section: &'static str) -> Result<P, SrsError>
-    where
-        P: UncompressedEncoding + PrimeCurveAffine + Send,
-    {
-        Ok(self.points(section, 1)?.remove(0))
-    }
-
-    fn vk(&mut self) -> Result<VerifyingKey<Bls12>, SrsError> {
-        Ok(VerifyingKey {
-            alpha_g1: self.one("vk.alpha_g1")?,
-            beta_g1: self.one("vk.beta_g1")?,
-            beta_g2: self.one("vk.beta_g2")?,
-            gamma_g2: self.one("vk.gamma_g2")?,
-            delta_g1: self.one("vk.delta_g1")?,
-            delta_g2: self.one("vk.delta_g2")?,
-            ic: self.section("vk.ic")?,
+impl SrsFile {
+    /// Opens `path`, decoding the verifying key and checking that the
+    /// query lengths account for the whole file.
+    pub fn open(path: &Path) -> Result<Self, SrsError> {
+        let file = File::open(path).map_err(io_error(path))?;
+        let len = file.metadata().map_err(io_error(path))?.len();
+        let mut cursor = Cursor {
+            path,
+            file: &file,
+            len,
+            offset: 0,
+        };
+        let (vk, ic) = cursor.vk()?;
+        let mut sections = [(0u64, 0usize); 5];
+        for (slot, name) in sections.iter_mut().zip(["h", "l", "a", "b_g1"]) {
+            let count = cursor.len(name)?;
+            *slot = (cursor.points::<G1Affine>(name, count)?, count);
+        }
+        let count = cursor.len("b_g2")?;
+        sections[4] = (cursor.points::<G2Affine>("b_g2", count)?, count);
+        cursor.finish()?;
+        let shape = SrsShape {
+            h: sections[0].1,
+            l: sections[1].1,
+            a: sections[2].1,
+            b_g1: sections[3].1,
+            b_g2: sections[4].1,
+            ic,
+        };
+        let offsets = sections.map(|(offset, _)| offset);
+        Ok(Self {
+            path: path.to_owned(),
+            file,
+            vk,
+            shape,
+            offsets,
         })
     }
 
-    fn finish(self) -> Result<(), SrsError> {
-        if self.offset != self.bytes.len() {
-            return Err(SrsError::TrailingBytes {
-                path: self.path.to_owned(),
-                offset: self.offset,
-                extra: self.bytes.len() - self.offset,
-            });
-        }
-        Ok(())
+    /// Sizes of the queries.
+    pub fn shape(&self) -> SrsShape {
+        self.shape
+    }
+
+    /// Decodes one G1 query.
+    pub fn g1(&self, query: G1Query) -> Result<Vec<G1Affine>, SrsError> {
+        let (index, name, count) = match query {
+            G1Query::H => (0, "h", self.shape.h),
+            G1Query::L => (1, "l", self.shape.l),
+            G1Query::A => (2, "a", self.shape.a),
+            G1Query::BG1 => (3, "b_g1", self.shape.b_g1),
+        };
+        decode_points(&self.path, &self.file, name, self.offsets[index], count)
+    }
+
+    /// Decodes the G2 query.
+    pub fn b_g2(&self) -> Result<Vec<G2Affine>, SrsError> {
+        decode_points(
+            &self.path,
+            &self.file,
+            "b_g2",
+            self.offsets[4],
+            self.shape.b_g2,
+        )
+    }
+
+    /// Decodes everything.
+    pub fn load(&self) -> Result<Srs, SrsError> {
+        Ok(Srs {
+            vk: self.vk.clone(),
+            h: self.g1(G1Query::H)?,
+            l: self.g1(G1Query::L)?,
+            a: self.g1(G1Query::A)?,
+            b_g1: self.g1(G1Query::BG1)?,
+            b_g2: self.b_g2()?,
+        })
     }
 }
 
-fn map(path: &Path) -> Result<memmap2::Mmap, SrsError> {
-    let io = |source| SrsError::Io {
-        path: path.to_owned(),
-        source,
-    };
-    let file = File::open(path).map_err(io)?;
-    // SAFETY: parameter files are not modified while a prover runs; a
-    // concurrent truncation could fault, as with any mapped file.
-    unsafe { memmap2::Mmap::map(&file) }.map_err(io)
-}
-
 impl Srs {
-    /// Reads a `.params` file.
+    /// Reads a `.params` file completely.
     pub fn read(path: &Path) -> Result<Self, SrsError> {
-        let mmap = map(path)?;
-        let mut reader = Reader {
-            path,
-            bytes: &mmap,
-            offset: 0,
-        };
-        let srs = Srs {
-            vk: reader.vk()?,
-            h: reader.section("h")?,
-            l: reader.section("l")?,
-            a: reader.section("a")?,
-            b_g1: reader.section("b_g1")?,
-            b_g2: reader.section("b_g2")?,
-        };
-        reader.finish()?;
-        Ok(srs)
+        SrsFile::open(path)?.load()
+    }
+
+    /// Sizes of the queries.
+    pub fn shape(&self) -> SrsShape {
+        SrsShape {
+            h: self.h.len(),
+            l: self.l.len(),
+            a: self.a.len(),
+            b_g1: self.b_g1.len(),
+            b_g2: self.b_g2.len(),
+            ic: self.vk.ic.len(),
+        }
     }
 }
 
 /// Reads a `.vk` file (the verifying key alone).
 pub fn read_verifying_key(path: &Path) -> Result<VerifyingKey<Bls12>, SrsError> {
-    let mmap = map(path)?;
-    let mut reader = Reader {
+    let file = File::open(path).map_err(io_error(path))?;
+    let len = file.metadata().map_err(io_error(path))?.len();
+    let mut cursor = Cursor {
         path,
-        bytes: &mmap,
+        file: &file,
+        len,
         offset: 0,
     };
-    let vk = reader.vk()?;
-    reader.finish()?;
+    let (vk, _) = cursor.vk()?;
+    cursor.finish()?;
     Ok(vk)
 }
 

@@ -9,7 +9,7 @@ use bellpepper_core::Circuit;
 use bellperson::groth16::{create_proof_batch, generate_random_parameters, Proof};
 use blstrs::{Bls12, Scalar};
 use ff::Field;
-use groth16_prover::{Prover, Srs, Verification};
+use groth16_prover::{Bases, Prover, Srs, SrsFile, Verification};
 use pce_core::{synthesize_witness, PrecompiledCircuit};
 use pce_testkit::random::random_circuit;
 use pce_testkit::sha256::Sha256Circuit;
@@ -35,6 +35,7 @@ fn prove_both<C: Circuit<Scalar> + Clone + Send>(
     let path = dir.path().join("test.params");
     params.write(std::fs::File::create(&path).unwrap()).unwrap();
     let srs = Srs::read(&path).unwrap();
+    let file = SrsFile::open(&path).unwrap();
 
     let r_s: Vec<Scalar> = circuits.iter().map(|_| Scalar::random(&mut rng)).collect();
     let s_s: Vec<Scalar> = circuits.iter().map(|_| Scalar::random(&mut rng)).collect();
@@ -42,13 +43,19 @@ fn prove_both<C: Circuit<Scalar> + Clone + Send>(
 
     let backend = Backend::load("cpu").unwrap();
     let device = backend.open(0).unwrap();
-    let prover = Prover::new(&device, &srs, Verification::Verify).unwrap();
     let pce = PrecompiledCircuit::extract(circuits[0].clone()).unwrap();
     let witnesses: Vec<_> = circuits
         .into_iter()
         .map(|c| synthesize_witness(c).unwrap())
         .collect();
-    let proofs = prover.prove_batch(&pce, &witnesses, &r_s, &s_s).unwrap();
+    let resident = Prover::new(&device, Bases::Resident(&srs), Verification::Verify).unwrap();
+    let proofs = resident.prove_batch(&pce, &witnesses, &r_s, &s_s).unwrap();
+    let streamed = Prover::new(&device, Bases::Streamed(&file), Verification::Verify).unwrap();
+    let streamed_proofs = streamed.prove_batch(&pce, &witnesses, &r_s, &s_s).unwrap();
+    assert_eq!(
+        proofs, streamed_proofs,
+        "streamed and resident bases prove alike"
+    );
     (
         expected.iter().map(bytes).collect(),
         proofs.iter().map(bytes).collect(),

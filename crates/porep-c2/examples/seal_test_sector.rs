@@ -7,11 +7,15 @@ use serde_json::json;
 
 fn main() -> anyhow::Result<()> {
     let mut args = std::env::args().skip(1);
-    let dir = std::path::PathBuf::from(args.next().ok_or_else(|| anyhow::anyhow!("usage: seal_test_sector DIR [SEED]"))?);
+    let dir = std::path::PathBuf::from(
+        args.next()
+            .ok_or_else(|| anyhow::anyhow!("usage: seal_test_sector DIR [SEED]"))?,
+    );
     let seed: u64 = args.next().map(|s| s.parse()).transpose()?.unwrap_or(1);
     std::fs::create_dir_all(&dir)?;
     let miner = 1000;
-    let sector = porep_c2::test_sector::seal_2kib_for(seed, &dir, porep_c2::c2::prover_id_of_miner(miner))?;
+    let sector =
+        porep_c2::test_sector::seal_2kib_for(seed, &dir, porep_c2::c2::prover_id_of_miner(miner))?;
     let mut api = serde_json::to_value(&sector.c1)?;
     let raw = api["vanilla_proofs"].take();
     api["vanilla_proofs"] = json!({ "StackedDrg2KiBV1": raw });

@@ -12,7 +12,7 @@ use backend_api::Backend;
 use blstrs::Scalar;
 use ff::Field;
 use filecoin_proofs::{verify_seal, with_shape, PoRepConfig};
-use groth16_prover::{Prover, Srs, Verification};
+use groth16_prover::{Bases, Prover, SrsFile, Verification};
 use storage_proofs_core::merkle::MerkleTreeTrait;
 use storage_proofs_core::sector::SectorId;
 
@@ -54,7 +54,8 @@ pub struct C2Outcome {
     pub device: String,
     /// Loading or recording the PCE.
     pub pce_time: Duration,
-    /// Reading the parameters.
+    /// Opening the parameters (and decoding them all, for several
+    /// partitions; a single partition decodes each query as it is used).
     pub params_time: Duration,
     /// Witness, proving and verification times.
     pub stages: StageTimes,
@@ -110,8 +111,16 @@ fn run_shape<Tree: 'static + MerkleTreeTrait>(
     let start = Instant::now();
     let pce = files.load_or_extract_pce::<Tree>(config)?;
     let pce_time = start.elapsed();
+    // One partition: decode each query when its MSM runs and drop it after
+    // (least memory). Several: decode everything once and keep it.
     let start = Instant::now();
-    let srs = Srs::read(&files.params)?;
+    let file = SrsFile::open(&files.params)?;
+    let srs = if partitions > 1 {
+        Some(file.load()?)
+    } else {
+        None
+    };
+    let bases = srs.as_ref().map_or(Bases::Streamed(&file), Bases::Resident);
     let params_time = start.elapsed();
 
     let backend = Backend::load(&options.backend)?;
@@ -124,7 +133,7 @@ fn run_shape<Tree: 'static + MerkleTreeTrait>(
             index: options.device,
         })?;
     let device = backend.open(options.device)?;
-    let prover = Prover::new(&device, &srs, Verification::Verify)?;
+    let prover = Prover::new(&device, bases, Verification::Verify)?;
     let randomness = match &options.randomness {
         Some(fixed) => fixed.clone(),
         None => (0..partitions)
@@ -141,7 +150,7 @@ fn run_shape<Tree: 'static + MerkleTreeTrait>(
         &c1,
         &pce,
         &prover,
-        &srs.vk,
+        &file.vk,
         options.partitions_in_flight,
         &randomness,
     )?;

@@ -51,7 +51,11 @@ pub fn seal_2kib(seed: u64, workdir: &Path) -> Result<TestSector, C2Error> {
 }
 
 /// [`seal_2kib`] for a given prover id (e.g. one derived from a miner id).
-pub fn seal_2kib_for(seed: u64, workdir: &Path, prover_id: ProverId) -> Result<TestSector, C2Error> {
+pub fn seal_2kib_for(
+    seed: u64,
+    workdir: &Path,
+    prover_id: ProverId,
+) -> Result<TestSector, C2Error> {
     let config = config_2kib();
     let mut rng = ChaCha20Rng::seed_from_u64(seed);
     let piece_size = UnpaddedBytesAmount::from(PaddedBytesAmount(SECTOR_SIZE_2_KIB));

@@ -210,6 +210,13 @@ impl Cursor<'_> {
     }
 }
 
+/// Opens `path` and returns it with its length.
+fn open_sized(path: &Path) -> Result<(File, u64), SrsError> {
+    let file = File::open(path).map_err(io_error(path))?;
+    let len = file.metadata().map_err(io_error(path))?.len();
+    Ok((file, len))
+}
+
 fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> SrsError + '_ {
     move |source| SrsError::Io {
         path: path.to_owned(),
@@ -378,8 +385,7 @@ impl Srs {
 
 /// Reads a `.vk` file (the verifying key alone).
 pub fn read_verifying_key(path: &Path) -> Result<VerifyingKey<Bls12>, SrsError> {
-    let file = File::open(path).map_err(io_error(path))?;
-    let len = file.metadata().map_err(io_error(path))?.len();
+    let (file, len) = open_sized(path)?;
     let mut cursor = Cursor {
         path,
         file: &file,

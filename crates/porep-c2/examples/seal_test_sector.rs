@@ -2,9 +2,6 @@
 //! c1.json: `cargo run --release -p porep-c2 --example seal_test_sector -- DIR [SEED]`.
 //! Prints the arguments to pass to `pce-prover bench c2`.
 
-use base64::Engine;
-use serde_json::json;
-
 fn main() -> anyhow::Result<()> {
     let mut args = std::env::args().skip(1);
     let dir = std::path::PathBuf::from(
@@ -16,15 +13,10 @@ fn main() -> anyhow::Result<()> {
     let miner = 1000;
     let sector =
         porep_c2::test_sector::seal_2kib_for(seed, &dir, porep_c2::c2::prover_id_of_miner(miner))?;
-    let mut api = serde_json::to_value(&sector.c1)?;
-    let raw = api["vanilla_proofs"].take();
-    api["vanilla_proofs"] = json!({ "StackedDrg2KiBV1": raw });
-    api["registered_proof"] = json!("StackedDrg2KiBV1_1");
-    let wrapper = json!({
-        "SectorNum": u64::from(sector.sector_id),
-        "Phase1Out": base64::engine::general_purpose::STANDARD.encode(serde_json::to_vec(&api)?),
-        "SectorSize": 2048,
-    });
+    let proof_type =
+        porep_c2::proof_type::ProofType::interactive(2048).expect("2 KiB is registered");
+    let wrapper =
+        porep_c2::c1::lotus_bench_json(&sector.c1, proof_type, u64::from(sector.sector_id));
     let path = dir.join("c1.json");
     std::fs::write(&path, serde_json::to_vec(&wrapper)?)?;
     println!("--c1 {} --miner-id {miner}", path.display());

@@ -8,13 +8,14 @@
 //! - filecoin-proofs-api's (`registered_proof` names the proof type, and
 //!   `vanilla_proofs` is wrapped in an object keyed like `StackedDrg2KiBV1`);
 //! - lotus-bench's `c1.json`: `{"SectorNum", "Phase1Out", "SectorSize"}`
-//!   with `Phase1Out` the base64 of the filecoin-proofs-api JSON.
+//!   with `Phase1Out` the base64 of the filecoin-proofs-api JSON
+//!   ([`lotus_bench_json`] writes it).
 
 use std::path::{Path, PathBuf};
 
 use base64::Engine;
 use filecoin_proofs::SealCommitPhase1Output;
-use serde_json::{Map, Value};
+use serde_json::{json, Map, Value};
 use storage_proofs_core::merkle::MerkleTreeTrait;
 
 use crate::proof_type::{ProofType, Variant};
@@ -186,4 +187,27 @@ impl C1Input {
             what: format!("not a {} C1 output: {e}", self.proof_type),
         })
     }
+}
+
+/// `c1` as lotus-bench writes it: `{"SectorNum", "Phase1Out", "SectorSize"}`
+/// with `Phase1Out` the base64 of filecoin-proofs-api's JSON (the proof type
+/// named, the vanilla proofs keyed by their sector shape).
+pub fn lotus_bench_json<Tree: 'static + MerkleTreeTrait>(
+    c1: &SealCommitPhase1Output<Tree>,
+    proof_type: ProofType,
+    sector_num: u64,
+) -> Value {
+    let mut api = serde_json::to_value(c1).expect("C1 outputs serialise");
+    let raw = api["vanilla_proofs"].take();
+    // filecoin-proofs-api keys the proofs by the V1 name of the sector size.
+    let shape_key = ProofType {
+        variant: Variant::V1,
+        ..proof_type
+    }
+    .to_string();
+    api["vanilla_proofs"] = json!({ shape_key: raw });
+    api["registered_proof"] = json!(proof_type.to_string());
+    let encoded = base64::engine::general_purpose::STANDARD
+        .encode(serde_json::to_vec(&api).expect("JSON values serialise"));
+    json!({ "SectorNum": sector_num, "Phase1Out": encoded, "SectorSize": proof_type.sector_size })
 }

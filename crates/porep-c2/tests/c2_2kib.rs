@@ -8,18 +8,16 @@
 
 use std::path::PathBuf;
 
-use base64::Engine;
 use bellperson::groth16::{create_proof_batch, Parameters};
 use blstrs::{Bls12, Scalar};
 use ff::Field;
-use porep_c2::c1::{C1Format, C1Input};
+use porep_c2::c1::{lotus_bench_json, C1Format, C1Input};
 use porep_c2::c2::{run, C2Options};
 use porep_c2::params::ensure_test_params;
 use porep_c2::partition::partition_circuits;
 use porep_c2::test_sector::seal_2kib;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use serde_json::json;
 
 fn shared_parameter_cache() -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("filecoin-proof-parameters");
@@ -71,15 +69,7 @@ fn c2_of_a_2kib_sector_verifies_and_equals_bellperson() {
     );
 
     // The lotus-bench wrapper of the same C1 output (filecoin-proofs-api JSON inside).
-    let mut api = serde_json::to_value(&sector.c1).unwrap();
-    let raw = api["vanilla_proofs"].take();
-    api["vanilla_proofs"] = json!({ "StackedDrg2KiBV1": raw });
-    api["registered_proof"] = json!("StackedDrg2KiBV1_1");
-    let wrapper = json!({
-        "SectorNum": u64::from(sector.sector_id),
-        "Phase1Out": base64::engine::general_purpose::STANDARD.encode(serde_json::to_vec(&api).unwrap()),
-        "SectorSize": 2048,
-    });
+    let wrapper = lotus_bench_json(&sector.c1, input.proof_type, u64::from(sector.sector_id));
     let lotus_path = work.path().join("lotus-c1.json");
     std::fs::write(&lotus_path, serde_json::to_vec(&wrapper).unwrap()).unwrap();
     let lotus = C1Input::read(&lotus_path, None).unwrap();

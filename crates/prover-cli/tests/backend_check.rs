@@ -2,33 +2,14 @@
 //! broken plugins give failing rows or clear errors with distinct exit
 //! codes, and the host never crashes.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod common;
 
-/// The directory where cargo put the plugin libraries built for these tests.
-fn plugin_dir() -> PathBuf {
-    std::env::current_exe()
-        .unwrap()
-        .parent()
-        .unwrap()
-        .to_owned()
-}
+use std::ffi::OsStr;
 
-fn pce_prover(args: &[&str], mode: &str) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pce-prover"))
-        .args(args)
-        .env("PCE_BACKEND_DIR", plugin_dir())
-        .env("PCE_TEST_PLUGIN_MODE", mode)
-        .output()
-        .unwrap()
-}
+use common::{plugin_dir, text};
 
-fn text(output: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
+fn pce_prover(args: &[&str], mode: &str) -> std::process::Output {
+    common::pce_prover(args, &[("PCE_TEST_PLUGIN_MODE", OsStr::new(mode))])
 }
 
 const SMALL: [&str; 6] = [

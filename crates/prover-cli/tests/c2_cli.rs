@@ -3,15 +3,18 @@
 //! output behind. Test parameters are shared through
 //! `target/tmp/filecoin-proof-parameters` (generated once).
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::sync::Mutex;
 
-use base64::Engine;
+use common::text;
+
+use porep_c2::c1::lotus_bench_json;
 use porep_c2::params::ensure_test_params;
 use porep_c2::proof_type::ProofType;
 use porep_c2::test_sector::seal_2kib;
-use serde_json::json;
 
 static PARAMS: Mutex<()> = Mutex::new(());
 
@@ -25,23 +28,7 @@ fn shared_parameter_cache() -> PathBuf {
 }
 
 fn pce_prover(args: &[&str], cache: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pce-prover"))
-        .args(args)
-        .env(
-            "PCE_BACKEND_DIR",
-            std::env::current_exe().unwrap().parent().unwrap(),
-        )
-        .env("FIL_PROOFS_PARAMETER_CACHE", cache)
-        .output()
-        .unwrap()
-}
-
-fn text(output: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
+    common::pce_prover(args, &[("FIL_PROOFS_PARAMETER_CACHE", cache.as_os_str())])
 }
 
 #[test]
@@ -62,15 +49,11 @@ fn c2_proves_a_lotus_bench_file_and_writes_a_report() {
     let cache = shared_parameter_cache();
     let work = tempfile::tempdir().unwrap();
     let sector = seal_2kib(5, work.path()).unwrap();
-    let mut api = serde_json::to_value(&sector.c1).unwrap();
-    let raw = api["vanilla_proofs"].take();
-    api["vanilla_proofs"] = json!({ "StackedDrg2KiBV1": raw });
-    api["registered_proof"] = json!("StackedDrg2KiBV1_1");
-    let wrapper = json!({
-        "SectorNum": u64::from(sector.sector_id),
-        "Phase1Out": base64::engine::general_purpose::STANDARD.encode(serde_json::to_vec(&api).unwrap()),
-        "SectorSize": 2048,
-    });
+    let wrapper = lotus_bench_json(
+        &sector.c1,
+        ProofType::interactive(2048).unwrap(),
+        u64::from(sector.sector_id),
+    );
     let c1 = work.path().join("c1.json");
     std::fs::write(&c1, serde_json::to_vec(&wrapper).unwrap()).unwrap();
     let proof = work.path().join("proof.hex");

@@ -5,6 +5,7 @@ use pce_core::PrecompiledCircuit;
 use porep_c2::c1::C1Input;
 use porep_c2::c2::{run, C2Options};
 use porep_c2::cache::CircuitFiles;
+use porep_c2::proof_type::{ProofType, Variant};
 use porep_c2::test_sector::seal_2kib;
 use porep_c2::C2Error;
 
@@ -50,6 +51,29 @@ fn bad_inputs_are_clear_errors_and_a_corrupt_pce_is_rebuilt() {
         "wrong-size.json",
         &api.to_string(),
         "are for 2048-byte sectors, not for StackedDrg8MiBV1_1",
+    );
+
+    // filecoin-proofs JSON names no proof type: the variant follows from
+    // the number of partitions (a non-interactive 2 KiB sector has more).
+    let ni = ProofType {
+        variant: Variant::NonInteractive,
+        ..ProofType::interactive(2048).unwrap()
+    };
+    let mut many = serde_json::to_value(&sector.c1).unwrap();
+    let partition = many["vanilla_proofs"][0].clone();
+    let ni_partitions = usize::from(ni.config().partitions);
+    assert!(ni_partitions > 1);
+    many["vanilla_proofs"] = serde_json::Value::Array(vec![partition; ni_partitions]);
+    let ni_path = work.path().join("ni.json");
+    std::fs::write(&ni_path, many.to_string()).unwrap();
+    assert_eq!(C1Input::read(&ni_path, None).unwrap().proof_type, ni);
+    let mut odd = many.clone();
+    odd["vanilla_proofs"].as_array_mut().unwrap().pop();
+    expect_c1_error(
+        work.path(),
+        "odd.json",
+        &odd.to_string(),
+        "partitions fit no registered proof type",
     );
 
     let c1_path = work.path().join("c1.json");

@@ -164,6 +164,7 @@ pub fn generate_random_parameters(
     let b_g1 = g1_table.mul_all(&b_scalars);
     let b_g2 = g2_table.mul_all(&b_scalars);
     let ic = g1_table.mul_all(&ic_scalars);
+    info!("query points computed");
 
     let (g1, g2) = (g1.to_affine(), g2.to_affine());
     let vk = VerifyingKey::<Bls12> {

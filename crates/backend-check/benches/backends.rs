@@ -18,14 +18,14 @@ use backend_api::interop::{
     scalars_as_fr_mut,
 };
 use backend_api::{Backend, NttDirection, G1, G2};
+use backend_check::{points, Scalars};
 use bellperson::domain::EvaluationDomain;
 use blst::MultiPoint;
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 use ec_gpu_gen::multiexp_cpu::{multiexp_cpu, FullDensity};
 use ec_gpu_gen::threadpool::Worker;
 use ff::{Field, PrimeField};
-use group::{Curve, Group};
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 fn arg(args: &[String], name: &str, default: &str) -> String {
@@ -45,32 +45,6 @@ fn best<T>(reps: usize, mut f: impl FnMut() -> T) -> Duration {
         })
         .min()
         .expect("at least one run")
-}
-
-fn points<C: Curve + Group<Scalar = Scalar>>(n: usize, rng: &mut ChaCha8Rng) -> Vec<C::AffineRepr>
-where
-    C::AffineRepr: Default + Copy,
-{
-    let step = C::generator() * Scalar::random(&mut *rng);
-    let mut next = C::generator() * Scalar::random(&mut *rng);
-    let projective: Vec<C> = (0..n)
-        .map(|_| {
-            let p = next;
-            next += step;
-            p
-        })
-        .collect();
-    let mut affine = vec![C::AffineRepr::default(); n];
-    C::batch_normalize(&projective, &mut affine);
-    affine
-}
-
-fn porep_mix(rng: &mut ChaCha8Rng) -> Scalar {
-    match rng.gen_range(0..100) {
-        0..=59 => Scalar::ZERO,
-        60..=95 => Scalar::ONE,
-        _ => Scalar::random(rng),
-    }
 }
 
 fn ms(d: Duration) -> String {
@@ -100,13 +74,13 @@ fn main() {
     println!("ratio = baseline time / plugin time (> 1: the plugin is faster)");
 
     let g1_all: Vec<G1Affine> =
-        points::<G1Projective>(if run_msm { 1 << max_log } else { 0 }, &mut rng);
+        points::<G1Projective>(if run_msm { 1 << max_log } else { 0 }, false, &mut rng);
     for log in (min_log..=max_log).filter(|_| run_msm) {
         let n = 1usize << log;
         let reps = if log < 19 { 3 } else { 1 };
         let pts = &g1_all[..n];
         let random: Vec<Scalar> = (0..n).map(|_| Scalar::random(&mut rng)).collect();
-        let mix: Vec<Scalar> = (0..n).map(|_| porep_mix(&mut rng)).collect();
+        let mix: Vec<Scalar> = (0..n).map(|_| Scalars::PoRepMix.draw(&mut rng)).collect();
         let bases = device
             .lend_bases::<G1>(g1_affines_as_pce(pts))
             .expect("bases");
@@ -146,7 +120,7 @@ fn main() {
     drop(g1_all);
 
     let g2_all: Vec<G2Affine> =
-        points::<G2Projective>(if run_msm { 1 << max_log_g2 } else { 0 }, &mut rng);
+        points::<G2Projective>(if run_msm { 1 << max_log_g2 } else { 0 }, false, &mut rng);
     for log in (min_log..=max_log_g2).filter(|_| run_msm) {
         let n = 1usize << log;
         let reps = if log < 19 { 3 } else { 1 };

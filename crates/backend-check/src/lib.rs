@@ -17,6 +17,8 @@
 mod msm;
 mod ntt;
 
+pub use msm::{points, Scalars};
+
 use backend_api::{BackendError, Device};
 
 /// Largest sizes to check.

@@ -55,17 +55,23 @@ impl CheckedGroup for G2 {
 
 /// How the scalars of a case are drawn.
 #[derive(Debug, Clone, Copy)]
-enum Scalars {
+pub enum Scalars {
+    /// Uniformly random.
     Random,
+    /// All zero.
     Zero,
+    /// All one.
     One,
+    /// All r − 1.
     MinusOne,
-    /// Mostly 0 and 1 like a PoRep witness, with some random and r − 1.
+    /// Mostly 0 and 1 like a PoRep witness (60 % zero, 36 % one), with
+    /// some r − 1 and random values.
     PoRepMix,
 }
 
 impl Scalars {
-    fn draw(self, rng: &mut ChaCha8Rng) -> Scalar {
+    /// One scalar of this kind.
+    pub fn draw(self, rng: &mut ChaCha8Rng) -> Scalar {
         match self {
             Scalars::Random => Scalar::random(rng),
             Scalars::Zero => Scalar::ZERO,
@@ -81,11 +87,16 @@ impl Scalars {
     }
 }
 
-/// Distinct points, with every 7th replaced by infinity and some repeated
-/// or negated when `awkward` is set.
-fn points<G: CheckedGroup>(n: usize, awkward: bool, rng: &mut ChaCha8Rng) -> Vec<G::Affine> {
-    let step = G::Curve::generator() * Scalar::random(&mut *rng);
-    let mut next = G::Curve::generator() * Scalar::random(&mut *rng);
+/// `n` distinct random points of `C` (consecutive multiples of a random
+/// step, cheap to make), with every 7th replaced by infinity and some
+/// repeated or negated when `awkward` is set.
+pub fn points<C>(n: usize, awkward: bool, rng: &mut ChaCha8Rng) -> Vec<C::AffineRepr>
+where
+    C: Curve + Group<Scalar = Scalar>,
+    C::AffineRepr: PrimeCurveAffine,
+{
+    let step = C::generator() * Scalar::random(&mut *rng);
+    let mut next = C::generator() * Scalar::random(&mut *rng);
     let mut projective = Vec::with_capacity(n);
     for _ in 0..n {
         projective.push(next);
@@ -94,15 +105,15 @@ fn points<G: CheckedGroup>(n: usize, awkward: bool, rng: &mut ChaCha8Rng) -> Vec
     if awkward {
         for i in 0..n {
             match i % 7 {
-                3 => projective[i] = G::Curve::identity(),
+                3 => projective[i] = C::identity(),
                 5 => projective[i] = projective[i / 2],
                 6 => projective[i] = -projective[i - 1],
                 _ => {}
             }
         }
     }
-    let mut affine = vec![G::Affine::identity(); n];
-    G::Curve::batch_normalize(&projective, &mut affine);
+    let mut affine = vec![C::AffineRepr::identity(); n];
+    C::batch_normalize(&projective, &mut affine);
     affine
 }
 
@@ -139,7 +150,7 @@ fn case<G: CheckedGroup>(
     awkward: bool,
     rng: &mut ChaCha8Rng,
 ) -> Result<bool, BackendError> {
-    let points = points::<G>(offset + n, awkward, rng);
+    let points = points::<G::Curve>(offset + n, awkward, rng);
     let values: Vec<Scalar> = (0..n * batch).map(|_| scalars.draw(rng)).collect();
     let bases = device.upload_bases::<G::Abi>(G::abi_points(&points))?;
     let abi_scalars: Vec<_> = values.iter().map(scalar_of).collect();

@@ -120,22 +120,19 @@ pub fn generate_random_parameters(
         return Err(SetupError::Unconstrained(i));
     }
     let z_over_delta = (tau.pow_vartime([n as u64]) - Scalar::ONE) * delta_inv;
-    let h_scalars: Vec<Scalar> = (0..n - 1)
-        .into_par_iter()
-        .with_min_len(1 << 14)
-        .map_init(
-            || None,
-            |state: &mut Option<(usize, Scalar)>, i| {
-                // τ^i · Z(τ)/δ, advancing from the previous index where possible.
-                let value = match *state {
-                    Some((prev, value)) if prev + 1 == i => value * tau,
-                    _ => tau.pow_vartime([i as u64]) * z_over_delta,
-                };
-                *state = Some((i, value));
-                value
-            },
-        )
-        .collect();
+    // τ^i · Z(τ)/δ for i < n − 1, each chunk starting from its own power.
+    const CHUNK: usize = 1 << 14;
+    let mut h_scalars = vec![Scalar::ZERO; n - 1];
+    h_scalars
+        .par_chunks_mut(CHUNK)
+        .enumerate()
+        .for_each(|(c, chunk)| {
+            let mut value = tau.pow_vartime([(c * CHUNK) as u64]) * z_over_delta;
+            for slot in chunk {
+                *slot = value;
+                value *= tau;
+            }
+        });
     let nonzero = |values: &[Scalar]| -> Vec<Scalar> {
         values
             .iter()

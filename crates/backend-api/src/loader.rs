@@ -45,10 +45,8 @@ pub fn search_dirs() -> Vec<PathBuf> {
         .ok()
         .and_then(|exe| exe.parent().map(Path::to_owned))
     {
-        dirs.push(exe_dir.join("backends"));
-        dirs.push(exe_dir);
-        let n = dirs.len();
-        dirs.swap(n - 2, n - 1);
+        let backends = exe_dir.join("backends");
+        dirs.extend([exe_dir, backends]);
     }
     dirs
 }

@@ -14,6 +14,9 @@ use std::time::Instant;
 use filecoin_proofs::PoRepConfig;
 use pce_core::{FormatError, PceError, PrecompiledCircuit};
 use storage_proofs_core::merkle::MerkleTreeTrait;
+use storage_proofs_core::parameter_cache::{
+    parameter_cache_params_path, parameter_cache_verifying_key_path,
+};
 use tracing::{info, warn};
 
 use crate::partition::blank_circuit;
@@ -38,12 +41,8 @@ impl CircuitFiles {
         let id = config
             .get_cache_identifier::<Tree>()
             .map_err(C2Error::filecoin("circuit identifier"))?;
-        let params = config
-            .get_cache_params_path::<Tree>()
-            .map_err(C2Error::filecoin("parameter path"))?;
-        let vk = config
-            .get_cache_verifying_key_path::<Tree>()
-            .map_err(C2Error::filecoin("verifying key path"))?;
+        let params = parameter_cache_params_path(&id);
+        let vk = parameter_cache_verifying_key_path(&id);
         let pce = params.with_file_name(format!("pce-v{}-{id}.pce", pce_core::FORMAT_VERSION));
         Ok(Self {
             id,

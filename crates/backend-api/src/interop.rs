@@ -97,3 +97,20 @@ pub fn scalar_of(value: &Scalar) -> pce_scalar {
     }
     pce_scalar { l }
 }
+
+/// The generator of the NTT domain of size `2^log_size` as the ABI defines
+/// it: the field's `2^32`-th root of unity squared down, as bellperson's
+/// `EvaluationDomain` derives it. Panics unless `1 ≤ log_size ≤ 32`.
+pub fn root_of_unity(log_size: u32) -> Scalar {
+    use ff::{Field, PrimeField};
+    assert!(
+        (1..=Scalar::S).contains(&log_size),
+        "NTT size 2^{log_size} outside 2^1..=2^{}",
+        Scalar::S
+    );
+    let mut root = Scalar::ROOT_OF_UNITY;
+    for _ in log_size..Scalar::S {
+        root = root.square();
+    }
+    root
+}

@@ -88,6 +88,34 @@ impl<T> HostPoints<T> {
     }
 }
 
+/// Points a plugin keeps (e.g. MSM bases): a copy, or the host's memory
+/// when it lends it.
+pub enum Storage<T> {
+    /// Copied at upload.
+    Owned(Vec<T>),
+    /// Lent by the host until release.
+    Lent(HostPoints<T>),
+}
+
+impl<T: Copy> Storage<T> {
+    /// Keeps `points`, copying unless the host lends them.
+    pub fn new(points: HostPoints<T>) -> Self {
+        if points.resident {
+            Storage::Lent(points)
+        } else {
+            Storage::Owned(points.as_slice().to_vec())
+        }
+    }
+
+    /// The points.
+    pub fn as_slice(&self) -> &[T] {
+        match self {
+            Storage::Owned(points) => points,
+            Storage::Lent(points) => points.as_slice(),
+        }
+    }
+}
+
 /// Points of either group.
 pub enum Points {
     /// G1 points.

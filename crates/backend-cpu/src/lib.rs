@@ -12,12 +12,10 @@ use std::ffi::CStr;
 use backend_api::export_backend;
 use backend_api::ffi::{pce_fr, pce_scalar, PCE_ERR_INVALID_ARGUMENT, PCE_G1, PCE_G2};
 use backend_api::interop::{fr_as_scalars_mut, g1_as_blst, g1_from_blst, g2_as_blst, g2_from_blst};
-use backend_api::plugin::{DeviceDescription, MsmResults, Plugin, PluginError, Points};
+use backend_api::plugin::{DeviceDescription, MsmResults, Plugin, PluginError, Points, Storage};
 
 mod msm;
 mod ntt;
-
-use msm::Storage;
 
 /// The CPU backend.
 pub struct CpuBackend;

@@ -7,38 +7,10 @@
 //! Pippenger directly over the bases in place.
 
 use backend_api::ffi::pce_scalar;
-use backend_api::plugin::HostPoints;
 use blst::{blst_p1, blst_p1_add_or_double, blst_p2, blst_p2_add_or_double, MultiPoint};
 
 /// Bits of a BLS12-381 scalar.
 const SCALAR_BITS: usize = 255;
-
-/// Bases kept for MSMs: a copy, or the host's memory when it lends it.
-pub enum Storage<T> {
-    /// Copied at upload.
-    Owned(Vec<T>),
-    /// Lent by the host until release.
-    Lent(HostPoints<T>),
-}
-
-impl<T: Copy> Storage<T> {
-    /// Keeps `points`, copying unless the host lends them.
-    pub fn new(points: HostPoints<T>) -> Self {
-        if points.resident {
-            Storage::Lent(points)
-        } else {
-            Storage::Owned(points.as_slice().to_vec())
-        }
-    }
-
-    /// The points.
-    pub fn as_slice(&self) -> &[T] {
-        match self {
-            Storage::Owned(points) => points,
-            Storage::Lent(points) => points.as_slice(),
-        }
-    }
-}
 
 fn is_zero(s: &pce_scalar) -> bool {
     s.l == [0; 4]

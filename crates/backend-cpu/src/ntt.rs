@@ -11,6 +11,7 @@
 //! of the field's multiplicative generator before (forward) or after
 //! (inverse) the transform, as bellperson's `coset_fft`/`icoset_fft` do.
 
+use backend_api::interop::root_of_unity;
 use blstrs::Scalar;
 use ff::{Field, PrimeField};
 use rayon::prelude::*;
@@ -95,15 +96,7 @@ fn butterfly(lo: &mut Scalar, hi: &mut Scalar, twiddle: &Scalar) {
 impl Domain {
     /// Prepares transforms of size `2^log_n`, `1 ≤ log_n ≤ 32`.
     pub fn new(log_n: u32) -> Self {
-        assert!(
-            (1..=Scalar::S).contains(&log_n),
-            "NTT size 2^{log_n} outside 2^1..=2^{}",
-            Scalar::S
-        );
-        let mut omega = Scalar::ROOT_OF_UNITY;
-        for _ in log_n..Scalar::S {
-            omega = omega.square();
-        }
+        let omega = root_of_unity(log_n);
         let n = 1usize << log_n;
         let mut twiddles = vec![Scalar::ONE; n / 2];
         scale_by_powers(&mut twiddles, omega, Scalar::ONE);

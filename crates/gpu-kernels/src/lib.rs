@@ -1,0 +1,16 @@
+//! The GPU kernels of pce-prover and the host side of their algorithms.
+//!
+//! The kernels live in `kernels/` at the root of the repository, written
+//! once in a dialect that compiles as OpenCL C and as CUDA C++
+//! (`kernels/dialect.h`). This crate assembles them into one source
+//! ([`source`]) and holds what every GPU backend does around them on the
+//! host: splitting MSM scalars into zeros, ones and the rest and choosing
+//! the window size ([`msm`]), combining the device's partial sums, and the
+//! NTT twiddle tables and scale factors ([`ntt`]). A backend is then only
+//! the API plumbing: buffers, launches and copies.
+
+pub mod msm;
+pub mod ntt;
+mod source;
+
+pub use source::{source, source_hash};

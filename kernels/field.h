@@ -1,0 +1,123 @@
+/*
+ * field.h: Montgomery arithmetic in a prime field, a template.
+ *
+ * Included once per field after defining
+ *   FIELD         the type name (Fr, Fp), also the prefix of its functions;
+ *   FIELD_LIMBS   number of 64-bit limbs, little-endian;
+ *   FIELD_MODULUS the modulus as a brace list of limbs;
+ *   FIELD_INV     -modulus^-1 mod 2^64;
+ *   FIELD_ONE     R mod modulus (1 in Montgomery form) as a brace list.
+ * The layout is blst's (blst_fr, blst_fp), so host buffers are used as is.
+ *
+ * Both BLS12-381 moduli leave the top bit of the top limb clear. Sums of
+ * two reduced elements therefore fit in FIELD_LIMBS limbs, and the
+ * multiplication is the CIOS variant without the extra carry word.
+ */
+
+typedef struct {
+  u64 l[FIELD_LIMBS];
+} FIELD;
+
+#define F_(name) PASTE(FIELD, name)
+
+DEVICE FIELD F_(modulus)(void) {
+  FIELD m = {FIELD_MODULUS};
+  return m;
+}
+
+DEVICE FIELD F_(zero)(void) {
+  FIELD z;
+#pragma unroll
+  for (int i = 0; i < FIELD_LIMBS; i++) z.l[i] = 0;
+  return z;
+}
+
+DEVICE FIELD F_(one)(void) {
+  FIELD o = {FIELD_ONE};
+  return o;
+}
+
+DEVICE bool F_(is_zero)(FIELD a) {
+  u64 bits = 0;
+#pragma unroll
+  for (int i = 0; i < FIELD_LIMBS; i++) bits |= a.l[i];
+  return bits == 0;
+}
+
+DEVICE bool F_(eq)(FIELD a, FIELD b) {
+  u64 diff = 0;
+#pragma unroll
+  for (int i = 0; i < FIELD_LIMBS; i++) diff |= a.l[i] ^ b.l[i];
+  return diff == 0;
+}
+
+/* a - modulus if that does not borrow, else a; for a < 2 modulus. */
+DEVICE FIELD F_(reduce_once)(FIELD a) {
+  FIELD m = F_(modulus)();
+  FIELD d;
+  u64 borrow = 0;
+#pragma unroll
+  for (int i = 0; i < FIELD_LIMBS; i++) d.l[i] = sub_borrow(a.l[i], m.l[i], &borrow);
+  return borrow ? a : d;
+}
+
+DEVICE FIELD F_(add)(FIELD a, FIELD b) {
+  FIELD s;
+  u64 carry = 0;
+#pragma unroll
+  for (int i = 0; i < FIELD_LIMBS; i++) s.l[i] = add_carry(a.l[i], b.l[i], &carry);
+  return F_(reduce_once)(s);
+}
+
+DEVICE FIELD F_(sub)(FIELD a, FIELD b) {
+  FIELD d;
+  u64 borrow = 0;
+#pragma unroll
+  for (int i = 0; i < FIELD_LIMBS; i++) d.l[i] = sub_borrow(a.l[i], b.l[i], &borrow);
+  if (borrow) {
+    FIELD m = F_(modulus)();
+    u64 carry = 0;
+#pragma unroll
+    for (int i = 0; i < FIELD_LIMBS; i++) d.l[i] = add_carry(d.l[i], m.l[i], &carry);
+  }
+  return d;
+}
+
+DEVICE FIELD F_(dbl)(FIELD a) { return F_(add)(a, a); }
+
+DEVICE FIELD F_(neg)(FIELD a) { return F_(sub)(F_(zero)(), a); }
+
+/* a b R^-1 mod modulus (CIOS, one reduction step per limb of b). */
+DEVICE FIELD F_(mul)(FIELD a, FIELD b) {
+  FIELD m = F_(modulus)();
+  FIELD t = F_(zero)();
+#pragma unroll
+  for (int i = 0; i < FIELD_LIMBS; i++) {
+    u64 carry = 0;
+#pragma unroll
+    for (int j = 0; j < FIELD_LIMBS; j++) t.l[j] = mac(a.l[j], b.l[i], t.l[j], &carry);
+    u64 high = carry;
+    u64 q = t.l[0] * FIELD_INV;
+    carry = 0;
+    mac(q, m.l[0], t.l[0], &carry);
+#pragma unroll
+    for (int j = 1; j < FIELD_LIMBS; j++) t.l[j - 1] = mac(q, m.l[j], t.l[j], &carry);
+    t.l[FIELD_LIMBS - 1] = high + carry;
+  }
+  return F_(reduce_once)(t);
+}
+
+DEVICE FIELD F_(sqr)(FIELD a) { return F_(mul)(a, a); }
+
+/* a^e for a 32-bit exponent, by square and multiply. */
+DEVICE FIELD F_(pow_u32)(FIELD a, u32 e) {
+  FIELD r = F_(one)();
+  while (e) {
+    if (e & 1) r = F_(mul)(r, a);
+    a = F_(sqr)(a);
+    e >>= 1;
+  }
+  return r;
+}
+
+#undef F_

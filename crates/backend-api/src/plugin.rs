@@ -505,11 +505,32 @@ pub unsafe fn entry(
         // SAFETY: per the function contract.
         unsafe { *plugin_abi_version = vtable.abi_version };
     }
+    install_log_subscriber();
     if host_abi_version == vtable.abi_version {
         vtable
     } else {
         std::ptr::null()
     }
+}
+
+/// Sends the plugin's `tracing` events to standard error.
+///
+/// A plugin is a shared library with its own copy of `tracing`, whose
+/// events the host's subscriber never sees; without a subscriber of its own
+/// a plugin's warnings (e.g. "cache corrupt, rebuilding") would be lost.
+/// Filtered by `RUST_LOG` like the host (default: warnings), prefixed with
+/// the plugin's target. Does nothing when a subscriber is already set (a
+/// plugin linked into the host's binary shares the host's).
+fn install_log_subscriber() {
+    static INSTALL: std::sync::Once = std::sync::Once::new();
+    INSTALL.call_once(|| {
+        let filter =
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into());
+        let _already_set = tracing_subscriber::fmt()
+            .with_env_filter(filter)
+            .with_writer(std::io::stderr)
+            .try_init();
+    });
 }
 
 /// Exports `pce_backend_entry` for a type implementing [`Plugin`].

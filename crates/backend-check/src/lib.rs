@@ -11,15 +11,22 @@
 //!   offsets into the bases, against the CPU multiexp bellperson uses
 //!   (ec-gpu-gen's bucket method).
 //!
+//! - whole proofs ([`check_proofs`]): random circuits and a SHA-256
+//!   circuit proven through the backend and through a reference backend
+//!   with the same r and s must give byte-identical, valid proofs.
+//!
 //! Every case is one [`Row`] of the [`Report`]; a backend error is a failed
 //! row with the plugin's message, never a crash.
 
 mod msm;
 mod ntt;
+mod proofs;
 
 pub use msm::{points, Scalars};
 
-use backend_api::{BackendError, Device};
+use std::fmt::Display;
+
+use backend_api::Device;
 
 /// Largest sizes to check.
 #[derive(Debug, Clone, Copy)]
@@ -61,7 +68,7 @@ pub struct Report {
 }
 
 impl Report {
-    fn record(&mut self, case: String, outcome: Result<bool, BackendError>) {
+    fn record<E: Display>(&mut self, case: String, outcome: Result<bool, E>) {
         let (passed, detail) = match outcome {
             Ok(true) => (true, String::new()),
             Ok(false) => (false, "result differs from the reference".to_owned()),
@@ -88,7 +95,7 @@ impl Report {
 /// Runs every check on `device`, calling `progress` after each row.
 pub fn check(device: &Device, limits: Limits, mut progress: impl FnMut(&Row)) -> Report {
     let mut report = Report::default();
-    let mut record = |report: &mut Report, case: String, outcome| {
+    let mut record = |report: &mut Report, case: String, outcome: Result<bool, _>| {
         report.record(case, outcome);
         progress(report.rows.last().expect("just recorded"));
     };
@@ -97,6 +104,24 @@ pub fn check(device: &Device, limits: Limits, mut progress: impl FnMut(&Row)) ->
     });
     msm::check(device, limits, &mut |case, outcome| {
         record(&mut report, case, outcome)
+    });
+    report
+}
+
+/// Proves `random_circuits` random circuits and a SHA-256 circuit through
+/// `device` and through `reference` with the same r and s, calling
+/// `progress` after each; a row passes when the proofs are valid and
+/// byte-identical.
+pub fn check_proofs(
+    device: &Device,
+    reference: &Device,
+    random_circuits: usize,
+    mut progress: impl FnMut(&Row),
+) -> Report {
+    let mut report = Report::default();
+    proofs::check(device, reference, random_circuits, &mut |case, outcome| {
+        report.record(case, outcome);
+        progress(report.rows.last().expect("just recorded"));
     });
     report
 }

@@ -129,8 +129,15 @@ impl Engine {
     /// A device buffer of `bytes` bytes (at least 1: OpenCL has no empty buffers).
     pub fn buffer(&self, bytes: usize) -> Result<Buffer<u8>, PluginError> {
         // SAFETY: no host pointer is passed.
-        unsafe { Buffer::create(&self.context, CL_MEM_READ_WRITE, bytes.max(1), ptr::null_mut()) }
-            .map_err(|e| cl_error(&format!("allocating {bytes} bytes of device memory"), e))
+        unsafe {
+            Buffer::create(
+                &self.context,
+                CL_MEM_READ_WRITE,
+                bytes.max(1),
+                ptr::null_mut(),
+            )
+        }
+        .map_err(|e| cl_error(&format!("allocating {bytes} bytes of device memory"), e))
     }
 
     /// A device buffer holding a copy of `values`.
@@ -141,7 +148,11 @@ impl Engine {
     }
 
     /// Copies `values` to the start of `buffer`.
-    pub fn write<T: Plain>(&self, buffer: &mut Buffer<u8>, values: &[T]) -> Result<(), PluginError> {
+    pub fn write<T: Plain>(
+        &self,
+        buffer: &mut Buffer<u8>,
+        values: &[T],
+    ) -> Result<(), PluginError> {
         if values.is_empty() {
             return Ok(());
         }

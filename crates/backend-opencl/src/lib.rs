@@ -36,7 +36,9 @@ impl OpenDevice {
     fn engine(&self) -> std::sync::MutexGuard<'_, Engine> {
         // A panic inside an operation leaves no half-updated host state
         // behind (device buffers are per call), so a poisoned lock is usable.
-        self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 

@@ -93,8 +93,10 @@ impl<A: Plain + Sync> GroupBases<A> {
         let len = points.as_slice().len();
         let point_bytes = size_of::<A>() as u64;
         // Indices on the device are 32-bit.
-        let chunk_len = (engine.limits.max_alloc / point_bytes).clamp(1, u64::from(u32::MAX)) as usize;
-        let resident = (len as u64 * point_bytes) as f64 <= engine.limits.memory as f64 * RESIDENT_SHARE;
+        let chunk_len =
+            (engine.limits.max_alloc / point_bytes).clamp(1, u64::from(u32::MAX)) as usize;
+        let resident =
+            (len as u64 * point_bytes) as f64 <= engine.limits.memory as f64 * RESIDENT_SHARE;
         let mut chunks = Vec::new();
         for slice in points.as_slice().chunks(chunk_len) {
             chunks.push(if resident {
@@ -135,7 +137,10 @@ pub fn msm<C: DeviceCurve>(
         let buffer = match chunk {
             Chunk::Resident(buffer) => buffer,
             Chunk::Streamed => {
-                let host = bases.host.as_ref().expect("streamed bases keep a host copy");
+                let host = bases
+                    .host
+                    .as_ref()
+                    .expect("streamed bases keep a host copy");
                 streamed = engine.upload(&host.as_slice()[chunk_start..chunk_end])?;
                 &streamed
             }

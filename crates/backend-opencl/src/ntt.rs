@@ -49,7 +49,11 @@ impl Domain {
     ) -> Result<(), PluginError> {
         let n = self.size();
         let mut buffer = engine.buffer(n * size_of::<pce_fr>())?;
-        let table = if inverse { &self.inverse } else { &self.forward };
+        let table = if inverse {
+            &self.inverse
+        } else {
+            &self.forward
+        };
         for vector in data.chunks_exact_mut(n) {
             engine.write(&mut buffer, vector)?;
             if let Some(scaling) = before(inverse, coset) {
@@ -107,7 +111,12 @@ impl Domain {
         Ok(())
     }
 
-    fn scale(&self, engine: &Engine, data: &Buffer<u8>, scaling: Scaling) -> Result<(), PluginError> {
+    fn scale(
+        &self,
+        engine: &Engine,
+        data: &Buffer<u8>,
+        scaling: Scaling,
+    ) -> Result<(), PluginError> {
         let n = self.size();
         engine.launch(
             "ntt_scale",

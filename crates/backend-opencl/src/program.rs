@@ -97,7 +97,10 @@ fn from_source(context: &Context) -> Result<Program, PluginError> {
     let program =
         Program::create_and_build_from_source(context, &gpu_kernels::source(), BUILD_OPTIONS)
             .map_err(|log| device_error(format!("building the OpenCL kernels failed:\n{log}")))?;
-    info!(seconds = started.elapsed().as_secs_f64(), "OpenCL kernels built");
+    info!(
+        seconds = started.elapsed().as_secs_f64(),
+        "OpenCL kernels built"
+    );
     Ok(program)
 }
 

@@ -165,7 +165,11 @@ pub fn sum<C: Curve>(partials: &[C::Point]) -> C::Projective {
 /// Σ_window 2^(bits · window) · Σ_slice partial.
 pub fn combine_windows<C: Curve>(plan: &MsmPlan, partials: &[C::Point]) -> C::Projective {
     let partials = C::view(partials);
-    assert_eq!(partials.len(), plan.threads() as usize, "one partial per thread");
+    assert_eq!(
+        partials.len(),
+        plan.threads() as usize,
+        "one partial per thread"
+    );
     let window_sum = |window: usize| -> C::Projective {
         partials
             .iter()
@@ -194,7 +198,13 @@ mod tests {
 
     #[test]
     fn split_drops_zeros_and_separates_ones() {
-        let scalars = [scalar(0, 0), scalar(1, 0), scalar(2, 0), scalar(1, 1), scalar(1, 0)];
+        let scalars = [
+            scalar(0, 0),
+            scalar(1, 0),
+            scalar(2, 0),
+            scalar(1, 1),
+            scalar(1, 0),
+        ];
         let terms = Terms::split(&scalars, 10);
         assert_eq!(terms.ones, [11, 14]);
         assert_eq!(terms.indices, [12, 13]);

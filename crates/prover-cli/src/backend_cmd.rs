@@ -4,7 +4,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use backend_api::{Backend, BackendError, Device};
-use backend_check::{check as run_checks, Limits};
+use backend_check::{check as run_checks, check_proofs, Limits, Row};
 use clap::Args;
 
 use crate::EXIT_BACKEND_UNAVAILABLE;
@@ -36,6 +36,14 @@ pub struct CheckArgs {
     /// Largest G2 MSM checked is 2^N points.
     #[arg(long, value_name = "N", default_value_t = 20, value_parser = clap::value_parser!(u32).range(4..=26))]
     max_log_msm_g2: u32,
+    /// Also prove N random circuits and a SHA-256 circuit through this
+    /// backend and through the reference backend with the same
+    /// randomness; the proofs must be valid and byte-identical. 0 skips it.
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    proofs: usize,
+    /// The backend whose proofs are the reference (device 0).
+    #[arg(long, value_name = "BACKEND", default_value = "cpu")]
+    reference: String,
 }
 
 /// Arguments of `devices`.
@@ -89,14 +97,27 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
         max_log_msm_g1: args.max_log_msm_g1,
         max_log_msm_g2: args.max_log_msm_g2,
     };
-    let report = run_checks(&device, limits, |row| {
+    let print = |row: &Row| {
         let status = if row.passed { "PASS" } else { "FAIL" };
         if row.detail.is_empty() {
             println!("{status}  {}", row.case);
         } else {
             println!("{status}  {}  ({})", row.case, row.detail);
         }
-    });
+    };
+    let mut report = run_checks(&device, limits, print);
+    if args.proofs > 0 {
+        let reference = match load(&args.reference) {
+            Ok(reference) => reference,
+            Err(code) => return Ok(code),
+        };
+        let reference_device = match open(&reference, 0) {
+            Ok(device) => device,
+            Err(code) => return Ok(code),
+        };
+        let proofs = check_proofs(&device, &reference_device, args.proofs, print);
+        report.rows.extend(proofs.rows);
+    }
     println!(
         "{} of {} cases passed{}",
         report.rows.len() - report.failures(),

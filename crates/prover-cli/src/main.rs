@@ -44,7 +44,9 @@ enum Command {
     /// Runs NTTs of sizes 2^1..2^N (forward, inverse, coset, batches) and
     /// G1/G2 MSMs with zero, one and r-1 scalars, points at infinity,
     /// repeated points, batches and offsets, comparing each with
-    /// bellperson's CPU implementation. Prints one row per case and exits
+    /// bellperson's CPU implementation; then proves random circuits and a
+    /// SHA-256 circuit through it and through the CPU backend, which must
+    /// give identical proofs. Prints one row per case and exits
     /// with 0 if all pass, 1 if any fails, 3 if the backend has no driver or
     /// device, 4 if it cannot be loaded.
     BackendCheck(backend_cmd::CheckArgs),

@@ -1,0 +1,132 @@
+//! The OpenCL plugin through the binary: it conforms on whatever OpenCL
+//! platform the machine has (PoCL in CI), its proofs equal the CPU
+//! plugin's, a machine without a platform gets a clean "no OpenCL" and exit
+//! status 3, and a corrupt program cache is rebuilt, never used.
+//!
+//! Without any OpenCL platform the conformance tests print why they skip,
+//! except under CI (CI=true), where they fail: CI installs PoCL.
+
+mod common;
+
+use std::ffi::OsStr;
+use std::path::PathBuf;
+
+use common::text;
+
+/// The program cache shared by these tests, so the kernels are compiled
+/// once per run (PoCL takes about half a minute).
+fn shared_cache() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("opencl-program-cache")
+}
+
+fn pce_prover(args: &[&str], cache: &std::path::Path) -> std::process::Output {
+    common::pce_prover(args, &[("PCE_OPENCL_CACHE", cache.as_os_str())])
+}
+
+/// Whether OpenCL is missing here and the test may skip.
+fn skip_without_opencl(output: &std::process::Output) -> bool {
+    let missing = output.status.code() == Some(3) && text(output).contains("no OpenCL");
+    if missing && std::env::var_os("CI").is_none() {
+        eprintln!(
+            "skipped: no OpenCL platform on this machine ({})",
+            text(output)
+        );
+        return true;
+    }
+    false
+}
+
+#[test]
+fn opencl_backend_conforms_and_proves_like_cpu() {
+    let args = [
+        "backend-check",
+        "opencl",
+        "--max-log-ntt",
+        "12",
+        "--max-log-msm-g1",
+        "12",
+        "--max-log-msm-g2",
+        "8",
+        "--proofs",
+        "3",
+    ];
+    let output = pce_prover(&args, &shared_cache());
+    if skip_without_opencl(&output) {
+        return;
+    }
+    let out = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{out}");
+    for line in [
+        "PASS  NTT coset-inverse 2^12 x3",
+        "PASS  MSM G1 n=2^12 PoRepMix infinity+repeats",
+        "PASS  MSM G2 n=0 Zero distinct",
+        "PASS  MSM G2 n=257 offset=3 batch=3",
+        "PASS  proof: random circuit 2",
+        "PASS  proof: SHA-256 circuit",
+    ] {
+        assert!(out.contains(line), "missing {line:?} in {out}");
+    }
+    assert!(!out.contains("FAIL"), "{out}");
+}
+
+#[test]
+fn no_opencl_platform_is_a_clean_error() {
+    let vendors = tempfile::tempdir().unwrap();
+    for args in [
+        &["devices", "opencl"][..],
+        &["backend-check", "opencl", "--max-log-ntt", "2"][..],
+    ] {
+        let output = common::pce_prover(args, &[("OCL_ICD_VENDORS", vendors.path().as_os_str())]);
+        let out = text(&output);
+        assert_eq!(output.status.code(), Some(3), "{args:?}: {out}");
+        assert!(out.contains("no OpenCL"), "{args:?}: {out}");
+        assert!(!out.contains("panicked"), "{args:?}: {out}");
+    }
+}
+
+#[test]
+fn corrupt_program_cache_is_rebuilt() {
+    let tiny = [
+        "backend-check",
+        "opencl",
+        "--max-log-ntt",
+        "3",
+        "--max-log-msm-g1",
+        "4",
+        "--max-log-msm-g2",
+        "4",
+        "--proofs",
+        "0",
+    ];
+    let cache = tempfile::tempdir().unwrap();
+    // Fill this test's own cache (from the shared one when it is there).
+    for entry in std::fs::read_dir(shared_cache()).into_iter().flatten() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), cache.path().join(entry.file_name())).unwrap();
+    }
+    let output = pce_prover(&tiny, cache.path());
+    if skip_without_opencl(&output) {
+        return;
+    }
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+
+    let files: Vec<_> = std::fs::read_dir(cache.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension() == Some(OsStr::new("bin")))
+        .collect();
+    assert!(!files.is_empty(), "the built program was cached");
+    for file in &files {
+        let mut bytes = std::fs::read(file).unwrap();
+        let middle = bytes.len() / 2;
+        bytes[middle] ^= 0x55;
+        std::fs::write(file, bytes).unwrap();
+    }
+    let output = pce_prover(&tiny, cache.path());
+    let out = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{out}");
+    assert!(out.contains("corrupt; rebuilding"), "{out}");
+    // The rebuilt program replaced the corrupt file: no warning any more.
+    let output = pce_prover(&tiny, cache.path());
+    assert!(!text(&output).contains("rebuilding"), "{}", text(&output));
+}

@@ -1,5 +1,5 @@
-//! An open OpenCL device: context, queue, the built kernels, and typed
-//! helpers for buffers and launches.
+//! An open OpenCL device: context, queue and the built kernels, as the
+//! shared algorithms' [`gpu_kernels::engine::Engine`].
 //!
 //! OpenCL kernel objects carry their arguments, so one device serves one
 //! operation at a time: the plugin keeps an [`Engine`] behind a mutex.
@@ -7,10 +7,8 @@
 use std::collections::HashMap;
 use std::ptr;
 
-use backend_api::ffi::{
-    pce_fr, pce_g1_affine, pce_g1_projective, pce_g2_affine, pce_g2_projective, pce_scalar,
-};
 use backend_api::plugin::PluginError;
+use gpu_kernels::engine::{Arg, Engine as GpuEngine, Limits, KERNELS, NTT_MAX_LOCAL_LOG};
 use opencl3::command_queue::CommandQueue;
 use opencl3::context::Context;
 use opencl3::kernel::{ExecuteKernel, Kernel};
@@ -20,76 +18,12 @@ use opencl3::types::CL_BLOCKING;
 use crate::platform::{cl_error, is_gpu, Found};
 use crate::program;
 
-/// Every kernel of `kernels/`, created once per device.
-const KERNELS: [&str; 8] = [
-    "ntt_bit_reverse",
-    "ntt_local_stages",
-    "ntt_global_stage",
-    "ntt_scale",
-    "G1_msm_buckets",
-    "G1_sum_bases",
-    "G2_msm_buckets",
-    "G2_sum_bases",
-];
-
-/// `NTT_MAX_LOCAL_LOG` of kernels/ntt.h.
-const NTT_MAX_LOCAL_LOG: u32 = 8;
-
-/// Types that may be copied to and from device memory as raw bytes: plain
-/// data with the layout the kernels declare.
-///
-/// # Safety
-/// Implementors have no padding and no invalid bit patterns.
-pub unsafe trait Plain: Copy {}
-// SAFETY: all are arrays of u64 limbs (repr(C)), or u32.
-unsafe impl Plain for u32 {}
-unsafe impl Plain for pce_fr {}
-unsafe impl Plain for pce_scalar {}
-unsafe impl Plain for pce_g1_affine {}
-unsafe impl Plain for pce_g2_affine {}
-unsafe impl Plain for pce_g1_projective {}
-unsafe impl Plain for pce_g2_projective {}
-
-fn bytes_of<T: Plain>(values: &[T]) -> &[u8] {
-    // SAFETY: `Plain` types have no padding.
-    unsafe { std::slice::from_raw_parts(values.as_ptr() as *const u8, size_of_val(values)) }
-}
-
-fn bytes_of_mut<T: Plain>(values: &mut [T]) -> &mut [u8] {
-    // SAFETY: `Plain` types accept any bit pattern.
-    unsafe { std::slice::from_raw_parts_mut(values.as_mut_ptr() as *mut u8, size_of_val(values)) }
-}
-
-/// A kernel argument.
-pub enum Arg<'a> {
-    /// A device buffer.
-    Buffer(&'a Buffer<u8>),
-    /// A 32-bit unsigned integer.
-    U32(u32),
-    /// A scalar field element, by value.
-    Fr(pce_fr),
-}
-
-/// What the algorithms need to know about the device.
-#[derive(Debug, Clone, Copy)]
-pub struct Limits {
-    /// Threads the device runs at once, roughly.
-    pub parallel_threads: u32,
-    /// Largest single buffer, in bytes.
-    pub max_alloc: u64,
-    /// Device memory, in bytes.
-    pub memory: u64,
-    /// Stages of an NTT block done in local memory (log of the block size).
-    pub ntt_local_log: u32,
-}
-
 /// An open device.
 pub struct Engine {
     context: Context,
     queue: CommandQueue,
     kernels: HashMap<&'static str, Kernel>,
-    /// The device's limits.
-    pub limits: Limits,
+    limits: Limits,
 }
 
 impl Engine {
@@ -125,9 +59,16 @@ impl Engine {
             limits,
         })
     }
+}
 
-    /// A device buffer of `bytes` bytes (at least 1: OpenCL has no empty buffers).
-    pub fn buffer(&self, bytes: usize) -> Result<Buffer<u8>, PluginError> {
+impl GpuEngine for Engine {
+    type Buffer = Buffer<u8>;
+
+    fn limits(&self) -> Limits {
+        self.limits
+    }
+
+    fn buffer(&self, bytes: usize) -> Result<Buffer<u8>, PluginError> {
         // SAFETY: no host pointer is passed.
         unsafe {
             Buffer::create(
@@ -140,55 +81,34 @@ impl Engine {
         .map_err(|e| cl_error(&format!("allocating {bytes} bytes of device memory"), e))
     }
 
-    /// A device buffer holding a copy of `values`.
-    pub fn upload<T: Plain>(&self, values: &[T]) -> Result<Buffer<u8>, PluginError> {
-        let mut buffer = self.buffer(size_of_val(values))?;
-        self.write(&mut buffer, values)?;
-        Ok(buffer)
-    }
-
-    /// Copies `values` to the start of `buffer`.
-    pub fn write<T: Plain>(
-        &self,
-        buffer: &mut Buffer<u8>,
-        values: &[T],
-    ) -> Result<(), PluginError> {
-        if values.is_empty() {
-            return Ok(());
-        }
-        // SAFETY: blocking write from a live slice into a large enough buffer.
+    fn write(&self, buffer: &mut Buffer<u8>, bytes: &[u8]) -> Result<(), PluginError> {
+        // SAFETY: blocking write from a live slice.
         unsafe {
             self.queue
-                .enqueue_write_buffer(buffer, CL_BLOCKING, 0, bytes_of(values), &[])
+                .enqueue_write_buffer(buffer, CL_BLOCKING, 0, bytes, &[])
         }
         .map(drop)
         .map_err(|e| cl_error("copying to the device", e))
     }
 
-    /// Copies the start of `buffer` into `values`.
-    pub fn read<T: Plain>(&self, buffer: &Buffer<u8>, values: &mut [T]) -> Result<(), PluginError> {
-        if values.is_empty() {
-            return Ok(());
-        }
-        // SAFETY: blocking read into a live slice from a large enough buffer.
+    fn read(&self, buffer: &Buffer<u8>, bytes: &mut [u8]) -> Result<(), PluginError> {
+        // SAFETY: blocking read into a live slice.
         unsafe {
             self.queue
-                .enqueue_read_buffer(buffer, CL_BLOCKING, 0, bytes_of_mut(values), &[])
+                .enqueue_read_buffer(buffer, CL_BLOCKING, 0, bytes, &[])
         }
         .map(drop)
         .map_err(|e| cl_error("copying from the device", e))
     }
 
-    /// Runs kernel `name` over `global` threads (work-groups of `local`
-    /// threads, or the driver's choice).
-    pub fn launch(
+    fn launch(
         &self,
         name: &str,
-        global: usize,
-        local: Option<usize>,
-        args: &[Arg<'_>],
+        threads: usize,
+        block: Option<usize>,
+        args: &[Arg<'_, Buffer<u8>>],
     ) -> Result<(), PluginError> {
-        if global == 0 {
+        if threads == 0 {
             return Ok(());
         }
         let kernel = &self.kernels[name];
@@ -203,9 +123,9 @@ impl Engine {
                 };
             }
         }
-        launch.set_global_work_size(global);
-        if let Some(local) = local {
-            launch.set_local_work_size(local);
+        launch.set_global_work_size(threads);
+        if let Some(block) = block {
+            launch.set_local_work_size(block);
         }
         // SAFETY: the kernel's arguments are all set above.
         unsafe { launch.enqueue_nd_range(&self.queue) }

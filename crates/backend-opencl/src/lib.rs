@@ -4,9 +4,9 @@
 //! `backend-api`. Devices are every device of every OpenCL platform, in the
 //! loader's order; opening one builds the shared kernels of `kernels/` for
 //! it (cached on disk, see [`program`]). MSM bases stay in device memory
-//! under their handle ([`msm`]); NTT twiddles under the domain's ([`ntt`]).
-//! The arithmetic and the host side of the algorithms are in `gpu-kernels`,
-//! shared with the CUDA backend; this crate is the OpenCL plumbing.
+//! under their handle, NTT twiddles under the domain's. The kernels and
+//! the host side of the algorithms are in `gpu-kernels`, shared with the
+//! CUDA backend; this crate is the OpenCL plumbing ([`engine`]).
 
 use std::ffi::CStr;
 use std::sync::Mutex;
@@ -14,11 +14,11 @@ use std::sync::Mutex;
 use backend_api::export_backend;
 use backend_api::ffi::{pce_fr, pce_scalar, PCE_ERR_INVALID_ARGUMENT};
 use backend_api::plugin::{DeviceDescription, MsmResults, Plugin, PluginError, Points};
-use gpu_kernels::msm::{G1, G2};
+use gpu_kernels::msm::{self, G1, G2};
+use gpu_kernels::ntt;
+use opencl3::memory::Buffer;
 
 mod engine;
-mod msm;
-mod ntt;
 mod platform;
 mod program;
 
@@ -47,8 +47,8 @@ impl Plugin for OpenClBackend {
     const DESCRIPTION: &'static CStr =
         c"pce-prover OpenCL backend: radix-2 NTT with local-memory stages, bucket MSM with 0/1 split";
     type Device = OpenDevice;
-    type Domain = ntt::Domain;
-    type Bases = msm::Bases;
+    type Domain = ntt::Domain<Buffer<u8>>;
+    type Bases = msm::Bases<Buffer<u8>>;
 
     fn device_count() -> Result<u32, PluginError> {
         Ok(platform::devices()?.len() as u32)
@@ -63,35 +63,41 @@ impl Plugin for OpenClBackend {
         Ok(OpenDevice(Mutex::new(Engine::open(&found)?)))
     }
 
-    fn ntt_domain(device: &OpenDevice, log_size: u32) -> Result<ntt::Domain, PluginError> {
-        ntt::Domain::new(&device.engine(), log_size)
+    fn ntt_domain(
+        device: &OpenDevice,
+        log_size: u32,
+    ) -> Result<ntt::Domain<Buffer<u8>>, PluginError> {
+        ntt::Domain::new(&*device.engine(), log_size)
     }
 
-    fn domain_size(domain: &ntt::Domain) -> usize {
+    fn domain_size(domain: &ntt::Domain<Buffer<u8>>) -> usize {
         domain.size()
     }
 
     fn ntt(
         device: &OpenDevice,
-        domain: &ntt::Domain,
+        domain: &ntt::Domain<Buffer<u8>>,
         inverse: bool,
         coset: bool,
         data: &mut [pce_fr],
     ) -> Result<(), PluginError> {
-        domain.transform(&device.engine(), inverse, coset, data)
+        domain.transform(&*device.engine(), inverse, coset, data)
     }
 
-    fn upload_bases(device: &OpenDevice, points: Points) -> Result<msm::Bases, PluginError> {
-        msm::Bases::new(&device.engine(), points)
+    fn upload_bases(
+        device: &OpenDevice,
+        points: Points,
+    ) -> Result<msm::Bases<Buffer<u8>>, PluginError> {
+        msm::Bases::new(&*device.engine(), points)
     }
 
-    fn bases_shape(bases: &msm::Bases) -> (usize, u32) {
+    fn bases_shape(bases: &msm::Bases<Buffer<u8>>) -> (usize, u32) {
         bases.shape()
     }
 
     fn msm(
         device: &OpenDevice,
-        bases: &msm::Bases,
+        bases: &msm::Bases<Buffer<u8>>,
         offset: usize,
         count: usize,
         scalars: &[pce_scalar],
@@ -100,10 +106,10 @@ impl Plugin for OpenClBackend {
         let engine = device.engine();
         match (bases, out) {
             (msm::Bases::G1(bases), MsmResults::G1(out)) => {
-                msm::msm::<G1>(&engine, bases, offset, count, scalars, out)
+                msm::msm::<G1, _>(&*engine, bases, offset, count, scalars, out)
             }
             (msm::Bases::G2(bases), MsmResults::G2(out)) => {
-                msm::msm::<G2>(&engine, bases, offset, count, scalars, out)
+                msm::msm::<G2, _>(&*engine, bases, offset, count, scalars, out)
             }
             _ => Err(PluginError::new(
                 PCE_ERR_INVALID_ARGUMENT,

@@ -6,9 +6,11 @@
 //! ([`source`]) and holds what every GPU backend does around them on the
 //! host: splitting MSM scalars into zeros, ones and the rest and choosing
 //! the window size ([`msm`]), combining the device's partial sums, and the
-//! NTT twiddle tables and scale factors ([`ntt`]). A backend is then only
-//! the API plumbing: buffers, launches and copies.
+//! NTT twiddle tables, scale factors and launches ([`ntt`]), all written
+//! against [`engine::Engine`]. A backend is then only the API plumbing:
+//! buffers, copies and launches.
 
+pub mod engine;
 pub mod msm;
 pub mod ntt;
 mod source;

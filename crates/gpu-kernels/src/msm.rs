@@ -1,4 +1,8 @@
-//! The host side of the GPU MSM (kernels/msm.h).
+//! The GPU MSM (kernels/msm.h) from the host.
+//!
+//! Bases stay in device buffers under their handle ([`Bases`]), cut into
+//! chunks of at most one buffer, or on the host when they exceed the
+//! device's memory (then each MSM uploads them chunk by chunk).
 //!
 //! PoRep witnesses are mostly zeros and ones, so the host first splits the
 //! scalars ([`Terms`]): zeros are dropped, ones go to the `sum_bases`
@@ -9,12 +13,22 @@
 //! [`combine_windows`] turns the device's per-thread partial sums into the
 //! result (a few thousand points: cheaper on the host than another launch).
 
-use backend_api::ffi::{pce_g1_projective, pce_g2_projective, pce_scalar};
+use backend_api::ffi::{
+    pce_g1_affine, pce_g1_projective, pce_g2_affine, pce_g2_projective, pce_scalar, PCE_G1, PCE_G2,
+};
 use backend_api::interop::{
     pce_g1_projectives, pce_g1_projectives_mut, pce_g2_projectives, pce_g2_projectives_mut,
 };
+use backend_api::plugin::{HostPoints, PluginError, Points, Storage};
 use blstrs::{G1Projective, G2Projective};
 use group::Group;
+
+use crate::engine::{Arg, Engine, Plain};
+
+/// Share of device memory the bases may occupy before they are streamed.
+const RESIDENT_SHARE: f64 = 0.6;
+/// Share of device memory the buckets of one MSM may occupy.
+const BUCKET_SHARE: f64 = 0.25;
 
 /// Bits of a BLS12-381 scalar.
 const SCALAR_BITS: u32 = 255;
@@ -110,11 +124,22 @@ impl MsmPlan {
     }
 }
 
-/// A group as the kernels' results arrive on the host: the ABI's Jacobian
-/// points, viewed as blstrs points for the arithmetic.
+/// A group as the kernels see it: the ABI's affine bases and Jacobian
+/// results (viewed as blstrs points for the host's arithmetic), its
+/// bucket size and kernel names.
 pub trait Curve {
+    /// The ABI's affine point (the bases).
+    type Affine: Plain;
     /// The ABI's Jacobian point (what the device writes).
-    type Point: Copy + Default;
+    type Point: Plain + Default;
+    /// `PCE_G1` or `PCE_G2`.
+    const GROUP: u32;
+    /// Bytes of one XYZZ bucket on the device.
+    const BUCKET_BYTES: usize;
+    /// The bucket kernel.
+    const BUCKETS_KERNEL: &'static str;
+    /// The kernel summing bases.
+    const SUM_KERNEL: &'static str;
     /// The same point in blstrs.
     type Projective: Group;
     /// Views device results as blstrs points.
@@ -130,7 +155,12 @@ pub struct G1;
 pub struct G2;
 
 impl Curve for G1 {
+    type Affine = pce_g1_affine;
     type Point = pce_g1_projective;
+    const GROUP: u32 = PCE_G1;
+    const BUCKET_BYTES: usize = 4 * 48;
+    const BUCKETS_KERNEL: &'static str = "G1_msm_buckets";
+    const SUM_KERNEL: &'static str = "G1_sum_bases";
     type Projective = G1Projective;
     fn view(points: &[pce_g1_projective]) -> &[G1Projective] {
         pce_g1_projectives(points)
@@ -143,7 +173,12 @@ impl Curve for G1 {
 }
 
 impl Curve for G2 {
+    type Affine = pce_g2_affine;
     type Point = pce_g2_projective;
+    const GROUP: u32 = PCE_G2;
+    const BUCKET_BYTES: usize = 4 * 96;
+    const BUCKETS_KERNEL: &'static str = "G2_msm_buckets";
+    const SUM_KERNEL: &'static str = "G2_sum_bases";
     type Projective = G2Projective;
     fn view(points: &[pce_g2_projective]) -> &[G2Projective] {
         pce_g2_projectives(points)
@@ -186,6 +221,180 @@ pub fn combine_windows<C: Curve>(plan: &MsmPlan, partials: &[C::Point]) -> C::Pr
         result += window_sum(window);
     }
     result
+}
+
+/// Where a run of bases lives.
+enum Chunk<B> {
+    /// In a device buffer.
+    Resident(B),
+    /// On the host, uploaded for each MSM.
+    Streamed,
+}
+
+/// The bases of one group, cut into chunks of at most one device buffer.
+pub struct GroupBases<A, B> {
+    /// Host copy (or the host's lent memory) when streamed.
+    host: Option<Storage<A>>,
+    chunk_len: usize,
+    chunks: Vec<Chunk<B>>,
+    len: usize,
+}
+
+/// Bases of either group.
+pub enum Bases<B> {
+    /// G1 points.
+    G1(GroupBases<pce_g1_affine, B>),
+    /// G2 points.
+    G2(GroupBases<pce_g2_affine, B>),
+}
+
+impl<B> Bases<B> {
+    /// Keeps `points` on the device when they fit, else on the host.
+    pub fn new<E: Engine<Buffer = B>>(engine: &E, points: Points) -> Result<Self, PluginError> {
+        Ok(match points {
+            Points::G1(points) => Bases::G1(GroupBases::new(engine, points)?),
+            Points::G2(points) => Bases::G2(GroupBases::new(engine, points)?),
+        })
+    }
+
+    /// Number of points and group.
+    pub fn shape(&self) -> (usize, u32) {
+        match self {
+            Bases::G1(bases) => (bases.len, G1::GROUP),
+            Bases::G2(bases) => (bases.len, G2::GROUP),
+        }
+    }
+}
+
+impl<A: Plain, B> GroupBases<A, B> {
+    fn new<E: Engine<Buffer = B>>(engine: &E, points: HostPoints<A>) -> Result<Self, PluginError> {
+        let limits = engine.limits();
+        let len = points.as_slice().len();
+        let point_bytes = size_of::<A>() as u64;
+        // Indices on the device are 32-bit.
+        let chunk_len = (limits.max_alloc / point_bytes).clamp(1, u64::from(u32::MAX)) as usize;
+        let resident = (len as u64 * point_bytes) as f64 <= limits.memory as f64 * RESIDENT_SHARE;
+        let mut chunks = Vec::new();
+        for slice in points.as_slice().chunks(chunk_len) {
+            chunks.push(if resident {
+                Chunk::Resident(engine.upload(slice)?)
+            } else {
+                Chunk::Streamed
+            });
+        }
+        let host = (!resident).then(|| Storage::new(points));
+        Ok(Self {
+            host,
+            chunk_len,
+            chunks,
+            len,
+        })
+    }
+}
+
+/// For each k, `out[k] = Σ_i scalars[k · count + i] · bases[offset + i]`.
+pub fn msm<C: Curve, E: Engine>(
+    engine: &E,
+    bases: &GroupBases<C::Affine, E::Buffer>,
+    offset: usize,
+    count: usize,
+    scalars: &[pce_scalar],
+    out: &mut [C::Point],
+) -> Result<(), PluginError> {
+    let mut totals = vec![C::Projective::identity(); out.len()];
+    for (c, chunk) in bases.chunks.iter().enumerate() {
+        let chunk_start = c * bases.chunk_len;
+        let chunk_end = (chunk_start + bases.chunk_len).min(bases.len);
+        let lo = offset.max(chunk_start);
+        let hi = (offset + count).min(chunk_end);
+        if lo >= hi {
+            continue;
+        }
+        let streamed;
+        let buffer = match chunk {
+            Chunk::Resident(buffer) => buffer,
+            Chunk::Streamed => {
+                let host = bases
+                    .host
+                    .as_ref()
+                    .expect("streamed bases keep a host copy");
+                streamed = engine.upload(&host.as_slice()[chunk_start..chunk_end])?;
+                &streamed
+            }
+        };
+        for (k, total) in totals.iter_mut().enumerate() {
+            let scalars = &scalars[k * count + (lo - offset)..k * count + (hi - offset)];
+            let terms = Terms::split(scalars, (lo - chunk_start) as u32);
+            *total += run::<C, E>(engine, buffer, &terms)?;
+        }
+    }
+    for (out, total) in out.iter_mut().zip(totals) {
+        *out = C::export(total);
+    }
+    Ok(())
+}
+
+/// The MSM of `terms` over the bases in `bases`.
+fn run<C: Curve, E: Engine>(
+    engine: &E,
+    bases: &E::Buffer,
+    terms: &Terms,
+) -> Result<C::Projective, PluginError> {
+    let limits = engine.limits();
+    let mut total = C::Projective::identity();
+    if !terms.ones.is_empty() {
+        let slices = limits.parallel_threads.min(terms.ones.len() as u32);
+        let indices = engine.upload(&terms.ones)?;
+        let mut partials = vec![C::Point::default(); slices as usize];
+        let partial_buffer = engine.buffer(size_of_val(partials.as_slice()))?;
+        engine.launch(
+            C::SUM_KERNEL,
+            slices as usize,
+            None,
+            &[
+                Arg::Buffer(bases),
+                Arg::Buffer(&indices),
+                Arg::U32(terms.ones.len() as u32),
+                Arg::U32(slices),
+                Arg::Buffer(&partial_buffer),
+            ],
+        )?;
+        engine.download(&partial_buffer, &mut partials)?;
+        total += sum::<C>(&partials);
+    }
+    if !terms.indices.is_empty() {
+        let bucket_budget = (limits.max_alloc as f64).min(limits.memory as f64 * BUCKET_SHARE)
+            / C::BUCKET_BYTES as f64;
+        let plan = MsmPlan::new(
+            terms.indices.len(),
+            limits.parallel_threads,
+            bucket_budget as u64,
+        );
+        let indices = engine.upload(&terms.indices)?;
+        let scalars = engine.upload(&terms.scalars)?;
+        let buckets = engine.buffer(plan.buckets() as usize * C::BUCKET_BYTES)?;
+        let mut partials = vec![C::Point::default(); plan.threads() as usize];
+        let partial_buffer = engine.buffer(size_of_val(partials.as_slice()))?;
+        engine.launch(
+            C::BUCKETS_KERNEL,
+            plan.threads() as usize,
+            None,
+            &[
+                Arg::Buffer(bases),
+                Arg::Buffer(&indices),
+                Arg::Buffer(&scalars),
+                Arg::U32(terms.indices.len() as u32),
+                Arg::U32(plan.bits),
+                Arg::U32(plan.windows),
+                Arg::U32(plan.slices),
+                Arg::Buffer(&buckets),
+                Arg::Buffer(&partial_buffer),
+            ],
+        )?;
+        engine.download(&partial_buffer, &mut partials)?;
+        total += combine_windows::<C>(&plan, &partials);
+    }
+    Ok(total)
 }
 
 #[cfg(test)]

@@ -1,11 +1,21 @@
-//! The host side of the GPU NTT (kernels/ntt.h): twiddle tables and the
-//! factors of the scaling pass, following the ABI's definition of the
-//! domain (root of unity, coset generator g = 7, 1/n in the inverse).
+//! The GPU NTT (kernels/ntt.h) from the host: twiddle tables, the factors
+//! of the scaling passes (following the ABI's definition of the domain:
+//! root of unity, coset generator g = 7, 1/n in the inverse), and the
+//! sequence of launches, one upload and one download per vector.
 
-use backend_api::ffi::pce_fr;
+use backend_api::ffi::{pce_fr, PCE_ERR_UNSUPPORTED};
 use backend_api::interop::{root_of_unity, scalars_as_fr};
+use backend_api::plugin::PluginError;
 use blstrs::Scalar;
 use ff::{Field, PrimeField};
+
+use crate::engine::{Arg, Engine};
+
+/// `NTT_SCALE_CHUNK` of kernels/ntt.h.
+const SCALE_CHUNK: usize = 64;
+
+/// Largest transform: thread indices are 32-bit.
+const MAX_LOG_SIZE: u32 = 31;
 
 /// `w^i` for `i < n/2`, `w` the domain's root of unity (its inverse for an
 /// inverse transform), in the kernels' layout.
@@ -60,4 +70,124 @@ pub fn after(log_n: u32, inverse: bool, coset: bool) -> Option<Scaling> {
         };
         scaling(n_inv, step)
     })
+}
+
+/// A prepared size: both twiddle tables resident on the device.
+pub struct Domain<B> {
+    log_n: u32,
+    forward: B,
+    inverse: B,
+}
+
+impl<B> Domain<B> {
+    /// Uploads the twiddles of size `2^log_n`.
+    pub fn new<E: Engine<Buffer = B>>(engine: &E, log_n: u32) -> Result<Self, PluginError> {
+        if log_n > MAX_LOG_SIZE {
+            return Err(PluginError::new(
+                PCE_ERR_UNSUPPORTED,
+                format!("GPU transforms have at most 2^{MAX_LOG_SIZE} elements, not 2^{log_n}"),
+            ));
+        }
+        Ok(Self {
+            log_n,
+            forward: engine.upload(&twiddles(log_n, false))?,
+            inverse: engine.upload(&twiddles(log_n, true))?,
+        })
+    }
+
+    /// Elements per vector.
+    pub fn size(&self) -> usize {
+        1 << self.log_n
+    }
+
+    /// Transforms each vector of `data` in place.
+    pub fn transform<E: Engine<Buffer = B>>(
+        &self,
+        engine: &E,
+        inverse: bool,
+        coset: bool,
+        data: &mut [pce_fr],
+    ) -> Result<(), PluginError> {
+        let n = self.size();
+        let mut buffer = engine.buffer(n * size_of::<pce_fr>())?;
+        let table = if inverse {
+            &self.inverse
+        } else {
+            &self.forward
+        };
+        for vector in data.chunks_exact_mut(n) {
+            engine.write(&mut buffer, crate::engine::bytes_of(vector))?;
+            if let Some(scaling) = before(inverse, coset) {
+                self.scale(engine, &buffer, scaling)?;
+            }
+            self.butterflies(engine, &buffer, table)?;
+            if let Some(scaling) = after(self.log_n, inverse, coset) {
+                self.scale(engine, &buffer, scaling)?;
+            }
+            engine.download(&buffer, vector)?;
+        }
+        Ok(())
+    }
+
+    fn butterflies<E: Engine<Buffer = B>>(
+        &self,
+        engine: &E,
+        data: &B,
+        table: &B,
+    ) -> Result<(), PluginError> {
+        let n = self.size();
+        let log_n = self.log_n;
+        engine.launch(
+            "ntt_bit_reverse",
+            n,
+            None,
+            &[Arg::Buffer(data), Arg::U32(log_n)],
+        )?;
+        let log_block = log_n.min(engine.limits().ntt_local_log);
+        engine.launch(
+            "ntt_local_stages",
+            n / 2,
+            Some(1 << (log_block - 1)),
+            &[
+                Arg::Buffer(data),
+                Arg::Buffer(table),
+                Arg::U32(log_n),
+                Arg::U32(log_block),
+            ],
+        )?;
+        for stage in log_block..log_n {
+            engine.launch(
+                "ntt_global_stage",
+                n / 2,
+                None,
+                &[
+                    Arg::Buffer(data),
+                    Arg::Buffer(table),
+                    Arg::U32(log_n),
+                    Arg::U32(stage),
+                ],
+            )?;
+        }
+        Ok(())
+    }
+
+    fn scale<E: Engine<Buffer = B>>(
+        &self,
+        engine: &E,
+        data: &B,
+        scaling: Scaling,
+    ) -> Result<(), PluginError> {
+        let n = self.size();
+        engine.launch(
+            "ntt_scale",
+            n.div_ceil(SCALE_CHUNK),
+            None,
+            &[
+                Arg::Buffer(data),
+                Arg::U32(n as u32),
+                Arg::Fr(scaling.scale),
+                Arg::Fr(scaling.step),
+            ],
+        )
+    }
 }

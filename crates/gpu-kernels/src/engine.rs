@@ -1,0 +1,123 @@
+//! What a GPU backend provides to the shared algorithms: buffers, copies
+//! and kernel launches on one device.
+//!
+//! The NTT ([`crate::ntt`]) and MSM ([`crate::msm`]) drivers are written
+//! once against [`Engine`]; the OpenCL and CUDA backends implement it over
+//! their APIs and do nothing else.
+
+use backend_api::ffi::{
+    pce_fr, pce_g1_affine, pce_g1_projective, pce_g2_affine, pce_g2_projective, pce_scalar,
+};
+use backend_api::plugin::PluginError;
+
+/// Types that may be copied to and from device memory as raw bytes: plain
+/// data with the layout the kernels declare.
+///
+/// # Safety
+/// Implementors have no padding and no invalid bit patterns.
+pub unsafe trait Plain: Copy + Send + Sync + 'static {}
+// SAFETY: all are arrays of u64 limbs (repr(C)), or u32.
+unsafe impl Plain for u32 {}
+unsafe impl Plain for pce_fr {}
+unsafe impl Plain for pce_scalar {}
+unsafe impl Plain for pce_g1_affine {}
+unsafe impl Plain for pce_g2_affine {}
+unsafe impl Plain for pce_g1_projective {}
+unsafe impl Plain for pce_g2_projective {}
+
+/// The bytes of `values`.
+pub fn bytes_of<T: Plain>(values: &[T]) -> &[u8] {
+    // SAFETY: `Plain` types have no padding.
+    unsafe { std::slice::from_raw_parts(values.as_ptr() as *const u8, size_of_val(values)) }
+}
+
+/// The bytes of `values`, writable.
+pub fn bytes_of_mut<T: Plain>(values: &mut [T]) -> &mut [u8] {
+    // SAFETY: `Plain` types accept any bit pattern.
+    unsafe { std::slice::from_raw_parts_mut(values.as_mut_ptr() as *mut u8, size_of_val(values)) }
+}
+
+/// A kernel argument.
+pub enum Arg<'a, B> {
+    /// A device buffer.
+    Buffer(&'a B),
+    /// A 32-bit unsigned integer.
+    U32(u32),
+    /// A scalar field element, by value.
+    Fr(pce_fr),
+}
+
+/// What the algorithms need to know about the device.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Threads the device runs at once, roughly.
+    pub parallel_threads: u32,
+    /// Largest single buffer, in bytes.
+    pub max_alloc: u64,
+    /// Device memory, in bytes.
+    pub memory: u64,
+    /// Stages of an NTT block done in shared memory (log of the block
+    /// size, at most `NTT_MAX_LOCAL_LOG` of kernels/ntt.h).
+    pub ntt_local_log: u32,
+}
+
+/// One device of a GPU API, with the kernels of [`crate::source`] built.
+pub trait Engine {
+    /// A device buffer of bytes.
+    type Buffer;
+    /// The device's limits.
+    fn limits(&self) -> Limits;
+    /// A device buffer of `bytes` bytes (contents undefined).
+    fn buffer(&self, bytes: usize) -> Result<Self::Buffer, PluginError>;
+    /// Copies `bytes` to the start of `buffer`.
+    fn write(&self, buffer: &mut Self::Buffer, bytes: &[u8]) -> Result<(), PluginError>;
+    /// Copies the start of `buffer` into `bytes` (waiting for the kernels
+    /// launched before).
+    fn read(&self, buffer: &Self::Buffer, bytes: &mut [u8]) -> Result<(), PluginError>;
+    /// Runs kernel `name` over `threads` threads, in blocks of `block`
+    /// threads (or the driver's choice); the kernels ignore threads past
+    /// their work.
+    fn launch(
+        &self,
+        name: &str,
+        threads: usize,
+        block: Option<usize>,
+        args: &[Arg<'_, Self::Buffer>],
+    ) -> Result<(), PluginError>;
+
+    /// A device buffer holding a copy of `values`.
+    fn upload<T: Plain>(&self, values: &[T]) -> Result<Self::Buffer, PluginError> {
+        let mut buffer = self.buffer(size_of_val(values).max(1))?;
+        if !values.is_empty() {
+            self.write(&mut buffer, bytes_of(values))?;
+        }
+        Ok(buffer)
+    }
+
+    /// Copies the start of `buffer` into `values`.
+    fn download<T: Plain>(
+        &self,
+        buffer: &Self::Buffer,
+        values: &mut [T],
+    ) -> Result<(), PluginError> {
+        if values.is_empty() {
+            return Ok(());
+        }
+        self.read(buffer, bytes_of_mut(values))
+    }
+}
+
+/// Kernel names of [`crate::source`] every engine must create.
+pub const KERNELS: [&str; 8] = [
+    "ntt_bit_reverse",
+    "ntt_local_stages",
+    "ntt_global_stage",
+    "ntt_scale",
+    "G1_msm_buckets",
+    "G1_sum_bases",
+    "G2_msm_buckets",
+    "G2_sum_bases",
+];
+
+/// `NTT_MAX_LOCAL_LOG` of kernels/ntt.h.
+pub const NTT_MAX_LOCAL_LOG: u32 = 8;

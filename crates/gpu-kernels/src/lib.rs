@@ -10,6 +10,7 @@
 //! against [`engine::Engine`]. A backend is then only the API plumbing:
 //! buffers, copies and launches.
 
+pub mod cache;
 pub mod engine;
 pub mod msm;
 pub mod ntt;

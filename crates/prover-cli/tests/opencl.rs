@@ -125,7 +125,7 @@ fn corrupt_program_cache_is_rebuilt() {
     let output = pce_prover(&tiny, cache.path());
     let out = text(&output);
     assert_eq!(output.status.code(), Some(0), "{out}");
-    assert!(out.contains("corrupt; rebuilding"), "{out}");
+    assert!(out.contains("cache file corrupt; rebuilding"), "{out}");
     // The rebuilt program replaced the corrupt file: no warning any more.
     let output = pce_prover(&tiny, cache.path());
     assert!(!text(&output).contains("rebuilding"), "{}", text(&output));

@@ -1,0 +1,26 @@
+//! The shared kernels compile as CUDA C++ with NVRTC, so a construct of the
+//! dialect that only OpenCL accepts is caught on every CI run, not only
+//! where a GPU is lent. NVRTC needs no GPU; CI installs it from PyPI
+//! (`nvidia-cuda-nvrtc-cu12`). Without NVRTC the test prints why it skips,
+//! except under CI (CI=true), where it fails.
+
+use pce_backend_cuda::compile::{compile, nvrtc_present};
+
+#[test]
+fn kernels_compile_as_cuda() {
+    if !nvrtc_present() && std::env::var_os("CI").is_none() {
+        eprintln!("skipped: libnvrtc.so not found (set LD_LIBRARY_PATH to a CUDA or pip NVRTC lib directory)");
+        return;
+    }
+    // Hopper (H100/H200); one architecture keeps CI short (about a minute
+    // on 2 cores), and the source is the same for all.
+    for arch in ["90"] {
+        let ptx = compile(arch).unwrap_or_else(|e| panic!("sm_{arch}: {}", e.message));
+        for kernel in gpu_kernels::engine::KERNELS {
+            assert!(
+                ptx.contains(&format!(".entry {kernel}(")),
+                "sm_{arch}: kernel {kernel} missing from the PTX"
+            );
+        }
+    }
+}

@@ -1,10 +1,6 @@
 //! MSM and NTT of a backend plugin against the baselines, in one run.
 //!
-//! `cargo bench -p backend-check --bench backends -- [--backend cpu] [--versus BACKEND] [--min-log 16] [--max-log 22] [--max-log-g2 22] [--ops msm,ntt]`
-//!
-//! With `--versus cpu` every operation also runs on that second plugin
-//! (e.g. an OpenCL or CUDA plugin against the CPU plugin), ratio = its time
-//! / the plugin's.
+//! `cargo bench -p backend-check --bench backends -- [--backend cpu] [--min-log 16] [--max-log 22] [--max-log-g2 22] [--ops msm,ntt]`
 //!
 //! Per size: the plugin (loaded through the ABI, bases lent), blst's own
 //! multi-threaded Pippenger (`MultiPoint::mult` on the same points) and
@@ -67,25 +63,6 @@ fn main() {
     let (run_msm, run_ntt) = (ops.contains("msm"), ops.contains("ntt"));
     let backend = Backend::load(&spec).expect("loading the backend");
     let device = backend.open(0).expect("opening device 0");
-    let versus = args.iter().any(|a| a == "--versus").then(|| {
-        let spec = arg(&args, "--versus", "cpu");
-        let other = Backend::load(&spec).expect("loading the --versus backend");
-        let device = other
-            .open(0)
-            .expect("opening device 0 of the --versus backend");
-        (other, device)
-    });
-    let compare = |plugin: Duration, other: Option<Duration>| -> String {
-        match (&versus, other) {
-            (Some((backend, _)), Some(time)) => format!(
-                " | {} {} ({:.2}x)",
-                backend.name(),
-                ms(time),
-                time.as_secs_f64() / plugin.as_secs_f64()
-            ),
-            _ => String::new(),
-        }
-    };
     let worker = Worker::new();
     let mut rng = ChaCha8Rng::seed_from_u64(1);
     println!(
@@ -107,18 +84,9 @@ fn main() {
         let bases = device
             .lend_bases::<G1>(g1_affines_as_pce(pts))
             .expect("bases");
-        let other_bases = versus.as_ref().map(|(_, other)| {
-            other
-                .lend_bases::<G1>(g1_affines_as_pce(pts))
-                .expect("bases")
-        });
         for (name, values) in [("random", &random), ("porep-mix", &mix)] {
             let abi: Vec<_> = values.iter().map(scalar_of).collect();
             let plugin = best(reps, || device.msm(&bases, 0, n, 1, &abi).expect("msm"));
-            let other = versus
-                .as_ref()
-                .zip(other_bases.as_ref())
-                .map(|((_, other), b)| best(reps, || other.msm(b, 0, n, 1, &abi).expect("msm")));
             let blst = best(reps, || {
                 g1_as_blst(g1_affines_as_pce(pts)).mult(scalar_bytes(&abi), 255)
             });
@@ -127,7 +95,7 @@ fn main() {
                 ms(plugin),
                 ms(blst),
                 blst.as_secs_f64() / plugin.as_secs_f64()
-            ) + &compare(plugin, other);
+            );
             if name == "random" {
                 let exps = Arc::new(values.iter().map(|s| s.to_repr()).collect::<Vec<_>>());
                 let bases = Arc::new(pts.to_vec());
@@ -163,12 +131,6 @@ fn main() {
             .lend_bases::<G2>(g2_affines_as_pce(pts))
             .expect("bases");
         let plugin = best(reps, || device.msm(&bases, 0, n, 1, &abi).expect("msm"));
-        let other = versus.as_ref().map(|(_, other)| {
-            let b = other
-                .lend_bases::<G2>(g2_affines_as_pce(pts))
-                .expect("bases");
-            best(reps, || other.msm(&b, 0, n, 1, &abi).expect("msm"))
-        });
         let blst = best(reps, || {
             g2_as_blst(g2_affines_as_pce(pts)).mult(scalar_bytes(&abi), 255)
         });
@@ -184,13 +146,12 @@ fn main() {
             .wait()
         });
         println!(
-            "MSM G2 2^{log} random   : plugin {} | blst {} ({:.2}x) | bellperson {} ({:.2}x){}",
+            "MSM G2 2^{log} random   : plugin {} | blst {} ({:.2}x) | bellperson {} ({:.2}x)",
             ms(plugin),
             ms(blst),
             blst.as_secs_f64() / plugin.as_secs_f64(),
             ms(bell),
-            bell.as_secs_f64() / plugin.as_secs_f64(),
-            compare(plugin, other)
+            bell.as_secs_f64() / plugin.as_secs_f64()
         );
     }
     drop(g2_all);
@@ -211,30 +172,15 @@ fn main() {
                 )
                 .expect("ntt");
         });
-        let other = versus.as_ref().map(|(_, other)| {
-            let domain = other.ntt_domain(log).expect("domain");
-            best(reps, || {
-                let mut data = input.clone();
-                other
-                    .ntt(
-                        &domain,
-                        NttDirection::Forward,
-                        false,
-                        scalars_as_fr_mut(&mut data),
-                    )
-                    .expect("ntt");
-            })
-        });
         let bell = best(reps, || {
             let mut d = EvaluationDomain::from_coeffs(input.clone()).expect("domain");
             d.fft(&worker, &mut None).expect("fft");
         });
         println!(
-            "NTT 2^{log}: plugin {} | bellperson {} ({:.2}x){}",
+            "NTT 2^{log}: plugin {} | bellperson {} ({:.2}x)",
             ms(plugin),
             ms(bell),
-            bell.as_secs_f64() / plugin.as_secs_f64(),
-            compare(plugin, other)
+            bell.as_secs_f64() / plugin.as_secs_f64()
         );
     }
 }

@@ -21,6 +21,7 @@
 mod msm;
 mod ntt;
 mod proofs;
+pub mod timing;
 
 pub use msm::{points, Scalars};
 

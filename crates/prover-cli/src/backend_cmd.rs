@@ -46,6 +46,85 @@ pub struct CheckArgs {
     reference: String,
 }
 
+/// A range of sizes, `LO..HI` as powers of two (inclusive).
+fn log_range(text: &str) -> Result<(u32, u32), String> {
+    let (lo, hi) = text
+        .split_once("..")
+        .ok_or_else(|| format!("expected LO..HI (e.g. 20..26), got {text:?}"))?;
+    let parse = |v: &str| v.trim().parse::<u32>().map_err(|e| format!("{v:?}: {e}"));
+    let (lo, hi) = (parse(lo)?, parse(hi)?);
+    if lo > hi || hi > 31 {
+        return Err(format!("need LO <= HI <= 31, got {lo}..{hi}"));
+    }
+    Ok((lo, hi))
+}
+
+/// Arguments of `bench backend`.
+#[derive(Args)]
+pub struct BenchBackendArgs {
+    #[command(flatten)]
+    target: BackendArgs,
+    /// The backend to compare with (device 0).
+    #[arg(long, value_name = "BACKEND", default_value = "cpu")]
+    versus: String,
+    /// G1 MSM sizes, as powers of two: LO..HI.
+    #[arg(long, value_name = "LO..HI", default_value = "16..20", value_parser = log_range)]
+    msm_g1: (u32, u32),
+    /// G2 MSM sizes, as powers of two: LO..HI.
+    #[arg(long, value_name = "LO..HI", default_value = "16..18", value_parser = log_range)]
+    msm_g2: (u32, u32),
+    /// NTT sizes, as powers of two: LO..HI.
+    #[arg(long, value_name = "LO..HI", default_value = "16..22", value_parser = log_range)]
+    ntt: (u32, u32),
+    /// Runs per case; the best time counts.
+    #[arg(long, default_value_t = 2)]
+    reps: usize,
+}
+
+/// `pce-prover bench backend`.
+pub fn bench(args: BenchBackendArgs) -> Result<ExitCode> {
+    let mut opened = Vec::new();
+    for (spec, index) in [
+        (&args.target.backend, args.target.device),
+        (&args.versus, 0),
+    ] {
+        let backend = match load(spec) {
+            Ok(backend) => backend,
+            Err(code) => return Ok(code),
+        };
+        let device = match open(&backend, index) {
+            Ok(device) => device,
+            Err(code) => return Ok(code),
+        };
+        opened.push((backend, device));
+    }
+    let [(backend, device), (versus, versus_device)] =
+        <[_; 2]>::try_from(opened).unwrap_or_else(|_| unreachable!("two backends were opened"));
+    let sizes = backend_check::timing::Sizes {
+        msm_g1: args.msm_g1,
+        msm_g2: args.msm_g2,
+        ntt: args.ntt,
+    };
+    let (name, other) = (backend.name(), versus.name());
+    println!("{:<14} {:>12} {:>12} {:>8}", "case", name, other, "ratio");
+    let timings = backend_check::timing::compare(&device, &versus_device, sizes, args.reps, |t| {
+        println!(
+            "{:<14} {:>9.1} ms {:>9.1} ms {:>7.2}x",
+            t.case,
+            t.device.as_secs_f64() * 1e3,
+            t.versus.as_secs_f64() * 1e3,
+            t.versus.as_secs_f64() / t.device.as_secs_f64()
+        );
+    });
+    match timings {
+        Ok(_) => {
+            println!("ratio = {other} time / {name} time (> 1: {name} is faster)");
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(error) => Ok(unavailable(error)),
+    }
+}
+
 /// Arguments of `devices`.
 #[derive(Args)]
 pub struct DevicesArgs {

@@ -24,6 +24,9 @@ pub enum BenchCommand {
     /// same C1 output and parameters, each in its own process, and print
     /// wall times, peak memory and ratios.
     C2(BenchC2Args),
+    /// Time a backend's MSMs and NTTs against another backend's (default:
+    /// the CPU backend) in one run, and print both with their ratio.
+    Backend(crate::backend_cmd::BenchBackendArgs),
     /// (internal) filecoin-proofs' seal_commit_phase2 in this process.
     #[command(hide = true)]
     FilecoinC2(FilecoinC2Args),
@@ -82,6 +85,7 @@ fn child(args: &[&str], report: &Path) -> Result<(Duration, serde_json::Value)> 
 pub fn bench(command: BenchCommand) -> Result<ExitCode> {
     match command {
         BenchCommand::C2(args) => bench_c2(args),
+        BenchCommand::Backend(args) => crate::backend_cmd::bench(args),
         BenchCommand::FilecoinC2(args) => filecoin_c2(args),
     }
 }

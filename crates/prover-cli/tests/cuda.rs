@@ -12,7 +12,10 @@ fn cuda_backend_conforms_or_reports_no_driver() {
     let devices = pce_prover(&["devices", "cuda"], &[]);
     let out = text(&devices);
     if devices.status.code() == Some(3) {
-        assert!(out.contains("no CUDA driver") || out.contains("no CUDA device"), "{out}");
+        assert!(
+            out.contains("no CUDA driver") || out.contains("no CUDA device"),
+            "{out}"
+        );
         let check = pce_prover(&["backend-check", "cuda"], &[]);
         let out = text(&check);
         assert_eq!(check.status.code(), Some(3), "{out}");

@@ -1,0 +1,167 @@
+//! Timing a backend's operations against another backend in one run, for
+//! `pce-prover bench backend` (and `scripts/gpu-check.sh`, which runs on
+//! GPU machines without Rust, so this lives in the binary rather than in a
+//! cargo bench).
+//!
+//! Each MSM is timed on random scalars with the bases uploaded once
+//! beforehand (as the prover keeps the SRS resident); each NTT is a forward
+//! transform including its copies. Times are the best of `reps` runs.
+
+use std::time::{Duration, Instant};
+
+use backend_api::interop::{g1_affines_as_pce, g2_affines_as_pce, scalar_of, scalars_as_fr_mut};
+use backend_api::{BackendError, Device, NttDirection, G1, G2};
+use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
+use ff::Field;
+use group::prime::PrimeCurveAffine;
+use group::{Curve, Group};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+
+/// One timed operation on both devices.
+#[derive(Debug, Clone)]
+pub struct Timing {
+    /// E.g. "MSM G1 2^20".
+    pub case: String,
+    /// Best time on the device under test.
+    pub device: Duration,
+    /// Best time on the comparison device.
+    pub versus: Duration,
+}
+
+/// The sizes to time (log2 ranges, inclusive; empty when `min > max`).
+#[derive(Debug, Clone, Copy)]
+pub struct Sizes {
+    /// G1 MSM sizes.
+    pub msm_g1: (u32, u32),
+    /// G2 MSM sizes.
+    pub msm_g2: (u32, u32),
+    /// NTT sizes.
+    pub ntt: (u32, u32),
+}
+
+fn best<T>(
+    reps: usize,
+    mut run: impl FnMut() -> Result<T, BackendError>,
+) -> Result<Duration, BackendError> {
+    let mut best = Duration::MAX;
+    for _ in 0..reps.max(1) {
+        let start = Instant::now();
+        std::hint::black_box(run()?);
+        best = best.min(start.elapsed());
+    }
+    Ok(best)
+}
+
+/// `n` random points, made in parallel from consecutive multiples.
+fn random_points<C>(n: usize, seed: u64) -> Vec<C::AffineRepr>
+where
+    C: Curve + Group<Scalar = Scalar> + Send + Sync,
+    C::AffineRepr: PrimeCurveAffine + Send,
+{
+    const CHUNK: usize = 1 << 14;
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let step = C::generator() * Scalar::random(&mut rng);
+    let start = C::generator() * Scalar::random(&mut rng);
+    let mut points = vec![C::AffineRepr::identity(); n];
+    points
+        .par_chunks_mut(CHUNK)
+        .enumerate()
+        .for_each(|(c, out)| {
+            let mut next = start + step * Scalar::from((c * CHUNK) as u64);
+            let projective: Vec<C> = (0..out.len())
+                .map(|_| {
+                    let point = next;
+                    next += step;
+                    point
+                })
+                .collect();
+            C::batch_normalize(&projective, out);
+        });
+    points
+}
+
+fn random_scalars(n: usize, seed: u64) -> Vec<Scalar> {
+    (0..n)
+        .into_par_iter()
+        .with_min_len(1 << 14)
+        .map(|i| Scalar::random(ChaCha8Rng::seed_from_u64(seed ^ (i as u64) << 8)))
+        .collect()
+}
+
+/// Times every size on `device` and `versus`, calling `report` after each.
+pub fn compare(
+    device: &Device,
+    versus: &Device,
+    sizes: Sizes,
+    reps: usize,
+    mut report: impl FnMut(&Timing),
+) -> Result<Vec<Timing>, BackendError> {
+    let mut timings = Vec::new();
+    let mut record = |timing: Timing| {
+        report(&timing);
+        timings.push(timing);
+    };
+    let (lo, hi) = sizes.msm_g1;
+    if lo <= hi {
+        let points: Vec<G1Affine> = random_points::<G1Projective>(1 << hi, 1);
+        let scalars: Vec<_> = random_scalars(1 << hi, 2).iter().map(scalar_of).collect();
+        let on = |d: &Device, log: u32| -> Result<Duration, BackendError> {
+            let n = 1usize << log;
+            let bases = d.lend_bases::<G1>(g1_affines_as_pce(&points[..n]))?;
+            best(reps, || d.msm(&bases, 0, n, 1, &scalars[..n]))
+        };
+        for log in lo..=hi {
+            let case = format!("MSM G1 2^{log}");
+            record(Timing {
+                case,
+                device: on(device, log)?,
+                versus: on(versus, log)?,
+            });
+        }
+    }
+    let (lo, hi) = sizes.msm_g2;
+    if lo <= hi {
+        let points: Vec<G2Affine> = random_points::<G2Projective>(1 << hi, 3);
+        let scalars: Vec<_> = random_scalars(1 << hi, 4).iter().map(scalar_of).collect();
+        let on = |d: &Device, log: u32| -> Result<Duration, BackendError> {
+            let n = 1usize << log;
+            let bases = d.lend_bases::<G2>(g2_affines_as_pce(&points[..n]))?;
+            best(reps, || d.msm(&bases, 0, n, 1, &scalars[..n]))
+        };
+        for log in lo..=hi {
+            let case = format!("MSM G2 2^{log}");
+            record(Timing {
+                case,
+                device: on(device, log)?,
+                versus: on(versus, log)?,
+            });
+        }
+    }
+    let (lo, hi) = sizes.ntt;
+    if lo <= hi {
+        let input = random_scalars(1 << hi, 5);
+        let on = |d: &Device, log: u32| -> Result<Duration, BackendError> {
+            let domain = d.ntt_domain(log)?;
+            let mut data = input[..1 << log].to_vec();
+            best(reps, || {
+                d.ntt(
+                    &domain,
+                    NttDirection::Forward,
+                    false,
+                    scalars_as_fr_mut(&mut data),
+                )
+            })
+        };
+        for log in lo..=hi {
+            let case = format!("NTT 2^{log}");
+            record(Timing {
+                case,
+                device: on(device, log)?,
+                versus: on(versus, log)?,
+            });
+        }
+    }
+    Ok(timings)
+}

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# gpu-check.sh: every GPU check of pce-prover in one run, on a machine with
+# an NVIDIA GPU, its driver and NVRTC but no Rust, from binaries built
+# elsewhere (see README, "Checking a GPU machine"). Prints one summary table.
+#
+#   scripts/gpu-check.sh [BIN_DIR]
+#
+# BIN_DIR holds pce-prover and libpce_backend_{cpu,cuda,opencl}.so
+# (default: target/release). Logs go to $OUT (default: a temporary
+# directory); each step has a time limit so the whole run stays under
+# 8 minutes.
+set -uo pipefail
+
+BIN_DIR=${1:-target/release}
+PCE="$BIN_DIR/pce-prover"
+export PCE_BACKEND_DIR="$BIN_DIR"
+OUT=${OUT:-$(mktemp -d)}
+export FIL_PROOFS_PARAMETER_CACHE=${FIL_PROOFS_PARAMETER_CACHE:-$OUT/params}
+mkdir -p "$OUT" "$FIL_PROOFS_PARAMETER_CACHE"
+
+ROWS=()
+FAILED=0
+
+# step NAME LIMIT_SECONDS COMMAND...: runs one check, logs it, records a row.
+step() {
+  local name=$1 limit=$2
+  shift 2
+  local start end status
+  start=$(date +%s.%N)
+  echo "== $name: $*" | tee -a "$OUT/all.log"
+  if timeout "$limit" "$@" >"$OUT/$name.log" 2>&1; then
+    status=PASS
+  else
+    status="FAIL (exit $?)"
+    FAILED=1
+  fi
+  end=$(date +%s.%N)
+  cat "$OUT/$name.log" >>"$OUT/all.log"
+  tail -n 40 "$OUT/$name.log"
+  ROWS+=("$(printf '%-22s %-14s %8.1f s' "$name" "$status" "$(awk "BEGIN { print $end - $start }")")")
+}
+
+step devices 60 "$PCE" devices cuda
+step backend-check 240 "$PCE" backend-check cuda \
+  --max-log-ntt 20 --max-log-msm-g1 20 --max-log-msm-g2 18 --proofs 3
+step bench-cuda-vs-cpu 300 "$PCE" bench backend cuda --versus cpu \
+  --msm-g1 20..26 --msm-g2 20..24 --ntt 20..27 --reps 1
+step c2-2kib-cpu 240 "$PCE" demo --backend cpu
+step c2-2kib-cuda 120 "$PCE" demo --backend cuda
+if "$PCE" devices opencl >"$OUT/opencl-devices.log" 2>&1; then
+  step opencl-check 120 "$PCE" backend-check opencl \
+    --max-log-ntt 16 --max-log-msm-g1 16 --max-log-msm-g2 12 --proofs 1
+  step bench-opencl-vs-cpu 120 "$PCE" bench backend opencl --versus cpu \
+    --msm-g1 16..22 --msm-g2 16..20 --ntt 16..24 --reps 1
+fi
+
+echo
+echo "== pce-prover GPU check, $(date -u +%Y-%m-%d), $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
+printf '%-22s %-14s %10s\n' step status time
+for row in "${ROWS[@]}"; do echo "$row"; done
+echo
+echo "-- timings (cuda vs cpu)"
+grep -E '^(MSM|NTT|case|ratio)' "$OUT/bench-cuda-vs-cpu.log" 2>/dev/null
+for backend in cpu cuda; do
+  echo "-- 2 KiB C2 with $backend"
+  grep -E '"(backend|device|pce_load_or_record|params_read|witness|prove|verify_partitions|verify_seal|peak_rss_bytes)"' "$OUT/c2-2kib-$backend.log" 2>/dev/null
+done
+if [ -e "$OUT/bench-opencl-vs-cpu.log" ]; then
+  echo "-- timings (opencl vs cpu)"
+  grep -E '^(MSM|NTT|case|ratio)' "$OUT/bench-opencl-vs-cpu.log"
+fi
+echo "logs: $OUT"
+exit $FAILED

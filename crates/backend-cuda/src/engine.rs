@@ -70,7 +70,8 @@ impl Engine {
                 max_alloc: memory,
                 memory,
                 ntt_local_log: NTT_MAX_LOCAL_LOG,
-            },
+            }
+            .capped_by_env(),
         })
     }
 

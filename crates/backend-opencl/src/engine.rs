@@ -51,7 +51,8 @@ impl Engine {
             max_alloc: device.max_mem_alloc_size().map_err(query)?,
             memory: device.global_mem_size().map_err(query)?,
             ntt_local_log,
-        };
+        }
+        .capped_by_env();
         Ok(Self {
             context,
             queue,

@@ -61,6 +61,29 @@ pub struct Limits {
     pub ntt_local_log: u32,
 }
 
+/// Environment variable capping the device memory the GPU backends use, in
+/// bytes: a test hook that makes small MSMs exercise chunked and streamed
+/// bases on any device.
+pub const MEMORY_LIMIT_ENV: &str = "PCE_GPU_MEMORY_LIMIT";
+
+impl Limits {
+    /// These limits with the memory capped by `$PCE_GPU_MEMORY_LIMIT` when
+    /// set (single buffers then get at most a quarter of it).
+    pub fn capped_by_env(self) -> Self {
+        let cap = std::env::var(MEMORY_LIMIT_ENV)
+            .ok()
+            .and_then(|value| value.parse::<u64>().ok());
+        match cap {
+            Some(cap) => Limits {
+                memory: self.memory.min(cap),
+                max_alloc: self.max_alloc.min(cap / 4).max(1),
+                ..self
+            },
+            None => self,
+        }
+    }
+}
+
 /// One device of a GPU API, with the kernels of [`crate::source`] built.
 pub trait Engine {
     /// A device buffer of bytes.

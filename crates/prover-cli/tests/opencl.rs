@@ -130,3 +130,41 @@ fn corrupt_program_cache_is_rebuilt() {
     let output = pce_prover(&tiny, cache.path());
     assert!(!text(&output).contains("rebuilding"), "{}", text(&output));
 }
+
+#[test]
+fn bases_larger_than_device_memory_are_chunked_and_streamed() {
+    // 64 KiB of "device memory": buffers of at most 16 KiB (170 G1 points),
+    // bases above 39 KiB streamed from the host for every MSM, a few
+    // hundred buckets at most.
+    let args = [
+        "backend-check",
+        "opencl",
+        "--max-log-ntt",
+        "4",
+        "--max-log-msm-g1",
+        "12",
+        "--max-log-msm-g2",
+        "8",
+        "--proofs",
+        "1",
+    ];
+    let output = common::pce_prover(
+        &args,
+        &[
+            ("PCE_OPENCL_CACHE", shared_cache().as_os_str()),
+            ("PCE_GPU_MEMORY_LIMIT", OsStr::new("65536")),
+        ],
+    );
+    if skip_without_opencl(&output) {
+        return;
+    }
+    let out = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{out}");
+    assert!(
+        out.contains("PASS  MSM G1 n=2^12 PoRepMix infinity+repeats"),
+        "{out}"
+    );
+    assert!(out.contains("PASS  MSM G1 n=257 offset=3 batch=3"), "{out}");
+    assert!(out.contains("PASS  proof: SHA-256 circuit"), "{out}");
+    assert!(!out.contains("FAIL"), "{out}");
+}

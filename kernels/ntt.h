@@ -80,3 +80,11 @@ KERNEL void ntt_scale(GLOBAL Fr *data, u32 n, Fr scale, Fr step) {
     factor = Fr_mul(factor, step);
   }
 }
+
+/* The pointwise step of the QAP reduction on the coset:
+ * a[i] = (a[i] b[i] - c[i]) z_inv, z_inv = 1 / (g^n - 1). */
+KERNEL void qap_combine(GLOBAL Fr *a, GLOBAL const Fr *b, GLOBAL const Fr *c, u32 n, Fr z_inv) {
+  u32 i = THREAD_ID();
+  if (i >= n) return;
+  a[i] = Fr_mul(Fr_sub(Fr_mul(a[i], b[i]), c[i]), z_inv);
+}

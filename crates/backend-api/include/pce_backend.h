@@ -138,7 +138,25 @@ typedef struct pce_backend_vtable {
   pce_status (*msm)(pce_device *device, const pce_msm_bases *bases,
                     uint64_t offset, uint64_t count, const pce_scalar *scalars,
                     uint32_t batch, void *out);
+
+  /* ---- optional operations: added at the end, present when struct_size
+   * covers them and the pointer is not NULL. Hosts fall back to the basic
+   * operations otherwise, or when a call returns PCE_ERR_UNSUPPORTED. ---- */
+
+  /* The QAP step of a Groth16 proof in one call, so a GPU keeps the data on
+   * the device: `data` holds a, b, c (three vectors of the domain's size,
+   * one after the other). Each is interpolated (inverse NTT) and evaluated
+   * on the coset g·H (coset NTT); then a·b − c is divided by g^n − 1 (the
+   * vanishing polynomial on the coset) and interpolated from the coset
+   * (inverse coset NTT). On return the first vector holds the coefficients
+   * of h; the other two are left undefined. */
+  pce_status (*qap_h)(pce_device *device, const pce_ntt_domain *domain,
+                      pce_fr *data);
 } pce_backend_vtable;
+
+/* Size of a version-1 vtable without the optional operations: the least
+ * struct_size a plugin may report. */
+#define PCE_BACKEND_VTABLE_V1_BASE_SIZE offsetof(pce_backend_vtable, qap_h)
 
 typedef const pce_backend_vtable *(*pce_backend_entry_fn)(
     uint32_t host_abi_version, uint32_t *plugin_abi_version);

@@ -230,7 +230,20 @@ pub struct pce_backend_vtable {
         batch: u32,
         out: *mut std::ffi::c_void,
     ) -> pce_status,
+    /// Optional: the QAP step (a, b, c to the coefficients of h) in one call;
+    /// `None` when the plugin does not provide it.
+    pub qap_h: Option<
+        unsafe extern "C" fn(
+            device: *mut pce_device,
+            domain: *const pce_ntt_domain,
+            data: *mut pce_fr,
+        ) -> pce_status,
+    >,
 }
+
+/// Size of a version-1 vtable without the optional operations: the least
+/// `struct_size` a plugin may report.
+pub const PCE_BACKEND_VTABLE_V1_BASE_SIZE: usize = std::mem::offset_of!(pce_backend_vtable, qap_h);
 
 // SAFETY: a vtable is immutable static data (function pointers and pointers
 // to static strings), shared by all threads of the plugin by contract.
@@ -257,6 +270,7 @@ mod tests {
         assert_eq!(size_of::<pce_g1_projective>(), 144);
         assert_eq!(size_of::<pce_g2_projective>(), 288);
         assert_eq!(size_of::<pce_device_info>(), 4 + 4 + 8 + 16 + 128 + 64);
-        assert_eq!(size_of::<pce_backend_vtable>(), 8 + 2 * 8 + 11 * 8);
+        assert_eq!(PCE_BACKEND_VTABLE_V1_BASE_SIZE, 8 + 2 * 8 + 11 * 8);
+        assert_eq!(size_of::<pce_backend_vtable>(), 8 + 2 * 8 + 12 * 8);
     }
 }

@@ -317,6 +317,43 @@ impl Device {
         })
     }
 
+    /// The QAP step in one plugin call when the plugin offers it: `abc`
+    /// holds a, b, c (three vectors of the domain's size); on success its
+    /// first vector holds the coefficients of h and `Ok(true)` is returned.
+    /// `Ok(false)` (data untouched) when the plugin lacks the operation or
+    /// calls it unsupported: the caller composes it from [`Device::ntt`].
+    pub fn qap_h(&self, domain: &NttDomain<'_>, abc: &mut [pce_fr]) -> Result<bool, BackendError> {
+        if !std::ptr::eq(domain.device, self) {
+            return Err(self.refuse("qap_h", "the domain belongs to another device".into()));
+        }
+        if abc.len() != 3 * domain.size() {
+            return Err(self.refuse(
+                "qap_h",
+                format!(
+                    "{} elements are not three vectors of {}",
+                    abc.len(),
+                    domain.size()
+                ),
+            ));
+        }
+        let Some(qap_h) = self.backend.vtable().qap_h else {
+            return Ok(false);
+        };
+        // SAFETY: handles are live, abc holds three vectors of the domain's size.
+        let status = unsafe {
+            qap_h(
+                self.handle.as_ptr(),
+                domain.handle.as_ptr(),
+                abc.as_mut_ptr(),
+            )
+        };
+        if status == ffi::PCE_ERR_UNSUPPORTED {
+            return Ok(false);
+        }
+        self.backend.call("qap_h", status)?;
+        Ok(true)
+    }
+
     /// Transforms `data`, a whole number of vectors of the domain's size, in place.
     pub fn ntt(
         &self,

@@ -123,22 +123,39 @@ impl Backend {
                 host,
             });
         }
-        // SAFETY: a non-null vtable is a static of the plugin, per the ABI.
-        let vtable: &'static pce_backend_vtable = unsafe { &*vtable };
-        if vtable.abi_version != host {
+        // SAFETY: a non-null vtable is a static of the plugin, per the ABI,
+        // and always starts with these two fields.
+        let (abi_version, struct_size) =
+            unsafe { ((*vtable).abi_version, (*vtable).struct_size as usize) };
+        if abi_version != host {
             return Err(LoadError::AbiMismatch {
                 path: path.to_owned(),
-                plugin: vtable.abi_version,
+                plugin: abi_version,
                 host,
             });
         }
-        let needed = std::mem::size_of::<pce_backend_vtable>();
-        if (vtable.struct_size as usize) < needed {
+        let needed = ffi::PCE_BACKEND_VTABLE_V1_BASE_SIZE;
+        if struct_size < needed {
             return Err(bad(format!(
-                "struct_size {} is smaller than the {needed} bytes of ABI version {host}",
-                vtable.struct_size
+                "struct_size {struct_size} is smaller than the {needed} bytes of ABI version {host}"
             )));
         }
+        // A plugin built against an older header has a shorter vtable: copy
+        // the part it has, and leave the optional operations it lacks None.
+        let mut copy = std::mem::MaybeUninit::<pce_backend_vtable>::zeroed();
+        // SAFETY: the plugin's vtable has `struct_size` readable bytes; the
+        // copy has room for size_of bytes.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                vtable as *const u8,
+                copy.as_mut_ptr() as *mut u8,
+                struct_size.min(std::mem::size_of::<pce_backend_vtable>()),
+            )
+        };
+        // SAFETY: every required field lies in the copied base part; the
+        // optional fields are Options of function pointers, None when zero.
+        let vtable: &'static pce_backend_vtable =
+            Box::leak(Box::new(unsafe { copy.assume_init() }));
         let text = |ptr: *const std::ffi::c_char, field: &str| -> Result<String, LoadError> {
             if ptr.is_null() {
                 return Err(bad(format!("{field} is null")));

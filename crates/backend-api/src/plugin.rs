@@ -174,6 +174,21 @@ pub trait Plugin: 'static {
         scalars: &[pce_scalar],
         out: MsmResults<'_>,
     ) -> Result<(), PluginError>;
+    /// Optional: the QAP step in one call (see `qap_h` in the header):
+    /// `abc` holds a, b, c, each of the domain's size; on return its first
+    /// vector holds the coefficients of h. The default says unsupported,
+    /// and the host composes the step from [`Plugin::ntt`] calls.
+    fn qap_h(
+        device: &Self::Device,
+        domain: &Self::Domain,
+        abc: &mut [pce_fr],
+    ) -> Result<(), PluginError> {
+        let _ = (device, domain, abc);
+        Err(PluginError::new(
+            ffi::PCE_ERR_UNSUPPORTED,
+            "this backend has no fused QAP step",
+        ))
+    }
     /// Number of elements of one vector of a domain.
     fn domain_size(domain: &Self::Domain) -> usize;
     /// Number of points and group (`PCE_G1`/`PCE_G2`) of some bases.
@@ -372,6 +387,23 @@ unsafe extern "C" fn ntt<P: Plugin>(
     })
 }
 
+/// Wraps [`Plugin::qap_h`].
+unsafe extern "C" fn qap_h<P: Plugin>(
+    device: *mut pce_device,
+    domain: *const pce_ntt_domain,
+    data: *mut pce_fr,
+) -> pce_status {
+    guard(|| {
+        // SAFETY: handles of this plugin.
+        let device = unsafe { handle::<P::Device>(device as *const c_void, "device")? };
+        let domain = unsafe { handle::<P::Domain>(domain as *const c_void, "domain")? };
+        non_null(data, "data")?;
+        // SAFETY: the host provides three vectors of the domain's size.
+        let abc = unsafe { std::slice::from_raw_parts_mut(data, 3 * P::domain_size(domain)) };
+        P::qap_h(device, domain, abc)
+    })
+}
+
 unsafe extern "C" fn msm_bases_upload<P: Plugin>(
     device: *mut pce_device,
     group: u32,
@@ -487,6 +519,7 @@ pub const fn vtable<P: Plugin>() -> pce_backend_vtable {
         msm_bases_upload: msm_bases_upload::<P>,
         msm_bases_release: msm_bases_release::<P>,
         msm: msm::<P>,
+        qap_h: Some(qap_h::<P>),
     }
 }
 

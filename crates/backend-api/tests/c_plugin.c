@@ -76,7 +76,9 @@ static pce_status msm(pce_device *d, const pce_msm_bases *bases, uint64_t offset
 
 static const pce_backend_vtable VTABLE = {
     .abi_version = PCE_BACKEND_ABI_VERSION,
-    .struct_size = sizeof(pce_backend_vtable),
+    /* Built as a plugin from before the optional operations: the host must
+     * accept the shorter vtable and treat them as absent. */
+    .struct_size = PCE_BACKEND_VTABLE_V1_BASE_SIZE,
     .name = "c-test",
     .description = "minimal backend written in C",
     .last_error = last_error,
@@ -104,6 +106,7 @@ size_t pce_test_layout(size_t *out, size_t cap) {
       sizeof(pce_g1_projective), sizeof(pce_g2_projective), sizeof(pce_device_info),
       offsetof(pce_device_info, name), sizeof(pce_backend_vtable),
       offsetof(pce_backend_vtable, last_error), offsetof(pce_backend_vtable, msm),
+      offsetof(pce_backend_vtable, qap_h), PCE_BACKEND_VTABLE_V1_BASE_SIZE,
   };
   size_t n = sizeof values / sizeof values[0];
   for (size_t i = 0; i < n && i < cap; i++) out[i] = values[i];

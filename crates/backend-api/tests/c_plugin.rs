@@ -66,6 +66,8 @@ fn a_c_plugin_built_from_the_header_loads_and_matches_the_layouts() {
         size_of::<pce_backend_vtable>(),
         offset_of!(pce_backend_vtable, last_error),
         offset_of!(pce_backend_vtable, msm),
+        offset_of!(pce_backend_vtable, qap_h),
+        PCE_BACKEND_VTABLE_V1_BASE_SIZE,
     ];
     assert_eq!(layout, rust, "the Rust mirror differs from the C header");
 }

@@ -30,6 +30,60 @@ fn reference(input: &[Scalar], direction: NttDirection, coset: bool) -> Vec<Scal
     domain.into_coeffs()
 }
 
+/// h from a, b, c as bellperson's prover computes it: interpolate, evaluate
+/// on the coset, `(a·b − c) / Z` there, interpolate from the coset.
+fn reference_qap(abc: &[Scalar]) -> Vec<Scalar> {
+    let worker = Worker::new();
+    let n = abc.len() / 3;
+    let mut domains = abc.chunks(n).map(|v| {
+        let mut domain = EvaluationDomain::from_coeffs(v.to_vec()).expect("power-of-two size");
+        domain
+            .ifft(&worker, &mut None)
+            .expect("the CPU FFT does not fail");
+        domain
+            .coset_fft(&worker, &mut None)
+            .expect("the CPU FFT does not fail");
+        domain
+    });
+    let (mut a, b, c) = (
+        domains.next().expect("a"),
+        domains.next().expect("b"),
+        domains.next().expect("c"),
+    );
+    a.mul_assign(&worker, &b);
+    a.sub_assign(&worker, &c);
+    a.divide_by_z_on_coset(&worker);
+    a.icoset_fft(&worker, &mut None)
+        .expect("the CPU FFT does not fail");
+    a.into_coeffs()
+}
+
+/// The backend's fused QAP step against [`reference_qap`]; the case name
+/// says when the backend does not offer it (the host then composes it from
+/// the transforms checked above).
+fn check_qap(
+    device: &Device,
+    domain: &backend_api::NttDomain<'_>,
+    log: u32,
+    rng: &mut ChaCha8Rng,
+    record: &mut dyn FnMut(String, Result<bool, BackendError>),
+) {
+    let n = 1usize << log;
+    let input: Vec<Scalar> = (0..3 * n).map(|_| Scalar::random(&mut *rng)).collect();
+    let mut data = input.clone();
+    match device.qap_h(domain, scalars_as_fr_mut(&mut data)) {
+        Ok(true) => record(
+            format!("QAP h 2^{log}"),
+            Ok(data[..n] == reference_qap(&input)[..]),
+        ),
+        Ok(false) => record(
+            format!("QAP h 2^{log}: not offered, the host composes it from NTTs"),
+            Ok(true),
+        ),
+        Err(e) => record(format!("QAP h 2^{log}"), Err(e)),
+    }
+}
+
 /// Checks every size and kind, calling `record` per case.
 pub fn check(
     device: &Device,
@@ -59,5 +113,6 @@ pub fn check(
                 });
             record(format!("NTT {name} 2^{log} x{batch}"), outcome);
         }
+        check_qap(device, &domain, log, &mut rng, record);
     }
 }

@@ -84,6 +84,14 @@ impl Plugin for OpenClBackend {
         domain.transform(&*device.engine(), inverse, coset, data)
     }
 
+    fn qap_h(
+        device: &OpenDevice,
+        domain: &ntt::Domain<Buffer<u8>>,
+        abc: &mut [pce_fr],
+    ) -> Result<(), PluginError> {
+        domain.qap_h(&*device.engine(), abc)
+    }
+
     fn upload_bases(
         device: &OpenDevice,
         points: Points,

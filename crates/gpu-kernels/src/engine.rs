@@ -131,11 +131,12 @@ pub trait Engine {
 }
 
 /// Kernel names of [`crate::source`] every engine must create.
-pub const KERNELS: [&str; 8] = [
+pub const KERNELS: [&str; 9] = [
     "ntt_bit_reverse",
     "ntt_local_stages",
     "ntt_global_stage",
     "ntt_scale",
+    "qap_combine",
     "G1_msm_buckets",
     "G1_sum_bases",
     "G2_msm_buckets",

@@ -9,7 +9,7 @@ use backend_api::plugin::PluginError;
 use blstrs::Scalar;
 use ff::{Field, PrimeField};
 
-use crate::engine::{Arg, Engine};
+use crate::engine::{bytes_of, Arg, Engine};
 
 /// `NTT_SCALE_CHUNK` of kernels/ntt.h.
 const SCALE_CHUNK: usize = 64;
@@ -32,6 +32,15 @@ pub fn twiddles(log_n: u32, inverse: bool) -> Vec<pce_fr> {
         power *= root;
     }
     scalars_as_fr(&table).to_vec()
+}
+
+/// `1 / (g^n − 1)`: the inverse of the vanishing polynomial `x^n − 1` of
+/// the domain of size `n = 2^log_n`, constant on the coset `g·H`.
+pub fn vanishing_inverse(log_n: u32) -> pce_fr {
+    let g = Scalar::MULTIPLICATIVE_GENERATOR;
+    let z = g.pow_vartime([1u64 << log_n]) - Scalar::ONE;
+    let z_inv = z.invert().expect("g^n ≠ 1: g lies outside the domain");
+    scalars_as_fr(&[z_inv])[0]
 }
 
 /// One pass of `ntt_scale`: element `i` is multiplied by `scale · step^i`.
@@ -108,23 +117,69 @@ impl<B> Domain<B> {
         coset: bool,
         data: &mut [pce_fr],
     ) -> Result<(), PluginError> {
+        let mut buffer = engine.buffer(self.size() * size_of::<pce_fr>())?;
+        for vector in data.chunks_exact_mut(self.size()) {
+            engine.write(&mut buffer, bytes_of(vector))?;
+            self.transform_on_device(engine, &buffer, inverse, coset)?;
+            engine.download(&buffer, vector)?;
+        }
+        Ok(())
+    }
+
+    /// The QAP step (see `qap_h` in the ABI header) with a, b, c on the
+    /// device throughout: three uploads and one download instead of
+    /// fourteen copies.
+    pub fn qap_h<E: Engine<Buffer = B>>(
+        &self,
+        engine: &E,
+        abc: &mut [pce_fr],
+    ) -> Result<(), PluginError> {
         let n = self.size();
-        let mut buffer = engine.buffer(n * size_of::<pce_fr>())?;
+        let mut buffers = Vec::with_capacity(3);
+        for vector in abc.chunks_exact(n) {
+            let buffer = engine.upload(vector)?;
+            self.transform_on_device(engine, &buffer, true, false)?;
+            self.transform_on_device(engine, &buffer, false, true)?;
+            buffers.push(buffer);
+        }
+        let [a, b, c] = &buffers[..] else {
+            unreachable!("abc holds three vectors")
+        };
+        engine.launch(
+            "qap_combine",
+            n,
+            None,
+            &[
+                Arg::Buffer(a),
+                Arg::Buffer(b),
+                Arg::Buffer(c),
+                Arg::U32(n as u32),
+                Arg::Fr(vanishing_inverse(self.log_n)),
+            ],
+        )?;
+        self.transform_on_device(engine, a, true, true)?;
+        engine.download(a, &mut abc[..n])
+    }
+
+    /// One transform of the vector in `buffer`.
+    fn transform_on_device<E: Engine<Buffer = B>>(
+        &self,
+        engine: &E,
+        buffer: &B,
+        inverse: bool,
+        coset: bool,
+    ) -> Result<(), PluginError> {
+        if let Some(scaling) = before(inverse, coset) {
+            self.scale(engine, buffer, scaling)?;
+        }
         let table = if inverse {
             &self.inverse
         } else {
             &self.forward
         };
-        for vector in data.chunks_exact_mut(n) {
-            engine.write(&mut buffer, crate::engine::bytes_of(vector))?;
-            if let Some(scaling) = before(inverse, coset) {
-                self.scale(engine, &buffer, scaling)?;
-            }
-            self.butterflies(engine, &buffer, table)?;
-            if let Some(scaling) = after(self.log_n, inverse, coset) {
-                self.scale(engine, &buffer, scaling)?;
-            }
-            engine.download(&buffer, vector)?;
+        self.butterflies(engine, buffer, table)?;
+        if let Some(scaling) = after(self.log_n, inverse, coset) {
+            self.scale(engine, buffer, scaling)?;
         }
         Ok(())
     }

@@ -6,7 +6,9 @@
 //! evaluate them on the coset `g·H` (coset NTT, where `Z` is the constant
 //! `g^n − 1`), combine pointwise, divide by that constant, and interpolate
 //! back from the coset. The `n − 1` low coefficients are the H query's
-//! scalars. The transforms run on the backend, three vectors per call.
+//! scalars. The transforms run on the backend, three vectors per call, or
+//! the whole step in one call when the backend offers it (`qap_h`: a GPU
+//! then keeps a, b, c on the device between the transforms).
 
 use backend_api::interop::{fr_as_scalars, scalars_as_fr_mut};
 use backend_api::{BackendError, Device, NttDirection, NttDomain};
@@ -29,6 +31,9 @@ pub fn h_coefficients(
     let n = domain.size();
     assert_eq!(abc.len(), 3 * n, "a, b, c must fill three domain vectors");
     let fr = scalars_as_fr_mut(abc);
+    if device.qap_h(domain, fr)? {
+        return Ok(fr_as_scalars(&fr[..n - 1]).to_vec());
+    }
     device.ntt(domain, NttDirection::Inverse, false, fr)?;
     device.ntt(domain, NttDirection::Forward, true, fr)?;
 

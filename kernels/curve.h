@@ -36,6 +36,12 @@ DEVICE bool G_(affine_is_infinity)(G_(affine) a) {
   return K_(is_zero)(a.x) && K_(is_zero)(a.y);
 }
 
+/* -a: the same x, the negated y (infinity stays all-zero). */
+DEVICE G_(affine) G_(affine_neg)(G_(affine) a) {
+  a.y = K_(neg)(a.y);
+  return a;
+}
+
 /* 2 (X, Y, ZZ, ZZZ) with ZZ, ZZZ scaled by `zz`, `zzz` (1 for an affine
  * point): dbl-2008-s-1 / mdbl-2008-s. */
 DEVICE G_(xyzz) G_(double_scaled)(CURVE_FIELD x, CURVE_FIELD y, CURVE_FIELD zz, CURVE_FIELD zzz) {

@@ -33,6 +33,11 @@ DEVICE Fp2 Fp2_sub(Fp2 a, Fp2 b) {
 
 DEVICE Fp2 Fp2_dbl(Fp2 a) { return Fp2_add(a, a); }
 
+DEVICE Fp2 Fp2_neg(Fp2 a) {
+  Fp2 r = {Fp_neg(a.c0), Fp_neg(a.c1)};
+  return r;
+}
+
 /* Karatsuba: three Fp multiplications. */
 DEVICE Fp2 Fp2_mul(Fp2 a, Fp2 b) {
   Fp v0 = Fp_mul(a.c0, b.c0);

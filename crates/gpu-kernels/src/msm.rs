@@ -30,10 +30,11 @@ const RESIDENT_SHARE: f64 = 0.6;
 /// Share of device memory the buckets of one MSM may occupy.
 const BUCKET_SHARE: f64 = 0.25;
 
-/// Bits of a BLS12-381 scalar.
-const SCALAR_BITS: u32 = 255;
+/// Bits the signed windows must cover: the 255 bits of a scalar plus the
+/// carry a top window above half its range would produce.
+const SIGNED_BITS: u32 = 256;
 
-/// Widest window the kernels accept (digits are 32-bit, buckets 2^bits − 1).
+/// Widest window the plan considers.
 const MAX_WINDOW_BITS: u32 = 16;
 
 /// The terms of one MSM over one device buffer of bases, split by scalar.
@@ -66,13 +67,13 @@ impl Terms {
     }
 }
 
-/// How the bucket kernel runs: `windows` windows of `bits` bits, the terms
-/// cut into `slices` slices, one thread per (slice, window).
+/// How the bucket kernel runs: `windows` signed windows of `bits` bits, the
+/// terms cut into `slices` slices, one thread per (slice, window).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MsmPlan {
     /// Window width in bits.
     pub bits: u32,
-    /// Number of windows covering the 255 scalar bits.
+    /// Number of windows covering 256 bits (signed digits carry).
     pub windows: u32,
     /// Number of slices the terms are cut into.
     pub slices: u32,
@@ -84,7 +85,7 @@ impl MsmPlan {
     /// `max_buckets` buckets.
     ///
     /// Each thread adds its slice's terms to its buckets, then sums its
-    /// 2^bits − 1 buckets with about 2^(bits+1) additions; threads beyond
+    /// 2^(bits−1) buckets with about 2^bits additions; threads beyond
     /// the device's parallelism run in further waves. The plan minimises
     /// waves × additions per thread.
     pub fn new(terms: usize, parallel_threads: u32, max_buckets: u64) -> Self {
@@ -92,7 +93,7 @@ impl MsmPlan {
         let parallel = u64::from(parallel_threads.max(1));
         let mut best: Option<(u64, MsmPlan)> = None;
         for bits in 1..=MAX_WINDOW_BITS {
-            let windows = SCALAR_BITS.div_ceil(bits);
+            let windows = SIGNED_BITS.div_ceil(bits);
             let slices = (parallel / u64::from(windows)).clamp(1, terms) as u32;
             let plan = MsmPlan {
                 bits,
@@ -104,7 +105,7 @@ impl MsmPlan {
             }
             let threads = u64::from(plan.threads());
             let waves = threads.div_ceil(parallel);
-            let per_thread = terms.div_ceil(u64::from(slices)) + (2u64 << bits);
+            let per_thread = terms.div_ceil(u64::from(slices)) + (1u64 << bits);
             let cost = waves * per_thread;
             if best.is_none_or(|(best_cost, _)| cost < best_cost) {
                 best = Some((cost, plan));
@@ -118,9 +119,10 @@ impl MsmPlan {
         self.windows * self.slices
     }
 
-    /// Buckets the kernel needs: 2^bits − 1 per thread.
+    /// Buckets the kernel needs: 2^(bits−1) per thread (one per digit
+    /// magnitude).
     pub fn buckets(&self) -> u64 {
-        u64::from(self.threads()) * ((1u64 << self.bits) - 1)
+        u64::from(self.threads()) << (self.bits - 1)
     }
 }
 
@@ -426,7 +428,7 @@ mod tests {
             for threads in [1u32, 8, 1 << 10, 1 << 15] {
                 let plan = MsmPlan::new(terms, threads, 1 << 24);
                 assert!(plan.buckets() <= 1 << 24, "{plan:?}");
-                assert!(plan.bits * plan.windows >= SCALAR_BITS, "{plan:?}");
+                assert!(plan.bits * plan.windows >= SIGNED_BITS, "{plan:?}");
                 assert!(u64::from(plan.slices) <= terms as u64, "{plan:?}");
             }
         }

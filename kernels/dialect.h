@@ -24,7 +24,9 @@ typedef uint u32;
 
 typedef unsigned long long u64;
 typedef unsigned int u32;
-#define KERNEL extern "C" __global__
+/* Blocks have at most 256 threads (the engines' default): lets the
+ * compiler use up to 255 registers per thread without failing a launch. */
+#define KERNEL extern "C" __global__ __launch_bounds__(256)
 #define GLOBAL
 #define SHARED __shared__
 #define DEVICE static __device__ __forceinline__

@@ -87,6 +87,19 @@ impl GpuEngine for Engine {
         self.limits
     }
 
+    /// Free device memory now (other processes and earlier bases count),
+    /// less the quarter of the device kept for buckets and NTT buffers.
+    fn memory_for_bases(&self) -> u64 {
+        let free = self
+            .stream
+            .context()
+            .mem_get_info()
+            .map_or(0, |(free, _)| free as u64);
+        let reserve = self.limits.memory / 4;
+        free.saturating_sub(reserve)
+            .min((self.limits.memory as f64 * 0.75) as u64)
+    }
+
     fn buffer(&self, bytes: usize) -> Result<CudaSlice<u8>, PluginError> {
         // SAFETY: every kernel writes a buffer before reading it, or the
         // host fills it first.

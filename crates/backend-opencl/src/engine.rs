@@ -11,8 +11,8 @@ use backend_api::plugin::PluginError;
 use gpu_kernels::engine::{Arg, Engine as GpuEngine, Limits, KERNELS, NTT_MAX_LOCAL_LOG};
 use opencl3::command_queue::CommandQueue;
 use opencl3::context::Context;
-use opencl3::kernel::{ExecuteKernel, Kernel};
-use opencl3::memory::{Buffer, CL_MEM_READ_WRITE};
+use opencl3::kernel::Kernel;
+use opencl3::memory::{Buffer, ClMem, CL_MEM_READ_WRITE};
 use opencl3::types::CL_BLOCKING;
 
 use crate::platform::{cl_error, is_gpu, Found};
@@ -22,9 +22,15 @@ use crate::program;
 pub struct Engine {
     context: Context,
     queue: CommandQueue,
-    kernels: HashMap<&'static str, Kernel>,
+    /// Each kernel and the largest work-group the device runs it with.
+    kernels: HashMap<&'static str, (Kernel, usize)>,
     limits: Limits,
 }
+
+/// Work-group size when the algorithm leaves the choice to the engine.
+/// Without one, OpenCL 1.2 drivers must pick a divisor of the global size,
+/// which for an odd count of terms means groups of one thread.
+const DEFAULT_GROUP: usize = 64;
 
 impl Engine {
     /// Opens `found`: context, queue, and the kernels (built or cached).
@@ -33,19 +39,30 @@ impl Engine {
         let query = |error| cl_error("querying the OpenCL device", error);
         let context =
             Context::from_device(device).map_err(|e| cl_error("creating an OpenCL context", e))?;
+        // clCreateCommandQueueWithProperties is OpenCL 2.0; 1.2 drivers
+        // only have clCreateCommandQueue.
         let queue = CommandQueue::create_default_with_properties(&context, 0, 0)
+            .or_else(|_| {
+                #[allow(deprecated)]
+                CommandQueue::create_default(&context, 0)
+            })
             .map_err(|e| cl_error("creating an OpenCL command queue", e))?;
         let program = program::build(&context, found)?;
         let mut kernels = HashMap::new();
         for name in KERNELS {
             let kernel = Kernel::create(&program, name)
                 .map_err(|e| cl_error(&format!("creating kernel {name}"), e))?;
-            kernels.insert(name, kernel);
+            let max_group = kernel
+                .get_work_group_size(device.id())
+                .map_err(|e| cl_error(&format!("querying kernel {name}"), e))?
+                .max(1);
+            kernels.insert(name, (kernel, max_group));
         }
         let compute_units = device.max_compute_units().map_err(query)?.max(1);
         let threads_per_unit = if is_gpu(device) { 1024 } else { 8 };
-        let max_group = device.max_work_group_size().map_err(query)?.max(2);
-        let ntt_local_log = NTT_MAX_LOCAL_LOG.min(max_group.ilog2() + 1);
+        // The shared-memory NTT stages need half a block of threads per group.
+        let ntt_group = kernels["ntt_local_stages"].1.max(1);
+        let ntt_local_log = NTT_MAX_LOCAL_LOG.min(ntt_group.ilog2() + 1);
         let limits = Limits {
             parallel_threads: compute_units.saturating_mul(threads_per_unit),
             max_alloc: device.max_mem_alloc_size().map_err(query)?,
@@ -112,25 +129,34 @@ impl GpuEngine for Engine {
         if threads == 0 {
             return Ok(());
         }
-        let kernel = &self.kernels[name];
-        let mut launch = ExecuteKernel::new(kernel);
-        for arg in args {
+        let (kernel, max_group) = &self.kernels[name];
+        let block = block.unwrap_or(DEFAULT_GROUP.min(*max_group));
+        for (index, arg) in args.iter().enumerate() {
+            let index = index as u32;
             // SAFETY: the argument types match the kernel's signature in kernels/.
             unsafe {
                 match arg {
-                    Arg::Buffer(buffer) => launch.set_arg(*buffer),
-                    Arg::U32(value) => launch.set_arg(value),
-                    Arg::Fr(value) => launch.set_arg(value),
-                };
+                    Arg::Buffer(buffer) => kernel.set_arg(index, &buffer.get()),
+                    Arg::U32(value) => kernel.set_arg(index, value),
+                    Arg::Fr(value) => kernel.set_arg(index, value),
+                }
             }
+            .map_err(|e| cl_error(&format!("setting argument {index} of kernel {name}"), e))?;
         }
-        launch.set_global_work_size(threads);
-        if let Some(block) = block {
-            launch.set_local_work_size(block);
+        // Whole groups: the kernels ignore the threads past their work.
+        let global = threads.div_ceil(block) * block;
+        // SAFETY: every argument of the kernel is set above.
+        unsafe {
+            self.queue.enqueue_nd_range_kernel(
+                kernel.get(),
+                1,
+                std::ptr::null(),
+                &global,
+                &block,
+                &[],
+            )
         }
-        // SAFETY: the kernel's arguments are all set above.
-        unsafe { launch.enqueue_nd_range(&self.queue) }
-            .map_err(|e| cl_error(&format!("running kernel {name}"), e))?;
+        .map_err(|e| cl_error(&format!("running kernel {name}"), e))?;
         Ok(())
     }
 }

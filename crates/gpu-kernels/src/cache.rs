@@ -58,7 +58,10 @@ pub fn write(path: &Path, contents: &[u8]) {
     let result = (|| -> std::io::Result<()> {
         let dir = path.parent().expect("cache files live in a directory");
         std::fs::create_dir_all(dir)?;
-        let temp = path.with_extension(format!("tmp{}", std::process::id()));
+        // Unique per writer: threads opening identical devices race here.
+        static WRITERS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let writer = WRITERS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let temp = path.with_extension(format!("tmp{}-{writer}", std::process::id()));
         let mut stored = blake3::hash(contents).as_bytes().to_vec();
         stored.extend_from_slice(contents);
         std::fs::write(&temp, stored)?;

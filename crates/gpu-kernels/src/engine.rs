@@ -108,6 +108,14 @@ pub trait Engine {
         args: &[Arg<'_, Self::Buffer>],
     ) -> Result<(), PluginError>;
 
+    /// Bytes of device memory MSM bases may occupy now; beyond it they are
+    /// streamed from the host. By default 60 % of the device's memory,
+    /// leaving room for buckets and NTT buffers; engines that can ask the
+    /// driver for free memory do better.
+    fn memory_for_bases(&self) -> u64 {
+        (self.limits().memory as f64 * 0.6) as u64
+    }
+
     /// A device buffer holding a copy of `values`.
     fn upload<T: Plain>(&self, values: &[T]) -> Result<Self::Buffer, PluginError> {
         let mut buffer = self.buffer(size_of_val(values).max(1))?;

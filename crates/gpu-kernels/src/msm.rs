@@ -25,8 +25,6 @@ use group::Group;
 
 use crate::engine::{Arg, Engine, Plain};
 
-/// Share of device memory the bases may occupy before they are streamed.
-const RESIDENT_SHARE: f64 = 0.6;
 /// Share of device memory the buckets of one MSM may occupy.
 const BUCKET_SHARE: f64 = 0.25;
 
@@ -275,7 +273,7 @@ impl<A: Plain, B> GroupBases<A, B> {
         let point_bytes = size_of::<A>() as u64;
         // Indices on the device are 32-bit.
         let chunk_len = (limits.max_alloc / point_bytes).clamp(1, u64::from(u32::MAX)) as usize;
-        let resident = (len as u64 * point_bytes) as f64 <= limits.memory as f64 * RESIDENT_SHARE;
+        let resident = len as u64 * point_bytes <= engine.memory_for_bases();
         let mut chunks = Vec::new();
         for slice in points.as_slice().chunks(chunk_len) {
             chunks.push(if resident {

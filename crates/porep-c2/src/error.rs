@@ -84,7 +84,7 @@ pub enum C2Error {
         expected: String,
     },
     /// The memory budget does not admit a single partition.
-    #[error("memory budget {} is too small: one partition needs {} (process {}, PCE {}, SRS {}, witness {}, proving {}; docs/memory.md)", gib(*budget), gib(*needed), gib(model.process), gib(model.pce), gib(model.srs), gib(model.witness), gib(model.proving))]
+    #[error("memory budget {} is too small: one partition needs {} (process {}, PCE {}, SRS {}, NTT tables {}, witness {}, proving {}; see docs/memory.md)", gib(*budget), gib(*needed), gib(model.process), gib(model.pce), gib(model.srs), gib(model.ntt), gib(model.witness), gib(model.proving))]
     BudgetTooSmall {
         /// The budget, bytes.
         budget: u64,

@@ -6,6 +6,7 @@
 //!
 //! ```text
 //! static        = process at start + PCE + SRS (decoded queries, when resident)
+//!                 + NTT tables (the backend's ω^j of the domain: n · 32 B)
 //! per partition = witness + proving working set (+ one decoded query, when streamed)
 //!   witness     = (inputs + aux) · 32 B, held from its generation to the end of its proof
 //!   proving     = max(4n · 32 B  (a, b, c over the domain of size n, and h),
@@ -40,6 +41,9 @@ pub struct MemoryModel {
     pub pce: u64,
     /// The decoded SRS kept for all proofs (0 when streamed).
     pub srs: u64,
+    /// The backend's tables for the NTT domain, kept for all proofs (the
+    /// CPU plugin keeps one scalar per domain element).
+    pub ntt: u64,
     /// One partition's witness.
     pub witness: u64,
     /// One partition's proving working set (a, b, c, h, MSM scalars, and
@@ -72,6 +76,7 @@ impl MemoryModel {
             process,
             pce: pce.matrix_bytes() as u64 + densities,
             srs: if resident { queries } else { 0 },
+            ntt: n * SCALAR,
             witness,
             proving: working + if resident { 0 } else { largest_query },
         }
@@ -79,7 +84,7 @@ impl MemoryModel {
 
     /// Bytes held whatever the number of partitions in flight.
     pub fn static_bytes(&self) -> u64 {
-        self.process + self.pce + self.srs
+        self.process + self.pce + self.srs + self.ntt
     }
 
     /// Bytes reserved for one partition in flight.
@@ -196,6 +201,79 @@ pub fn gib(bytes: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bellpepper_core::{Circuit, ConstraintSystem, SynthesisError};
+    use blstrs::Scalar;
+    use ff::Field;
+
+    /// `x · x = y` with y public: 2 inputs (ONE, y), 1 aux, 1 + 2 rows.
+    struct Square;
+
+    impl Circuit<Scalar> for Square {
+        fn synthesize<CS: ConstraintSystem<Scalar>>(
+            self,
+            cs: &mut CS,
+        ) -> Result<(), SynthesisError> {
+            let x = cs.alloc(|| "x", || Ok(Scalar::ONE))?;
+            let y = cs.alloc_input(|| "y", || Ok(Scalar::ONE))?;
+            cs.enforce(|| "x * x = y", |lc| lc + x, |lc| lc + x, |lc| lc + y);
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn the_model_follows_the_circuit_and_the_parameters() {
+        let pce = PrecompiledCircuit::extract(Square).unwrap();
+        let shape = SrsShape {
+            h: 3,
+            l: 1,
+            a: 3,
+            b_g1: 2,
+            b_g2: 2,
+            ic: 2,
+        };
+        let resident = MemoryModel::new(&pce, shape, true, 1000);
+        // 3 rows: a domain of 4.
+        assert_eq!(resident.witness, 3 * 32);
+        assert_eq!(resident.ntt, 4 * 32);
+        assert_eq!(resident.proving, 4 * 4 * 32);
+        assert_eq!(resident.srs, (3 + 1 + 3 + 2) * 96 + 2 * 192);
+        assert_eq!(
+            resident.static_bytes(),
+            1000 + resident.pce + resident.srs + 4 * 32
+        );
+        let streamed = MemoryModel::new(&pce, shape, false, 1000);
+        assert_eq!(streamed.srs, 0);
+        assert_eq!(
+            streamed.proving,
+            4 * 4 * 32 + 2 * 192,
+            "plus the largest query"
+        );
+    }
+
+    #[test]
+    fn the_budget_admits_whole_partitions_or_is_refused() {
+        let model = MemoryModel {
+            process: 100,
+            pce: 200,
+            srs: 300,
+            ntt: 400,
+            witness: 50,
+            proving: 950,
+        };
+        assert_eq!(model.static_bytes(), 1000);
+        assert_eq!(model.per_partition(), 1000);
+        assert_eq!(model.partitions_admitted(2000).unwrap(), 1);
+        assert_eq!(model.partitions_admitted(4999).unwrap(), 3);
+        let err = model.partitions_admitted(1999).unwrap_err();
+        assert!(
+            matches!(err, C2Error::BudgetTooSmall { needed: 2000, .. }),
+            "{err}"
+        );
+        assert!(
+            err.to_string().contains("too small: one partition needs"),
+            "{err}"
+        );
+    }
 
     #[test]
     fn sizes_parse_with_binary_and_decimal_units() {

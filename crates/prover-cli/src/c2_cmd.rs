@@ -181,6 +181,7 @@ pub fn plan_json(plan: &MemoryPlan) -> serde_json::Value {
             "process": model.process,
             "pce": model.pce,
             "srs": model.srs,
+            "ntt": model.ntt,
             "witness": model.witness,
             "proving": model.proving,
         },

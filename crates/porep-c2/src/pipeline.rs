@@ -380,7 +380,6 @@ fn run_shape<Tree: 'static + MerkleTreeTrait>(
     let outcomes = shared
         .sectors
         .iter()
-        .into_iter()
         .map(|state| {
             state
                 .lock()

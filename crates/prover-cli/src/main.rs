@@ -52,7 +52,13 @@ enum Command {
     BackendCheck(backend_cmd::CheckArgs),
     /// List the devices of a backend plugin.
     Devices(backend_cmd::DevicesArgs),
-    /// Prove a sector: commit-phase-1 output in, C2 proof out.
+    /// Prove sectors: commit-phase-1 outputs in, C2 proofs out.
+    ///
+    /// One input: `c2 --c1 c1.json --out proof.bin`. Several (or a
+    /// directory of .json files): `c2 --c1 DIR --out-dir OUT -j 2`; they
+    /// share one recorded circuit and one parameter set in memory, J
+    /// partitions are proven at once, and the witnesses of the next ones
+    /// are generated meanwhile, as far as --memory-budget allows.
     ///
     /// Every partition proof is verified against the public inputs derived
     /// from the C1 output before anything is written; with the prover id

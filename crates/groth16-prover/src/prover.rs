@@ -103,7 +103,9 @@ enum Queries<'a> {
     Streamed(&'a SrsFile),
 }
 
-/// Proves statements of one circuit with one SRS on one device.
+/// Proves statements of one circuit with one SRS on one device. Threads
+/// may share it: they take turns on the device for NTTs and MSMs and
+/// overlap the rest.
 pub struct Prover<'a> {
     device: &'a Device,
     vk: &'a VerifyingKey<Bls12>,
@@ -111,6 +113,11 @@ pub struct Prover<'a> {
     pvk: PreparedVerifyingKey<Bls12>,
     queries: Queries<'a>,
     domains: Mutex<HashMap<u32, Arc<NttDomain<'a>>>>,
+    /// Held during the backend's NTTs and MSMs: proofs running on several
+    /// threads take turns on the device (each of its operations already
+    /// uses all of it) while their host-side work (PCE evaluation, scalar
+    /// conversion, verification) overlaps.
+    device_turn: Mutex<()>,
     verification: Verification,
 }
 
@@ -167,6 +174,7 @@ impl<'a> Prover<'a> {
             pvk: prepare_verifying_key(vk),
             queries,
             domains: Mutex::new(HashMap::new()),
+            device_turn: Mutex::new(()),
             verification,
         })
     }
@@ -285,7 +293,10 @@ impl<'a> Prover<'a> {
             let (a, bc) = abc.split_at_mut(n);
             let (b, c) = bc.split_at_mut(n);
             pce.evaluate_into(witness, &mut a[..m], &mut b[..m], &mut c[..m])?;
-            let h = h_coefficients(self.device, &domain, &mut abc)?;
+            let h = {
+                let _turn = self.device_turn.lock().expect("device turn poisoned");
+                h_coefficients(self.device, &domain, &mut abc)?
+            };
             drop(abc);
             h_scalars.extend(canonical(&h));
         }
@@ -307,6 +318,7 @@ impl<'a> Prover<'a> {
             l_scalars.extend(aux);
         }
         let batch = witnesses.len();
+        let turn = self.device_turn.lock().expect("device turn poisoned");
         let h = self.msm_g1(G1Query::H, batch, &h_scalars)?;
         drop(h_scalars);
         let l = self.msm_g1(G1Query::L, batch, &l_scalars)?;
@@ -315,6 +327,7 @@ impl<'a> Prover<'a> {
         drop(a_scalars);
         let b_g1 = self.msm_g1(G1Query::BG1, batch, &b_scalars)?;
         let b_g2 = self.msm_g2(batch, &b_scalars)?;
+        drop(turn);
         debug!("MSMs done");
 
         let vk = self.vk;

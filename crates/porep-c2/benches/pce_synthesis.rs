@@ -12,20 +12,11 @@
 use std::time::{Duration, Instant};
 
 use filecoin_proofs::SectorShape2KiB;
-use pce_core::{synthesize_enforcing, synthesize_witness, PrecompiledCircuit, Scalar};
+use pce_core::{synthesize_enforcing, synthesize_witness, PrecompiledCircuit};
 use porep_c2::partition::{blank_circuit, PartitionCircuits};
+use porep_c2::synthesis_compare::abc_digest as digest;
 use porep_c2::test_sector::seal_2kib;
 use porep_c2::witness::partition_witness;
-
-fn digest(vectors: [&[Scalar]; 3]) -> blake3::Hash {
-    let mut hasher = blake3::Hasher::new();
-    for vector in vectors {
-        for value in vector {
-            hasher.update(&value.to_bytes_le());
-        }
-    }
-    hasher.finalize()
-}
 
 fn median(times: &mut [Duration]) -> Duration {
     times.sort();
@@ -157,6 +148,6 @@ fn main() {
     );
     println!(
         "  a, b, c digest (both paths):       {}",
-        digests.expect("at least one repetition")
+        blake3::Hash::from(digests.expect("at least one repetition"))
     );
 }

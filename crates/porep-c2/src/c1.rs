@@ -178,6 +178,11 @@ impl C1Input {
         }
     }
 
+    /// Number of partitions (of vanilla proofs) in the C1 output.
+    pub fn num_partitions(&self) -> usize {
+        partitions(&self.output).map_or(0, Vec::len)
+    }
+
     /// The C1 output as filecoin-proofs' type for the sector shape `Tree`.
     pub fn phase1_output<Tree: 'static + MerkleTreeTrait>(
         &self,

@@ -1,24 +1,18 @@
 //! `c2`: from a C1 file to the sector proof, with every check.
 //!
-//! Resolves the proof type and sector shape, loads (or records) the PCE and
-//! the parameters from the cache, loads the backend, proves every partition
-//! ([`crate::prove`]), verifies each partition proof against the C1
+//! The options and outcome of a C2 run, and [`run`] for one sector: the
+//! pipeline of [`crate::pipeline`] with a single input. It loads (or
+//! records) the PCE and the parameters from the cache, loads the backend,
+//! proves every partition, verifies each partition proof against the C1
 //! output's public inputs and, when the prover and sector ids are known,
 //! the whole proof with filecoin-proofs' `verify_seal`.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use backend_api::Backend;
 use blstrs::Scalar;
-use ff::Field;
-use filecoin_proofs::{verify_seal, with_shape, PoRepConfig};
-use groth16_prover::{Bases, Prover, SrsFile, Verification};
-use storage_proofs_core::merkle::MerkleTreeTrait;
-use storage_proofs_core::sector::SectorId;
 
 use crate::c1::C1Input;
-use crate::cache::CircuitFiles;
-use crate::prove::{prove_sector, StageTimes};
+use crate::pipeline::{prove_sectors, StageTimes};
 use crate::C2Error;
 
 /// How to prove.
@@ -28,14 +22,22 @@ pub struct C2Options {
     pub backend: String,
     /// Device index.
     pub device: u32,
-    /// Partitions whose witnesses may be in memory at once.
+    /// Partitions whose witnesses may be in memory at once per prover:
+    /// at most `jobs + partitions_in_flight - 1` partitions are in flight.
     pub partitions_in_flight: usize,
+    /// Partitions proven at once (each sector's partitions in order, the
+    /// sectors one after another).
+    pub jobs: usize,
+    /// Bytes the run may use ([`crate::memory`]); `None` for
+    /// [`crate::memory::default_budget`].
+    pub memory_budget: Option<u64>,
     /// Prover id, for `verify_seal`.
     pub prover_id: Option<[u8; 32]>,
-    /// Sector number, for `verify_seal` (lotus-bench files carry it).
+    /// Sector number, for `verify_seal` (lotus-bench files carry it);
+    /// ignored when several sectors are proven at once.
     pub sector_id: Option<u64>,
-    /// Fixed `(r, s)` per partition (tests comparing with bellperson);
-    /// random when `None`.
+    /// Fixed `(r, s)` per partition, the sectors' partitions one after
+    /// another (tests comparing with bellperson); random when `None`.
     pub randomness: Option<Vec<(Scalar, Scalar)>>,
 }
 
@@ -79,115 +81,11 @@ pub fn prover_id_of_miner(miner: u64) -> [u8; 32] {
     }
 }
 
-/// Proves the sector of `input`.
+/// Proves the sector of `input` ([`prove_sectors`] with one input).
 pub fn run(input: &C1Input, options: &C2Options) -> Result<C2Outcome, C2Error> {
-    let config = input.proof_type.config();
-    with_shape!(
-        input.proof_type.sector_size,
-        run_shape,
-        input,
-        &config,
-        options
-    )
-}
-
-fn run_shape<Tree: 'static + MerkleTreeTrait>(
-    input: &C1Input,
-    config: &PoRepConfig,
-    options: &C2Options,
-) -> Result<C2Outcome, C2Error> {
-    let files = CircuitFiles::of::<Tree>(config)?;
-    for path in [&files.params, &files.vk] {
-        if !path.exists() {
-            return Err(C2Error::MissingParameters {
-                path: path.clone(),
-                proof_type: input.proof_type.to_string(),
-            });
-        }
-    }
-    let c1 = input.phase1_output::<Tree>()?;
-    let partitions = c1.vanilla_proofs.len();
-
-    let start = Instant::now();
-    let pce = files.load_or_extract_pce::<Tree>(config)?;
-    let pce_time = start.elapsed();
-    // One partition: decode each query when its MSM runs and drop it after
-    // (least memory). Several: decode everything once and keep it.
-    let start = Instant::now();
-    let file = SrsFile::open(&files.params)?;
-    let srs = if partitions > 1 {
-        Some(file.load()?)
-    } else {
-        None
-    };
-    let bases = srs.as_ref().map_or(Bases::Streamed(&file), Bases::Resident);
-    let params_time = start.elapsed();
-
-    let backend = Backend::load(&options.backend)?;
-    let device_info = backend
-        .devices()?
-        .into_iter()
-        .find(|d| d.index == options.device)
-        .ok_or_else(|| C2Error::NoSuchDevice {
-            backend: backend.name().to_owned(),
-            index: options.device,
-        })?;
-    let device = backend.open(options.device)?;
-    let prover = Prover::new(&device, bases, Verification::Verify)?;
-    let randomness = match &options.randomness {
-        Some(fixed) => fixed.clone(),
-        None => (0..partitions)
-            .map(|_| {
-                (
-                    Scalar::random(rand::rngs::OsRng),
-                    Scalar::random(rand::rngs::OsRng),
-                )
-            })
-            .collect(),
-    };
-    let sector = prove_sector(
-        config,
-        &c1,
-        &pce,
-        &prover,
-        &file.vk,
-        options.partitions_in_flight,
-        &randomness,
-    )?;
-
-    let sector_id = options.sector_id.or(input.sector_num);
-    let verify_seal_time = match (options.prover_id, sector_id) {
-        (Some(prover_id), Some(sector_id)) if !input.proof_type.is_non_interactive() => {
-            let start = Instant::now();
-            let valid = verify_seal::<Tree>(
-                config,
-                c1.comm_r,
-                c1.comm_d,
-                prover_id,
-                SectorId::from(sector_id),
-                c1.ticket,
-                c1.seed,
-                &sector.bytes,
-            )
-            .map_err(C2Error::filecoin("verify_seal"))?;
-            if !valid {
-                return Err(C2Error::VerifySealRejected);
-            }
-            Some(start.elapsed())
-        }
-        _ => None,
-    };
-    Ok(C2Outcome {
-        proof: sector.bytes,
-        proof_type: input.proof_type.to_string(),
-        partitions,
-        backend: format!("{} ({})", backend.name(), backend.path().display()),
-        device: device_info.name,
-        pce_time,
-        params_time,
-        stages: sector.times,
-        verify_seal: verify_seal_time,
-    })
+    prove_sectors(std::slice::from_ref(input), options, &|_| {})?
+        .outcomes
+        .remove(0)
 }
 
 #[cfg(test)]

@@ -1,5 +1,7 @@
 //! Errors of the Filecoin-specific steps.
 
+use crate::memory::gib;
+
 /// Why a Filecoin-specific step failed.
 #[derive(Debug, thiserror::Error)]
 pub enum C2Error {
@@ -68,6 +70,29 @@ pub enum C2Error {
     /// filecoin-proofs' `verify_seal` rejected the proof.
     #[error("filecoin-proofs' verify_seal rejected the proof")]
     VerifySealRejected,
+    /// No C1 output was given.
+    #[error("no C1 output to prove")]
+    NoInputs,
+    /// Sectors proven together must share one circuit (one PCE, one SRS).
+    #[error("{path}: {found} differs from {expected}, the proof type of the first input; prove each proof type in its own run")]
+    MixedProofTypes {
+        /// The file of another proof type.
+        path: std::path::PathBuf,
+        /// Its proof type.
+        found: String,
+        /// The first input's proof type.
+        expected: String,
+    },
+    /// The memory budget does not admit a single partition.
+    #[error("memory budget {} is too small: one partition needs {} (process {}, PCE {}, SRS {}, NTT tables {}, witness {}, proving {}; see docs/memory.md)", gib(*budget), gib(*needed), gib(model.process), gib(model.pce), gib(model.srs), gib(model.ntt), gib(model.witness), gib(model.proving))]
+    BudgetTooSmall {
+        /// The budget, bytes.
+        budget: u64,
+        /// The least budget that admits one partition.
+        needed: u64,
+        /// The model the need comes from.
+        model: crate::memory::MemoryModel,
+    },
     /// A file or directory operation failed.
     #[error("{step}: {source}")]
     Io {

@@ -11,19 +11,24 @@
 //! - [`cache`]: parameter and PCE files in filecoin-proofs' cache directory;
 //! - [`params`]: random test parameters for a PoRep circuit;
 //! - [`partition`], [`witness`]: partition circuits and their witnesses;
-//! - [`prove`]: a sector's partitions through the PCE and a backend;
+//! - [`pipeline`]: many sectors' partitions through the PCE and a backend,
+//!   with [`admission`] control under the memory model of [`memory`];
+//! - [`synthesis_compare`]: the enforce-time path against the PCE path;
 //! - [`test_sector`]: a sealed 2 KiB sector for tests and the demo.
 
+pub mod admission;
 pub mod atomic;
 pub mod baseline;
 pub mod c1;
 pub mod c2;
 pub mod cache;
 mod error;
+pub mod memory;
 pub mod params;
 pub mod partition;
+pub mod pipeline;
 pub mod proof_type;
-pub mod prove;
+pub mod synthesis_compare;
 pub mod test_sector;
 pub mod witness;
 

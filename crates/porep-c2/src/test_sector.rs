@@ -1,7 +1,7 @@
 //! Sealing a small sector from scratch, for tests, benchmarks and the demo.
 //!
 //! Pre-commit 1 and 2 and commit 1 of a 2 KiB sector take well under a
-//! second and need no Groth16 parameters; the result is a real C1 output
+//! second (an 8 MiB one seconds) and need no Groth16 parameters; the result is a real C1 output
 //! that any C2 prover must accept. Data, ticket, seed and ids come from a
 //! seeded generator, so a seed always yields the same sector.
 
@@ -11,14 +11,18 @@ use std::path::Path;
 
 use filecoin_proofs::{
     add_piece, generate_piece_commitment, seal_commit_phase1, seal_pre_commit_phase1,
-    seal_pre_commit_phase2, PaddedBytesAmount, PoRepConfig, ProverId, SealCommitPhase1Output,
-    SectorShape2KiB, UnpaddedBytesAmount, SECTOR_SIZE_2_KIB,
+    seal_pre_commit_phase2, with_shape, PaddedBytesAmount, PoRepConfig, ProverId,
+    SealCommitPhase1Output, SectorShape2KiB, UnpaddedBytesAmount, SECTOR_SIZE_2_KIB,
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
+use serde_json::Value;
 use storage_proofs_core::api_version::ApiVersion;
+use storage_proofs_core::merkle::MerkleTreeTrait;
 use storage_proofs_core::sector::SectorId;
 
+use crate::c1::lotus_bench_json;
+use crate::proof_type::ProofType;
 use crate::C2Error;
 
 /// PoRep id of `StackedDrg2KiBV1_1` (registered proof 5, as filecoin-proofs-api derives it).
@@ -57,8 +61,56 @@ pub fn seal_2kib_for(
     prover_id: ProverId,
 ) -> Result<TestSector, C2Error> {
     let config = config_2kib();
+    let (c1, sector_id) = seal::<SectorShape2KiB>(&config, seed, workdir, prover_id)?;
+    Ok(TestSector {
+        config,
+        c1,
+        prover_id,
+        sector_id,
+    })
+}
+
+/// Seals a sector of an interactive `proof_type` of any size (the small
+/// test sizes take seconds: 8 MiB about ten on 2 cores) and returns its C1
+/// output as a lotus-bench `c1.json`.
+pub fn seal_as_lotus_bench(
+    proof_type: ProofType,
+    seed: u64,
+    workdir: &Path,
+    prover_id: ProverId,
+) -> Result<Value, C2Error> {
+    let config = proof_type.config();
+    with_shape!(
+        proof_type.sector_size,
+        seal_as_lotus_bench_shape,
+        proof_type,
+        &config,
+        seed,
+        workdir,
+        prover_id
+    )
+}
+
+fn seal_as_lotus_bench_shape<Tree: 'static + MerkleTreeTrait>(
+    proof_type: ProofType,
+    config: &PoRepConfig,
+    seed: u64,
+    workdir: &Path,
+    prover_id: ProverId,
+) -> Result<Value, C2Error> {
+    let (c1, sector_id) = seal::<Tree>(config, seed, workdir, prover_id)?;
+    Ok(lotus_bench_json(&c1, proof_type, u64::from(sector_id)))
+}
+
+/// Pre-commit 1 and 2 and commit 1 of a sector of random data.
+fn seal<Tree: 'static + MerkleTreeTrait>(
+    config: &PoRepConfig,
+    seed: u64,
+    workdir: &Path,
+    prover_id: ProverId,
+) -> Result<(SealCommitPhase1Output<Tree>, SectorId), C2Error> {
     let mut rng = ChaCha20Rng::seed_from_u64(seed);
-    let piece_size = UnpaddedBytesAmount::from(PaddedBytesAmount(SECTOR_SIZE_2_KIB));
+    let piece_size = UnpaddedBytesAmount::from(PaddedBytesAmount(u64::from(config.sector_size)));
     let piece: Vec<u8> = (0..piece_size.0).map(|_| rng.gen()).collect();
     let sector_id = SectorId::from(rng.gen::<u64>());
     let ticket: [u8; 32] = rng.gen();
@@ -82,14 +134,14 @@ pub fn seal_2kib_for(
     File::create(&sealed).map_err(C2Error::io("creating the sealed sector"))?;
 
     let pieces = [piece_info];
-    let pc1 = seal_pre_commit_phase1::<_, _, _, SectorShape2KiB>(
-        &config, &cache, &staged, &sealed, prover_id, sector_id, ticket, &pieces,
+    let pc1 = seal_pre_commit_phase1::<_, _, _, Tree>(
+        config, &cache, &staged, &sealed, prover_id, sector_id, ticket, &pieces,
     )
     .map_err(C2Error::filecoin("pre-commit phase 1"))?;
-    let pc2 = seal_pre_commit_phase2(&config, pc1, &cache, &sealed)
+    let pc2 = seal_pre_commit_phase2(config, pc1, &cache, &sealed)
         .map_err(C2Error::filecoin("pre-commit phase 2"))?;
-    let c1 = seal_commit_phase1::<_, SectorShape2KiB>(
-        &config,
+    let c1 = seal_commit_phase1::<_, Tree>(
+        config,
         &cache,
         &sealed,
         prover_id,
@@ -100,10 +152,5 @@ pub fn seal_2kib_for(
         &pieces,
     )
     .map_err(C2Error::filecoin("commit phase 1"))?;
-    Ok(TestSector {
-        config,
-        c1,
-        prover_id,
-        sector_id,
-    })
+    Ok((c1, sector_id))
 }

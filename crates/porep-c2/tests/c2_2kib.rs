@@ -45,6 +45,8 @@ fn c2_of_a_2kib_sector_verifies_and_equals_bellperson() {
         backend: "cpu".into(),
         device: 0,
         partitions_in_flight: 2,
+        jobs: 1,
+        memory_budget: None,
         prover_id: Some(sector.prover_id),
         sector_id: Some(u64::from(sector.sector_id)),
         randomness: Some(r_s.clone()),

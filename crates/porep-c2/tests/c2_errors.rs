@@ -83,6 +83,8 @@ fn bad_inputs_are_clear_errors_and_a_corrupt_pce_is_rebuilt() {
         backend: "cpu".into(),
         device: 0,
         partitions_in_flight: 1,
+        jobs: 1,
+        memory_budget: None,
         prover_id: None,
         sector_id: None,
         randomness: None,

@@ -1,8 +1,10 @@
-//! `bench c2`: this prover against filecoin-proofs on the same C1 output.
+//! `bench`: measurements that must be right.
 //!
-//! Each side runs in its own child process (this executable, with `c2` or
-//! the hidden `bench filecoin-c2`), so each peak RSS is its own; the parent
-//! measures wall times and prints both with their ratios.
+//! - `bench c2`: this prover against filecoin-proofs on the same C1 output,
+//!   each side in its own child process (this executable, with `c2` or the
+//!   hidden `bench filecoin-c2`), so each peak RSS is its own;
+//! - `bench pce`: enforce-time against PCE synthesis (`pce_bench`);
+//! - `bench pipeline`: N proofs at J at a time (`pipeline_bench`).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -16,6 +18,7 @@ use porep_c2::c2::prover_id_of_miner;
 use serde_json::json;
 
 use crate::c2_cmd::{peak_rss_bytes, write_output};
+use crate::{pce_bench, pipeline_bench};
 
 /// `bench` subcommands.
 #[derive(Subcommand)]
@@ -27,6 +30,17 @@ pub enum BenchCommand {
     /// Time a backend's MSMs and NTTs against another backend's (default:
     /// the CPU backend) in one run, and print both with their ratio.
     Backend(crate::backend_cmd::BenchBackendArgs),
+    /// Enforce-time synthesis (bellperson's path) against the PCE path
+    /// (witness, then A·w, B·w, C·w) on the partitions of a C1 output:
+    /// times, ratio and the peak RSS of each phase. The a, b, c of both
+    /// paths are compared by digest, so only one path's vectors are in
+    /// memory at a time.
+    Pce(pce_bench::BenchPceArgs),
+    /// Prove N sectors, J partitions at a time, with one PCE and one SRS:
+    /// per-proof and wall times, throughput, and the resident memory at
+    /// every stage (malloc_trim after each proof); optionally the same
+    /// proofs with filecoin-proofs one after another.
+    Pipeline(pipeline_bench::BenchPipelineArgs),
     /// (internal) filecoin-proofs' seal_commit_phase2 in this process.
     #[command(hide = true)]
     FilecoinC2(FilecoinC2Args),
@@ -63,7 +77,7 @@ pub struct FilecoinC2Args {
 }
 
 /// Runs this executable with `args`; returns the wall time and the report it wrote.
-fn child(args: &[&str], report: &Path) -> Result<(Duration, serde_json::Value)> {
+pub fn child(args: &[&str], report: &Path) -> Result<(Duration, serde_json::Value)> {
     let exe = std::env::current_exe().context("locating this executable")?;
     let start = Instant::now();
     let status = Command::new(exe)
@@ -86,6 +100,8 @@ pub fn bench(command: BenchCommand) -> Result<ExitCode> {
     match command {
         BenchCommand::C2(args) => bench_c2(args),
         BenchCommand::Backend(args) => crate::backend_cmd::bench(args),
+        BenchCommand::Pce(args) => pce_bench::bench_pce(args),
+        BenchCommand::Pipeline(args) => pipeline_bench::bench_pipeline(args),
         BenchCommand::FilecoinC2(args) => filecoin_c2(args),
     }
 }

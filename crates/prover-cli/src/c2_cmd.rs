@@ -1,17 +1,27 @@
-//! `c2`: prove a sector from its commit-phase-1 output.
+//! `c2`: prove sectors from their commit-phase-1 outputs.
+//!
+//! One input is written to `--out`; several (files, or the `.json` files of
+//! directories) to `--out-dir/<input stem>.proof`, each as soon as its
+//! sector is proven. All inputs share one PCE and one SRS and are proven
+//! `--jobs` partitions at a time under `--memory-budget`.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Mutex;
+use std::time::Instant;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use base64::Engine;
 use clap::{Args, ValueEnum};
 use porep_c2::c1::C1Input;
 use porep_c2::c2::{prover_id_of_miner, run, C2Options, C2Outcome};
+use porep_c2::memory::{gib, parse_size, ProcessMemory};
+use porep_c2::pipeline::{prove_sectors, Event, MemoryPlan, Run};
 use porep_c2::proof_type::ProofType;
 use serde_json::json;
 
-use crate::progress::step;
+use crate::progress::{partitions_bar, step};
 
 /// How the proof is written.
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -28,14 +38,22 @@ pub enum Format {
 
 /// Arguments of `c2`.
 #[derive(Args)]
+#[command(group(clap::ArgGroup::new("output").required(true).args(["out", "out_dir"])))]
 pub struct C2Args {
-    /// Commit-phase-1 output: filecoin-proofs JSON, filecoin-proofs-api JSON,
-    /// or lotus-bench's c1.json (detected automatically).
+    /// Commit-phase-1 outputs: filecoin-proofs JSON, filecoin-proofs-api
+    /// JSON, or lotus-bench's c1.json (detected automatically). Repeat the
+    /// option or list several; a directory stands for its *.json files.
+    /// All must be of one proof type.
+    #[arg(long, value_name = "FILE|DIR", required = true, num_args = 1..)]
+    c1: Vec<PathBuf>,
+    /// Where to write the proof of a single input (written atomically).
     #[arg(long, value_name = "FILE")]
-    c1: PathBuf,
-    /// Where to write the proof (written atomically).
-    #[arg(long, value_name = "FILE")]
-    out: PathBuf,
+    out: Option<PathBuf>,
+    /// Directory for the proofs of any number of inputs: the proof of
+    /// IN.json (or any IN.ext) is written atomically to DIR/IN.proof as soon
+    /// as its sector is done. Inputs with the same stem are refused.
+    #[arg(long, value_name = "DIR")]
+    out_dir: Option<PathBuf>,
     /// Output encoding.
     #[arg(long, value_enum, default_value_t = Format::Raw)]
     format: Format,
@@ -48,14 +66,15 @@ pub struct C2Args {
     #[arg(long, value_name = "N")]
     miner_id: Option<u64>,
     /// Sector number, to check the proof with verify_seal (lotus-bench's
-    /// SectorNum is used when present).
+    /// SectorNum is used when present). Only with a single input.
     #[arg(long, value_name = "N")]
     sector_id: Option<u64>,
     /// Proof type, for filecoin-proofs JSON whose variant cannot be detected
     /// (e.g. StackedDrg2KiBV1_1_Feat_SyntheticPoRep).
     #[arg(long, value_name = "NAME")]
     proof_type: Option<String>,
-    /// Also write a JSON report (times per stage, peak memory, backend).
+    /// Also write a JSON report (times per stage, peak memory, memory
+    /// plan, backend; with several inputs, one entry per sector).
     #[arg(long, value_name = "FILE")]
     report: Option<PathBuf>,
 }
@@ -71,8 +90,21 @@ pub struct ProveArgs {
     pub device: u32,
     /// Partitions whose witnesses may be in memory at once (witness
     /// generation runs ahead of proving by this many partitions).
+    /// With --jobs J, at most J + N - 1 partitions are in memory at once.
     #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..))]
     pub partitions_in_flight: u64,
+    /// Partitions proven at once, from one sector or several (they share
+    /// the PCE and the parameters; each adds its working set, see
+    /// docs/memory.md).
+    #[arg(short = 'j', long = "jobs", value_name = "J", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    pub jobs: u64,
+    /// Memory the run may use, e.g. 16GiB or 12G (default: three quarters
+    /// of physical memory). Partitions are admitted only while the memory
+    /// model says they fit; a budget below what one partition needs is
+    /// refused before any proving. The peak may exceed it by the stated
+    /// margin (256 MiB).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub memory_budget: Option<u64>,
 }
 
 impl ProveArgs {
@@ -82,6 +114,8 @@ impl ProveArgs {
             backend: self.backend.clone(),
             device: self.device,
             partitions_in_flight: self.partitions_in_flight as usize,
+            jobs: self.jobs as usize,
+            memory_budget: self.memory_budget,
             prover_id,
             sector_id,
             randomness: None,
@@ -99,9 +133,7 @@ fn parse_prover_id(hex_text: &str) -> Result<[u8; 32]> {
 
 /// Peak resident memory of this process, from /proc/self/status.
 pub fn peak_rss_bytes() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    Some(line.split_whitespace().nth(1)?.parse::<u64>().ok()? * 1024)
+    Some(ProcessMemory::now().peak).filter(|&peak| peak > 0)
 }
 
 fn encode(format: Format, outcome: &C2Outcome) -> Vec<u8> {
@@ -135,6 +167,75 @@ pub fn report(outcome: &C2Outcome) -> serde_json::Value {
         },
         "peak_rss_bytes": peak_rss_bytes(),
     })
+}
+
+/// The memory plan of a run as JSON.
+pub fn plan_json(plan: &MemoryPlan) -> serde_json::Value {
+    let model = plan.model;
+    json!({
+        "budget_bytes": plan.budget,
+        "margin_bytes": model.margin(),
+        "static_bytes": model.static_bytes(),
+        "per_partition_bytes": model.per_partition(),
+        "model": {
+            "process": model.process,
+            "pce": model.pce,
+            "srs": model.srs,
+            "ntt": model.ntt,
+            "witness": model.witness,
+            "proving": model.proving,
+        },
+        "partitions_admitted": plan.admitted,
+        "partitions_in_flight_limit": plan.slots,
+        "partitions_in_flight_peak": plan.peak_in_flight,
+    })
+}
+
+/// The C1 files named by `paths`: files as given, directories replaced by
+/// their `*.json` files in name order.
+pub fn expand_inputs(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for path in paths {
+        if !path.is_dir() {
+            files.push(path.clone());
+            continue;
+        }
+        let mut found: Vec<PathBuf> = std::fs::read_dir(path)
+            .with_context(|| format!("listing {}", path.display()))?
+            .map(|entry| entry.map(|e| e.path()))
+            .collect::<std::io::Result<_>>()
+            .with_context(|| format!("listing {}", path.display()))?;
+        found.retain(|p| p.is_file() && p.extension().is_some_and(|e| e == "json"));
+        if found.is_empty() {
+            bail!("{}: no .json files in this directory", path.display());
+        }
+        found.sort();
+        files.extend(found);
+    }
+    Ok(files)
+}
+
+/// `dir/<stem>.proof` for each input; two inputs with one stem are refused.
+fn proof_paths(inputs: &[PathBuf], dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut seen: HashMap<PathBuf, &Path> = HashMap::new();
+    inputs
+        .iter()
+        .map(|input| {
+            let stem = input
+                .file_stem()
+                .with_context(|| format!("{}: no file name", input.display()))?;
+            let out = dir.join(stem).with_extension("proof");
+            if let Some(other) = seen.insert(out.clone(), input) {
+                bail!(
+                    "{} and {} would both be written to {}; rename one",
+                    other.display(),
+                    input.display(),
+                    out.display()
+                );
+            }
+            Ok(out)
+        })
+        .collect()
 }
 
 /// Writes `bytes` to `path` atomically.
@@ -174,20 +275,115 @@ pub fn c2(args: C2Args) -> Result<ExitCode> {
         (None, Some(miner)) => Some(prover_id_of_miner(miner)),
         (None, None) => None,
     };
-    let input = C1Input::read(&args.c1, proof_type)?;
-    if input.proof_type.is_non_interactive() {
+    let paths = expand_inputs(&args.c1)?;
+    let outs = match (&args.out, &args.out_dir) {
+        (Some(out), _) if paths.len() == 1 => vec![out.clone()],
+        (Some(_), _) => bail!(
+            "--out takes the proof of one input, and {} were given: use --out-dir DIR",
+            paths.len()
+        ),
+        (None, Some(dir)) => {
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+            proof_paths(&paths, dir)?
+        }
+        (None, None) => unreachable!("clap requires --out or --out-dir"),
+    };
+    if args.sector_id.is_some() && paths.len() > 1 {
+        bail!("--sector-id names the sector of a single input; lotus-bench c1.json files carry their own");
+    }
+    let inputs = paths
+        .iter()
+        .map(|path| Ok(C1Input::read(path, proof_type)?))
+        .collect::<Result<Vec<_>>>()?;
+    if let Some(ni) = inputs.iter().find(|i| i.proof_type.is_non_interactive()) {
         eprintln!(
             "warning: {}: the output is the partition proofs, as filecoin-proofs' seal_commit_phase2_circuit_proofs returns them; \
              the chain takes them aggregated (SnarkPack), which this prover does not do yet",
-            input.proof_type
+            ni.proof_type
         );
     }
-    let outcome = prove_and_summarise(&input, &args.prove.options(prover_id, args.sector_id))?;
-    write_output(&args.out, &encode(args.format, &outcome))?;
-    eprintln!("proof written to {}", args.out.display());
+
+    let options = args.prove.options(prover_id, args.sector_id);
+    let start = Instant::now();
+    let (run, write_errors) = prove_and_write(&inputs, &options, &outs, args.format)?;
+    let wall = start.elapsed();
+    let failed = run.outcomes.iter().filter(|o| o.is_err()).count();
     if let Some(path) = &args.report {
-        let text = serde_json::to_string_pretty(&report(&outcome)).expect("serialisable") + "\n";
+        let mut doc = match &run.outcomes[..] {
+            [Ok(outcome)] => report(outcome),
+            outcomes => json!({
+                "sectors": inputs.iter().zip(outcomes).map(|(input, outcome)| match outcome {
+                    Ok(outcome) => json!({"c1": input.path, "report": report(outcome)}),
+                    Err(e) => json!({"c1": input.path, "error": e.to_string()}),
+                }).collect::<Vec<_>>(),
+                "wall_seconds": wall.as_secs_f64(),
+                "peak_rss_bytes": peak_rss_bytes(),
+            }),
+        };
+        doc["memory"] = plan_json(&run.memory);
+        let text = serde_json::to_string_pretty(&doc).expect("serialisable") + "\n";
         write_output(path, text.as_bytes())?;
     }
+    if failed + write_errors > 0 {
+        bail!(
+            "{failed} of {} sector(s) failed, {write_errors} proof(s) could not be written (see above)",
+            inputs.len()
+        );
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Proves `inputs` with a progress bar, writing the proof of input `i` to
+/// `outs[i]` as soon as it is done; returns the run and how many proofs
+/// could not be written.
+fn prove_and_write(
+    inputs: &[C1Input],
+    options: &C2Options,
+    outs: &[PathBuf],
+    format: Format,
+) -> Result<(Run, usize)> {
+    let total: usize = inputs.iter().map(C1Input::num_partitions).sum();
+    let bar = partitions_bar(total as u64);
+    let write_errors = Mutex::new(0);
+    let say = |line: String| bar.suspend(|| eprintln!("{line}"));
+    let run = prove_sectors(inputs, options, &|event| match event {
+        Event::Ready { plan } => say(format!(
+            "memory: budget {}, static {}, {} per partition; {} partition(s) in flight at most",
+            gib(plan.budget),
+            gib(plan.model.static_bytes()),
+            gib(plan.model.per_partition()),
+            plan.slots
+        )),
+        Event::PartitionProven { .. } => bar.inc(1),
+        Event::WitnessReady { .. } => {}
+        Event::SectorDone { sector, result } => {
+            let input = &inputs[sector];
+            match result {
+                Ok(outcome) => {
+                    let checked = match outcome.verify_seal {
+                        Some(_) => "every partition verified; verify_seal accepted the proof",
+                        None => "every partition verified against the C1 public inputs (pass --prover-id/--miner-id and --sector-id to also run verify_seal)",
+                    };
+                    let written = write_output(&outs[sector], &encode(format, outcome));
+                    say(format!(
+                        "{}: {} partition(s), {} bytes: {checked}",
+                        input.path.display(),
+                        outcome.partitions,
+                        outcome.proof.len()
+                    ));
+                    match written {
+                        Ok(()) => say(format!("proof written to {}", outs[sector].display())),
+                        Err(e) => {
+                            say(format!("error: {e:#}"));
+                            *write_errors.lock().expect("counter poisoned") += 1;
+                        }
+                    }
+                }
+                Err(e) => say(format!("error: {}: {e}", input.path.display())),
+            }
+        }
+    });
+    bar.finish_and_clear();
+    let write_errors = write_errors.into_inner().expect("counter poisoned");
+    Ok((run?, write_errors))
 }

@@ -12,6 +12,8 @@ mod bench_cmd;
 mod c2_cmd;
 mod demo_cmd;
 mod params_cmd;
+mod pce_bench;
+mod pipeline_bench;
 mod progress;
 
 /// Exit status when a backend has no driver or no device (e.g. the CUDA
@@ -52,7 +54,13 @@ enum Command {
     BackendCheck(backend_cmd::CheckArgs),
     /// List the devices of a backend plugin.
     Devices(backend_cmd::DevicesArgs),
-    /// Prove a sector: commit-phase-1 output in, C2 proof out.
+    /// Prove sectors: commit-phase-1 outputs in, C2 proofs out.
+    ///
+    /// One input: `c2 --c1 c1.json --out proof.bin`. Several (or a
+    /// directory of .json files): `c2 --c1 DIR --out-dir OUT -j 2`; they
+    /// share one recorded circuit and one parameter set in memory, J
+    /// partitions are proven at once, and the witnesses of the next ones
+    /// are generated meanwhile, as far as --memory-budget allows.
     ///
     /// Every partition proof is verified against the public inputs derived
     /// from the C1 output before anything is written; with the prover id
@@ -66,7 +74,8 @@ enum Command {
     /// Manage Groth16 parameters.
     #[command(subcommand)]
     Params(params_cmd::ParamsCommand),
-    /// Benchmarks against filecoin-proofs.
+    /// Benchmarks: against filecoin-proofs, PCE against enforce-time
+    /// synthesis, and many proofs at once under a memory budget.
     #[command(subcommand)]
     Bench(bench_cmd::BenchCommand),
 }

@@ -1,4 +1,5 @@
-//! Spinners for long steps (hidden when stderr is not a terminal).
+//! Spinners and progress bars for long steps (hidden when stderr is not a
+//! terminal).
 
 use std::time::Duration;
 
@@ -19,4 +20,18 @@ pub fn step<T>(message: &str, work: impl FnOnce() -> T) -> T {
         spinner.elapsed().as_secs_f64()
     );
     result
+}
+
+/// A bar counting proven partitions out of `total` (print beside it with
+/// `suspend`: its `println` prints nothing when the bar is hidden).
+pub fn partitions_bar(total: u64) -> ProgressBar {
+    let bar = ProgressBar::new(total);
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{bar:40} {pos}/{len} partitions proven ({elapsed}, eta {eta})",
+        )
+        .expect("valid template"),
+    );
+    bar.enable_steady_tick(Duration::from_millis(500));
+    bar
 }

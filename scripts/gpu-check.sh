@@ -8,10 +8,19 @@
 # BIN_DIR holds pce-prover and libpce_backend_{cpu,cuda,opencl}.so
 # (default: target/release). Logs go to $OUT (default: a temporary
 # directory); each step has a time limit so the whole run stays under
-# 8 minutes.
+# 8 minutes. GPU_BACKEND=opencl checks the OpenCL plugin instead (e.g. on
+# AMD GPUs); QUICK=1 uses small sizes, to try the script on any machine.
 set -uo pipefail
 
 BIN_DIR=${1:-target/release}
+BACKEND=${GPU_BACKEND:-cuda}
+if [ -n "${QUICK:-}" ]; then
+  CHECK_SIZES=(--max-log-ntt 10 --max-log-msm-g1 10 --max-log-msm-g2 8 --proofs 1)
+  BENCH_SIZES=(--msm-g1 10..12 --msm-g2 8..9 --ntt 10..14)
+else
+  CHECK_SIZES=(--max-log-ntt 20 --max-log-msm-g1 20 --max-log-msm-g2 18 --proofs 3)
+  BENCH_SIZES=(--msm-g1 20..26 --msm-g2 20..24 --ntt 20..27)
+fi
 PCE="$BIN_DIR/pce-prover"
 export PCE_BACKEND_DIR="$BIN_DIR"
 OUT=${OUT:-$(mktemp -d)}
@@ -40,14 +49,13 @@ step() {
   ROWS+=("$(printf '%-22s %-14s %8.1f s' "$name" "$status" "$(awk "BEGIN { print $end - $start }")")")
 }
 
-step devices 60 "$PCE" devices cuda
-step backend-check 240 "$PCE" backend-check cuda \
-  --max-log-ntt 20 --max-log-msm-g1 20 --max-log-msm-g2 18 --proofs 3
-step bench-cuda-vs-cpu 300 "$PCE" bench backend cuda --versus cpu \
-  --msm-g1 20..26 --msm-g2 20..24 --ntt 20..27 --reps 1
+step devices 60 "$PCE" devices "$BACKEND"
+step backend-check 240 "$PCE" backend-check "$BACKEND" "${CHECK_SIZES[@]}"
+step "bench-$BACKEND-vs-cpu" 300 "$PCE" bench backend "$BACKEND" --versus cpu \
+  "${BENCH_SIZES[@]}" --reps 1
 step c2-2kib-cpu 240 "$PCE" demo --backend cpu
-step c2-2kib-cuda 120 "$PCE" demo --backend cuda
-if "$PCE" devices opencl >"$OUT/opencl-devices.log" 2>&1; then
+step "c2-2kib-$BACKEND" 120 "$PCE" demo --backend "$BACKEND"
+if [ "$BACKEND" = cuda ] && "$PCE" devices opencl >"$OUT/opencl-devices.log" 2>&1; then
   step opencl-check 120 "$PCE" backend-check opencl \
     --max-log-ntt 16 --max-log-msm-g1 16 --max-log-msm-g2 12 --proofs 1
   step bench-opencl-vs-cpu 120 "$PCE" bench backend opencl --versus cpu \
@@ -59,9 +67,9 @@ echo "== pce-prover GPU check, $(date -u +%Y-%m-%d), $(nvidia-smi --query-gpu=na
 printf '%-22s %-14s %10s\n' step status time
 for row in "${ROWS[@]}"; do echo "$row"; done
 echo
-echo "-- timings (cuda vs cpu)"
-grep -E '^(MSM|NTT|case|ratio)' "$OUT/bench-cuda-vs-cpu.log" 2>/dev/null
-for backend in cpu cuda; do
+echo "-- timings ($BACKEND vs cpu)"
+grep -E '^(MSM|NTT|case|ratio)' "$OUT/bench-$BACKEND-vs-cpu.log" 2>/dev/null
+for backend in cpu "$BACKEND"; do
   echo "-- 2 KiB C2 with $backend"
   grep -E '"(backend|device|pce_load_or_record|params_read|witness|prove|verify_partitions|verify_seal|peak_rss_bytes)"' "$OUT/c2-2kib-$backend.log" 2>/dev/null
 done

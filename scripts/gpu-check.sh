@@ -53,10 +53,10 @@ STARTED=$(date +%s)
 step devices 30 "$PCE" devices "$BACKEND"
 # Opening the device compiles the kernels (minutes the first time: ptxas
 # on these kernels is slow), cached for the steps after it.
-step compile-kernels 240 "$PCE" backend-check "$BACKEND" \
+step compile-kernels 200 "$PCE" backend-check "$BACKEND" \
   --max-log-ntt 1 --max-log-msm-g1 4 --max-log-msm-g2 4 --proofs 0
 step backend-check 90 "$PCE" backend-check "$BACKEND" "${CHECK_SIZES[@]}"
-step "bench-$BACKEND-vs-cpu" 100 "$PCE" bench backend "$BACKEND" --versus cpu \
+step "bench-$BACKEND-vs-cpu" 150 "$PCE" bench backend "$BACKEND" --versus cpu \
   "${BENCH_SIZES[@]}" --reps 1
 step c2-2kib-cpu 90 "$PCE" demo --backend cpu
 step "c2-2kib-$BACKEND" 60 "$PCE" demo --backend "$BACKEND"

@@ -11,14 +11,10 @@
 //! backend; this crate is the CUDA plumbing ([`engine`]).
 
 use std::ffi::CStr;
-use std::sync::Mutex;
 
 use backend_api::export_backend;
-use backend_api::ffi::{pce_fr, pce_scalar, PCE_ERR_INVALID_ARGUMENT};
-use backend_api::plugin::{DeviceDescription, MsmResults, Plugin, PluginError, Points};
-use cudarc::driver::CudaSlice;
-use gpu_kernels::msm::{self, G1, G2};
-use gpu_kernels::ntt;
+use backend_api::plugin::{DeviceDescription, PluginError};
+use gpu_kernels::plugin::{GpuApi, GpuPlugin};
 
 pub mod compile;
 mod driver;
@@ -28,32 +24,14 @@ pub use compile::CACHE_ENV;
 
 use engine::Engine;
 
-/// Device buffers of this backend.
-type Buffer = CudaSlice<u8>;
+/// The CUDA API as the shared GPU plugin uses it.
+pub struct CudaApi;
 
-/// The CUDA backend.
-pub struct CudaBackend;
-
-/// An open device; operations on it run one at a time.
-pub struct OpenDevice(Mutex<Engine>);
-
-impl OpenDevice {
-    fn engine(&self) -> std::sync::MutexGuard<'_, Engine> {
-        // Operations leave no half-updated host state behind (device
-        // buffers are per call), so a poisoned lock is usable.
-        self.0
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-}
-
-impl Plugin for CudaBackend {
+impl GpuApi for CudaApi {
     const NAME: &'static CStr = c"cuda";
     const DESCRIPTION: &'static CStr =
         c"pce-prover CUDA backend: NVRTC-compiled shared kernels, radix-2 NTT with shared-memory stages, bucket MSM with 0/1 split";
-    type Device = OpenDevice;
-    type Domain = ntt::Domain<Buffer>;
-    type Bases = msm::Bases<Buffer>;
+    type Engine = Engine;
 
     fn device_count() -> Result<u32, PluginError> {
         driver::count()
@@ -63,69 +41,9 @@ impl Plugin for CudaBackend {
         driver::describe(index)
     }
 
-    fn device_open(index: u32) -> Result<OpenDevice, PluginError> {
-        Ok(OpenDevice(Mutex::new(Engine::open(index)?)))
-    }
-
-    fn ntt_domain(device: &OpenDevice, log_size: u32) -> Result<ntt::Domain<Buffer>, PluginError> {
-        ntt::Domain::new(&*device.engine(), log_size)
-    }
-
-    fn domain_size(domain: &ntt::Domain<Buffer>) -> usize {
-        domain.size()
-    }
-
-    fn ntt(
-        device: &OpenDevice,
-        domain: &ntt::Domain<Buffer>,
-        inverse: bool,
-        coset: bool,
-        data: &mut [pce_fr],
-    ) -> Result<(), PluginError> {
-        domain.transform(&*device.engine(), inverse, coset, data)
-    }
-
-    fn qap_h(
-        device: &OpenDevice,
-        domain: &ntt::Domain<Buffer>,
-        abc: &mut [pce_fr],
-    ) -> Result<(), PluginError> {
-        domain.qap_h(&*device.engine(), abc)
-    }
-
-    fn upload_bases(
-        device: &OpenDevice,
-        points: Points,
-    ) -> Result<msm::Bases<Buffer>, PluginError> {
-        msm::Bases::new(&*device.engine(), points)
-    }
-
-    fn bases_shape(bases: &msm::Bases<Buffer>) -> (usize, u32) {
-        bases.shape()
-    }
-
-    fn msm(
-        device: &OpenDevice,
-        bases: &msm::Bases<Buffer>,
-        offset: usize,
-        count: usize,
-        scalars: &[pce_scalar],
-        out: MsmResults<'_>,
-    ) -> Result<(), PluginError> {
-        let engine = device.engine();
-        match (bases, out) {
-            (msm::Bases::G1(bases), MsmResults::G1(out)) => {
-                msm::msm::<G1, _>(&*engine, bases, offset, count, scalars, out)
-            }
-            (msm::Bases::G2(bases), MsmResults::G2(out)) => {
-                msm::msm::<G2, _>(&*engine, bases, offset, count, scalars, out)
-            }
-            _ => Err(PluginError::new(
-                PCE_ERR_INVALID_ARGUMENT,
-                "result group differs from the bases' group",
-            )),
-        }
+    fn open(index: u32) -> Result<Engine, PluginError> {
+        Engine::open(index)
     }
 }
 
-export_backend!(CudaBackend);
+export_backend!(GpuPlugin<CudaApi>);

@@ -14,6 +14,7 @@ pub mod cache;
 pub mod engine;
 pub mod msm;
 pub mod ntt;
+pub mod plugin;
 mod source;
 
 pub use source::{source, source_hash};

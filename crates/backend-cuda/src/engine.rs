@@ -1,26 +1,80 @@
-//! An open CUDA device: context, stream and the loaded kernels, as the
-//! shared algorithms' [`gpu_kernels::engine::Engine`].
+//! An open CUDA device: context, streams, staging memory and the loaded
+//! kernels, as the shared algorithms' [`gpu_kernels::engine::Engine`].
 //!
-//! Copies are made on the device's stream and waited for before the host
-//! memory is released or read, so every operation is complete when it
-//! returns, as the ABI requires.
+//! Kernels and downloads run on one stream, uploads on a second, so that
+//! the MSM driver's uploads of the next chunk overlap the kernels of the
+//! current one (`write_async`, ordered by events). Host data goes through
+//! page-locked staging buffers kept by the engine and reused from call to
+//! call: copies from pageable memory are staged by the driver and return
+//! only when done, so they can neither overlap kernels nor run at the
+//! bus's full speed. [`GpuEngine::write`] and [`GpuEngine::read`] wait for
+//! their copies, so every ABI operation is complete when it returns.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::ops::Range;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use backend_api::ffi::pce_fr;
 use backend_api::plugin::PluginError;
-use cudarc::driver::sys::CUdevice_attribute;
+use cudarc::driver::sys::{CUdevice_attribute, CU_MEMHOSTALLOC_WRITECOMBINED};
 use cudarc::driver::{
-    CudaContext, CudaFunction, CudaSlice, CudaStream, DeviceRepr, LaunchConfig, PushKernelArg,
+    result, CudaContext, CudaEvent, CudaFunction, CudaSlice, CudaStream, DevicePtr, DevicePtrMut,
+    DeviceRepr, DriverError, HostSlice, LaunchConfig, PinnedHostSlice, PushKernelArg,
 };
-use gpu_kernels::engine::{Arg, Engine as GpuEngine, Limits, KERNELS, NTT_MAX_LOCAL_LOG};
+use gpu_kernels::engine::{
+    Arg, Engine as GpuEngine, Limits, KERNELS, NTT_MAX_LOCAL_LOG, STAGING_PIECE_BYTES,
+};
 
 use crate::compile;
 use crate::driver::{check_index, cuda_error};
 
 /// Threads per block when the algorithm leaves the choice to the engine.
 const DEFAULT_BLOCK: usize = 256;
+
+/// Upload staging buffers, used in turn: enough for the pieces of one MSM
+/// job (a chunk of bases and three arrays of terms) to be staged while the
+/// previous job's copies are still queued.
+const UPLOAD_SLOTS: usize = 4;
+
+/// Smallest staging buffer: small copies share one allocation size.
+const MIN_STAGING_BYTES: usize = 1 << 20;
+
+/// Page-locked host memory the engine copies through, allocated on first
+/// use, grown on demand up to [`STAGING_PIECE_BYTES`] per buffer, and kept.
+#[derive(Default)]
+struct Staging {
+    /// Write-combined buffers (the host only writes them), used in turn.
+    uploads: [Option<PinnedHostSlice<u8>>; UPLOAD_SLOTS],
+    next_upload: usize,
+    /// Cached buffers (the host reads them); two, so that one piece is
+    /// copied out while the next one arrives.
+    downloads: [Option<PinnedHostSlice<u8>>; 2],
+}
+
+/// The page-locked buffer in `slot`, holding at least `bytes` (at most
+/// [`STAGING_PIECE_BYTES`]); a smaller one is replaced, once the copies
+/// queued on it are done (dropping a `PinnedHostSlice` waits for its event).
+fn pinned<'s>(
+    context: &Arc<CudaContext>,
+    slot: &'s mut Option<PinnedHostSlice<u8>>,
+    bytes: usize,
+    flags: u32,
+) -> Result<&'s mut PinnedHostSlice<u8>, DriverError> {
+    if slot.as_ref().is_none_or(|pinned| pinned.len() < bytes) {
+        *slot = None;
+        let len = bytes
+            .next_power_of_two()
+            .clamp(MIN_STAGING_BYTES, STAGING_PIECE_BYTES);
+        // SAFETY: the memory is zeroed below, before any slice of it exists.
+        let mut fresh = unsafe { context.alloc_pinned_with_flags::<u8>(len, flags) }?;
+        let start = fresh.as_mut_ptr()?;
+        // SAFETY: `start` is the start of `len` bytes of fresh page-locked
+        // memory that nothing else refers to yet.
+        unsafe { std::ptr::write_bytes(start, 0, len) };
+        *slot = Some(fresh);
+    }
+    Ok(slot.as_mut().expect("allocated above"))
+}
 
 /// A field element passed to a kernel by value.
 #[repr(transparent)]
@@ -30,7 +84,15 @@ unsafe impl DeviceRepr for FrArg {}
 
 /// An open device.
 pub struct Engine {
+    /// Kernels and downloads.
     stream: Arc<CudaStream>,
+    /// Uploads, overlapping the kernels on `stream`.
+    copies: Arc<CudaStream>,
+    /// Records the work queued on `stream`, for uploads to wait on.
+    launched: CudaEvent,
+    /// Records the uploads queued on `copies`, for kernels to wait on.
+    uploaded: CudaEvent,
+    staging: Mutex<Staging>,
     functions: HashMap<&'static str, CudaFunction>,
     limits: Limits,
 }
@@ -59,11 +121,26 @@ impl Engine {
             .map_err(query)?
             .max(1) as u32;
         let memory = context.total_mem().map_err(query)? as u64;
-        let stream = context
-            .new_stream()
-            .map_err(|e| cuda_error("creating a CUDA stream", e))?;
+        let created = |e| cuda_error("creating CUDA streams and events", e);
+        let stream = context.new_stream().map_err(created)?;
+        let copies = context.new_stream().map_err(created)?;
+        let launched = context.new_event(None).map_err(created)?;
+        let uploaded = context.new_event(None).map_err(created)?;
+        // Staging relies on cudarc recording each pinned buffer's copies in
+        // the buffer's event, which it does with several streams and event
+        // tracking (its default).
+        if !context.is_managing_stream_synchronization() {
+            return Err(cuda_error(
+                "opening the device (cudarc does not track events)",
+                DriverError(cudarc::driver::sys::CUresult::CUDA_ERROR_NOT_SUPPORTED),
+            ));
+        }
         Ok(Self {
             stream,
+            copies,
+            launched,
+            uploaded,
+            staging: Mutex::default(),
             functions,
             limits: Limits {
                 parallel_threads: units.saturating_mul(1024),
@@ -75,8 +152,70 @@ impl Engine {
         })
     }
 
-    fn synchronize(&self, what: &str) -> Result<(), PluginError> {
-        self.stream.synchronize().map_err(|e| cuda_error(what, e))
+    fn staging(&self) -> std::sync::MutexGuard<'_, Staging> {
+        // The staging buffers hold no state beyond their events.
+        self.staging.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Copies `piece` of the host data, at `offset` in `buffer`, from an
+    /// upload staging buffer on the copy stream.
+    fn upload_piece(
+        &self,
+        staging: &mut Staging,
+        buffer: &mut CudaSlice<u8>,
+        offset: usize,
+        piece: &[u8],
+    ) -> Result<(), DriverError> {
+        let slot = staging.next_upload;
+        staging.next_upload = (slot + 1) % UPLOAD_SLOTS;
+        let context = self.stream.context();
+        // The raw copy below needs the context current on this thread.
+        context.bind_to_thread()?;
+        let staged = pinned(
+            context,
+            &mut staging.uploads[slot],
+            piece.len(),
+            CU_MEMHOSTALLOC_WRITECOMBINED,
+        )?;
+        // Waits until the buffer's previous copy is done.
+        staged.as_mut_slice()?[..piece.len()].copy_from_slice(piece);
+        let mut target = buffer.slice_mut(offset..offset + piece.len());
+        let (target, _record_target) = target.device_ptr_mut(&self.copies);
+        // SAFETY: the slice is only used by the copy below, on `copies`;
+        // dropping `_record_source` records that copy in the staging
+        // buffer's event, which its next use waits for.
+        let (source, _record_source) = unsafe { staged.stream_synced_slice(&self.copies) };
+        // SAFETY: `target` addresses `piece.len()` bytes of `buffer`; the
+        // source is page-locked and stays allocated and unchanged until the
+        // copy is done (see above).
+        unsafe {
+            result::memcpy_htod_async(target, &source[..piece.len()], self.copies.cu_stream())
+        }
+    }
+
+    /// Queues the copy of `range` of `buffer` into download staging buffer
+    /// `slot`, on the compute stream (after the kernels launched before).
+    fn download_piece(
+        &self,
+        staging: &mut Staging,
+        slot: usize,
+        buffer: &CudaSlice<u8>,
+        range: Range<usize>,
+    ) -> Result<(), DriverError> {
+        let context = self.stream.context();
+        // The raw copy below needs the context current on this thread.
+        context.bind_to_thread()?;
+        let staged = pinned(context, &mut staging.downloads[slot], range.len(), 0)?;
+        let len = range.len();
+        let source = buffer.slice(range);
+        let (source, _record_source) = source.device_ptr(&self.stream);
+        // SAFETY: the slice is only used by the copy below, on `stream`;
+        // dropping `_record_target` records that copy in the staging
+        // buffer's event, which `as_slice` waits for before the host reads.
+        let (target, _record_target) = unsafe { staged.stream_synced_mut_slice(&self.stream) };
+        // SAFETY: `source` addresses `len` bytes of `buffer`; the target is
+        // page-locked and the host does not touch it until the copy is done.
+        unsafe { result::memcpy_dtoh_async(&mut target[..len], source, self.stream.cu_stream()) }
     }
 }
 
@@ -108,17 +247,58 @@ impl GpuEngine for Engine {
     }
 
     fn write(&self, buffer: &mut CudaSlice<u8>, bytes: &[u8]) -> Result<(), PluginError> {
-        self.stream
-            .memcpy_htod(bytes, &mut buffer.slice_mut(..bytes.len()))
-            .map_err(|e| cuda_error("copying to the device", e))?;
-        self.synchronize("copying to the device")
+        self.write_async(buffer, bytes)?;
+        self.copies
+            .synchronize()
+            .map_err(|e| cuda_error("copying to the device", e))
     }
 
+    /// Uploads on the copy stream, through the staging buffers in turn, in
+    /// pieces of at most [`STAGING_PIECE_BYTES`]: the host fills one
+    /// staging buffer while the previous piece is on its way.
+    fn write_async(&self, buffer: &mut CudaSlice<u8>, bytes: &[u8]) -> Result<(), PluginError> {
+        let failed = |e| cuda_error("copying to the device", e);
+        // The copy waits for the work queued on the compute stream so far:
+        // the kernels that may still read `buffer`, and its allocation,
+        // which is ordered on that stream (cudarc's own tracking does not
+        // cover the allocation).
+        self.launched.record(&self.stream).map_err(failed)?;
+        self.copies.wait(&self.launched).map_err(failed)?;
+        let mut staging = self.staging();
+        for (index, piece) in bytes.chunks(STAGING_PIECE_BYTES).enumerate() {
+            let offset = index * STAGING_PIECE_BYTES;
+            self.upload_piece(&mut staging, buffer, offset, piece)
+                .map_err(failed)?;
+        }
+        Ok(())
+    }
+
+    fn wait_writes(&self) -> Result<(), PluginError> {
+        let failed = |e| cuda_error("ordering kernels after copies", e);
+        self.uploaded.record(&self.copies).map_err(failed)?;
+        self.stream.wait(&self.uploaded).map_err(failed)
+    }
+
+    /// Downloads on the compute stream through two staging buffers: piece
+    /// i + 1 is on its way while the host copies piece i out.
     fn read(&self, buffer: &CudaSlice<u8>, bytes: &mut [u8]) -> Result<(), PluginError> {
-        self.stream
-            .memcpy_dtoh(&buffer.slice(..bytes.len()), bytes)
-            .map_err(|e| cuda_error("copying from the device", e))?;
-        self.synchronize("copying from the device")
+        let failed = |e| cuda_error("copying from the device", e);
+        let mut staging = self.staging();
+        let mut arrived: Option<(usize, Range<usize>)> = None;
+        let starts = (0..bytes.len()).step_by(STAGING_PIECE_BYTES);
+        for (index, start) in starts.enumerate() {
+            let range = start..(start + STAGING_PIECE_BYTES).min(bytes.len());
+            let slot = index % 2;
+            self.download_piece(&mut staging, slot, buffer, range.clone())
+                .map_err(failed)?;
+            if let Some((slot, range)) = arrived.replace((slot, range)) {
+                copy_out(&staging, slot, &mut bytes[range]).map_err(failed)?;
+            }
+        }
+        if let Some((slot, range)) = arrived {
+            copy_out(&staging, slot, &mut bytes[range]).map_err(failed)?;
+        }
+        Ok(())
     }
 
     fn launch(
@@ -151,4 +331,14 @@ impl GpuEngine for Engine {
             .map(drop)
             .map_err(|e| cuda_error(&format!("running kernel {name}"), e))
     }
+}
+
+/// Copies the start of download staging buffer `slot` into `bytes`, once
+/// the copy queued into it is done.
+fn copy_out(staging: &Staging, slot: usize, bytes: &mut [u8]) -> Result<(), DriverError> {
+    let staged = staging.downloads[slot]
+        .as_ref()
+        .expect("a piece was queued into this buffer");
+    bytes.copy_from_slice(&staged.as_slice()?[..bytes.len()]);
+    Ok(())
 }

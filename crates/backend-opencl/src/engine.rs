@@ -1,27 +1,59 @@
-//! An open OpenCL device: context, queue and the built kernels, as the
+//! An open OpenCL device: context, queues and the built kernels, as the
 //! shared algorithms' [`gpu_kernels::engine::Engine`].
 //!
 //! OpenCL kernel objects carry their arguments, so one device serves one
 //! operation at a time: the plugin keeps an [`Engine`] behind a mutex.
+//!
+//! Kernels and the synchronous copies run on one in-order queue; the MSM
+//! driver's asynchronous uploads run on a second queue, ordered against
+//! the first with markers and barriers, so devices that can overlap copies
+//! and kernels do (and PoCL, which runs the queues' commands on its worker
+//! threads, exercises the ordering in the tests).
 
 use std::collections::HashMap;
 use std::ptr;
+use std::sync::{Mutex, PoisonError};
 
 use backend_api::plugin::PluginError;
-use gpu_kernels::engine::{Arg, Engine as GpuEngine, Limits, KERNELS, NTT_MAX_LOCAL_LOG};
+use gpu_kernels::engine::{
+    Arg, Engine as GpuEngine, Limits, KERNELS, NTT_MAX_LOCAL_LOG, STAGING_PIECE_BYTES,
+};
 use opencl3::command_queue::CommandQueue;
 use opencl3::context::Context;
+use opencl3::event::Event;
 use opencl3::kernel::Kernel;
 use opencl3::memory::{Buffer, ClMem, CL_MEM_READ_WRITE};
-use opencl3::types::CL_BLOCKING;
+use opencl3::types::{CL_BLOCKING, CL_NON_BLOCKING};
 
 use crate::platform::{cl_error, is_gpu, Found};
 use crate::program;
 
+/// Host buffers the asynchronous uploads copy from, used in turn: the
+/// caller's data may be gone before the copy runs.
+const UPLOAD_SLOTS: usize = 4;
+
+/// One upload staging buffer and the copy that last read it.
+#[derive(Default)]
+struct Slot {
+    bytes: Vec<u8>,
+    copy: Option<Event>,
+}
+
+/// The upload staging buffers.
+#[derive(Default)]
+struct Staging {
+    slots: [Slot; UPLOAD_SLOTS],
+    next: usize,
+}
+
 /// An open device.
 pub struct Engine {
     context: Context,
+    /// Kernels and synchronous copies.
     queue: CommandQueue,
+    /// Asynchronous uploads.
+    copies: CommandQueue,
+    staging: Mutex<Staging>,
     /// Each kernel and the largest work-group the device runs it with.
     kernels: HashMap<&'static str, (Kernel, usize)>,
     limits: Limits,
@@ -41,12 +73,16 @@ impl Engine {
             Context::from_device(device).map_err(|e| cl_error("creating an OpenCL context", e))?;
         // clCreateCommandQueueWithProperties is OpenCL 2.0; 1.2 drivers
         // only have clCreateCommandQueue.
-        let queue = CommandQueue::create_default_with_properties(&context, 0, 0)
-            .or_else(|_| {
-                #[allow(deprecated)]
-                CommandQueue::create_default(&context, 0)
-            })
-            .map_err(|e| cl_error("creating an OpenCL command queue", e))?;
+        let create_queue = || {
+            CommandQueue::create_default_with_properties(&context, 0, 0)
+                .or_else(|_| {
+                    #[allow(deprecated)]
+                    CommandQueue::create_default(&context, 0)
+                })
+                .map_err(|e| cl_error("creating an OpenCL command queue", e))
+        };
+        let queue = create_queue()?;
+        let copies = create_queue()?;
         let program = program::build(&context, found)?;
         let mut kernels = HashMap::new();
         for name in KERNELS {
@@ -73,6 +109,8 @@ impl Engine {
         Ok(Self {
             context,
             queue,
+            copies,
+            staging: Mutex::default(),
             kernels,
             limits,
         })
@@ -107,6 +145,54 @@ impl GpuEngine for Engine {
         }
         .map(drop)
         .map_err(|e| cl_error("copying to the device", e))
+    }
+
+    /// Copies from a staging buffer on the second queue, after a marker of
+    /// the work queued so far on the first; each queue is flushed, as
+    /// OpenCL requires of events waited for from another queue.
+    fn write_async(&self, buffer: &mut Buffer<u8>, bytes: &[u8]) -> Result<(), PluginError> {
+        let failed = |e| cl_error("copying to the device", e);
+        // SAFETY: a marker with no wait list waits for everything queued before.
+        let launched = unsafe { self.queue.enqueue_marker_with_wait_list(&[]) }.map_err(failed)?;
+        self.queue.flush().map_err(failed)?;
+        let mut staging = self.staging.lock().unwrap_or_else(PoisonError::into_inner);
+        for (index, piece) in bytes.chunks(STAGING_PIECE_BYTES).enumerate() {
+            let next = staging.next;
+            staging.next = (next + 1) % UPLOAD_SLOTS;
+            let slot = &mut staging.slots[next];
+            if let Some(copy) = slot.copy.take() {
+                copy.wait().map_err(failed)?;
+            }
+            slot.bytes.clear();
+            slot.bytes.extend_from_slice(piece);
+            // SAFETY: non-blocking, so `slot.bytes` must stay allocated and
+            // unchanged until the copy is done: it is only touched again
+            // after waiting for `slot.copy`, and the engine finishes both
+            // queues before it is dropped.
+            let copy = unsafe {
+                self.copies.enqueue_write_buffer(
+                    buffer,
+                    CL_NON_BLOCKING,
+                    index * STAGING_PIECE_BYTES,
+                    &slot.bytes,
+                    &[launched.get()],
+                )
+            }
+            .map_err(failed)?;
+            slot.copy = Some(copy);
+        }
+        self.copies.flush().map_err(failed)
+    }
+
+    fn wait_writes(&self) -> Result<(), PluginError> {
+        let failed = |e| cl_error("ordering kernels after copies", e);
+        // SAFETY: a marker with no wait list waits for everything queued before.
+        let uploaded = unsafe { self.copies.enqueue_marker_with_wait_list(&[]) }.map_err(failed)?;
+        self.copies.flush().map_err(failed)?;
+        // SAFETY: the wait list holds one live event.
+        unsafe { self.queue.enqueue_barrier_with_wait_list(&[uploaded.get()]) }
+            .map(drop)
+            .map_err(failed)
     }
 
     fn read(&self, buffer: &Buffer<u8>, bytes: &mut [u8]) -> Result<(), PluginError> {
@@ -158,5 +244,13 @@ impl GpuEngine for Engine {
         }
         .map_err(|e| cl_error(&format!("running kernel {name}"), e))?;
         Ok(())
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        // Pending uploads read the staging buffers, dropped after this.
+        let _ = self.copies.finish();
+        let _ = self.queue.finish();
     }
 }

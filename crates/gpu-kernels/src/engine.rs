@@ -4,6 +4,15 @@
 //! The NTT ([`crate::ntt`]) and MSM ([`crate::msm`]) drivers are written
 //! once against [`Engine`]; the OpenCL and CUDA backends implement it over
 //! their APIs and do nothing else.
+//!
+//! Copies come in two kinds. [`Engine::write`] and [`Engine::read`] are
+//! complete when they return. [`Engine::write_async`] only starts an upload
+//! (on a second queue or stream, from the engine's own staging memory) and
+//! [`Engine::wait_writes`] makes the kernels launched afterwards wait for
+//! it: with these two the MSM driver uploads the next chunk's data while
+//! the kernels of the current one run (double buffering), and an API that
+//! cannot overlap keeps the synchronous defaults, which give the same
+//! results.
 
 use backend_api::ffi::{
     pce_fr, pce_g1_affine, pce_g1_projective, pce_g2_affine, pce_g2_projective, pce_scalar,
@@ -92,7 +101,8 @@ pub trait Engine {
     fn limits(&self) -> Limits;
     /// A device buffer of `bytes` bytes (contents undefined).
     fn buffer(&self, bytes: usize) -> Result<Self::Buffer, PluginError>;
-    /// Copies `bytes` to the start of `buffer`.
+    /// Copies `bytes` to the start of `buffer`; complete when it returns
+    /// (after the kernels launched before, which may read `buffer`).
     fn write(&self, buffer: &mut Self::Buffer, bytes: &[u8]) -> Result<(), PluginError>;
     /// Copies the start of `buffer` into `bytes` (waiting for the kernels
     /// launched before).
@@ -107,6 +117,24 @@ pub trait Engine {
         block: Option<usize>,
         args: &[Arg<'_, Self::Buffer>],
     ) -> Result<(), PluginError>;
+
+    /// Starts copying `bytes` to the start of `buffer`, possibly
+    /// overlapping kernels: the copy runs after the kernels launched before
+    /// this call (so they still read the old contents), and the kernels
+    /// launched after the next [`Engine::wait_writes`] see the new ones.
+    /// Kernels launched in between must not use `buffer`. The engine
+    /// stages `bytes` (in page-locked memory where the API has it), so the
+    /// caller may reuse them at once. By default a synchronous
+    /// [`Engine::write`].
+    fn write_async(&self, buffer: &mut Self::Buffer, bytes: &[u8]) -> Result<(), PluginError> {
+        self.write(buffer, bytes)
+    }
+
+    /// Makes the kernels launched from now on wait for every
+    /// [`Engine::write_async`] started before. Nothing to do by default.
+    fn wait_writes(&self) -> Result<(), PluginError> {
+        Ok(())
+    }
 
     /// Bytes of device memory MSM bases may occupy now; beyond it they are
     /// streamed from the host. By default 60 % of the device's memory,
@@ -139,7 +167,7 @@ pub trait Engine {
 }
 
 /// Kernel names of [`crate::source`] every engine must create.
-pub const KERNELS: [&str; 9] = [
+pub const KERNELS: [&str; 15] = [
     "ntt_bit_reverse",
     "ntt_local_stages",
     "ntt_global_stage",
@@ -147,9 +175,20 @@ pub const KERNELS: [&str; 9] = [
     "qap_combine",
     "G1_msm_buckets",
     "G1_sum_bases",
+    "G1_msm_reduce",
+    "G1_msm_combine",
+    "G1_msm_finish",
     "G2_msm_buckets",
     "G2_sum_bases",
+    "G2_msm_reduce",
+    "G2_msm_combine",
+    "G2_msm_finish",
 ];
+
+/// Largest piece an engine copies through one staging buffer: larger
+/// copies go through in pieces, so staging memory stays bounded (a few
+/// pieces per device) whatever the size of the data.
+pub const STAGING_PIECE_BYTES: usize = 64 << 20;
 
 /// `NTT_MAX_LOCAL_LOG` of kernels/ntt.h.
 pub const NTT_MAX_LOCAL_LOG: u32 = 8;

@@ -4,8 +4,11 @@
 //! pipeline of [`crate::pipeline`] with a single input. It loads (or
 //! records) the PCE and the parameters from the cache, loads the backend,
 //! proves every partition, verifies each partition proof against the C1
-//! output's public inputs and, when the prover and sector ids are known,
-//! the whole proof with filecoin-proofs' `verify_seal`.
+//! output's public inputs, aggregates the partition proofs of a
+//! non-interactive PoRep sector with SnarkPack ([`crate::aggregate`]) and,
+//! when the prover and sector ids are known, checks the whole proof with
+//! filecoin-proofs' `verify_seal` (without them, an aggregate is checked
+//! against the C1 output's public inputs).
 
 use std::time::Duration;
 
@@ -44,8 +47,14 @@ pub struct C2Options {
 /// What a C2 run produced and measured.
 #[derive(Debug, Clone)]
 pub struct C2Outcome {
-    /// The proof bytes: 192 per partition.
+    /// The proof, as filecoin-proofs' `seal_commit_phase2` returns it: the
+    /// partition proofs, or their SnarkPack aggregate for non-interactive
+    /// PoRep.
     pub proof: Vec<u8>,
+    /// The partition proofs, 192 bytes each in partition order (as
+    /// `seal_commit_phase2_circuit_proofs` returns them); for interactive
+    /// PoRep the same bytes as `proof`.
+    pub partition_proofs: Vec<u8>,
     /// The proof type proven.
     pub proof_type: String,
     /// Number of partitions.
@@ -61,6 +70,11 @@ pub struct C2Outcome {
     pub params_time: Duration,
     /// Witness, proving and verification times.
     pub stages: StageTimes,
+    /// SnarkPack aggregation (non-interactive PoRep only).
+    pub aggregate: Option<Duration>,
+    /// Check of the aggregate against the C1 output's public inputs, when
+    /// `verify_seal` could not run (non-interactive PoRep only).
+    pub verify_aggregate: Option<Duration>,
     /// Whole-proof check with filecoin-proofs' `verify_seal`, when it ran.
     pub verify_seal: Option<Duration>,
 }

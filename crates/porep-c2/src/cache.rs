@@ -75,3 +75,36 @@ impl CircuitFiles {
         Ok(pce)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use filecoin_proofs::with_shape;
+
+    use super::*;
+    use crate::proof_type::{ProofType, Variant, SECTOR_SIZES};
+
+    fn id_of<Tree: 'static + MerkleTreeTrait>(config: &PoRepConfig) -> String {
+        CircuitFiles::of::<Tree>(config).unwrap().id
+    }
+
+    /// filecoin-proofs chose the non-interactive partition counts so that
+    /// each partition has the challenges of an interactive one: both proof
+    /// types of a size share the circuit, its parameter files and its PCE.
+    #[test]
+    fn non_interactive_porep_shares_the_interactive_circuit_files() {
+        for &(size, name) in &SECTOR_SIZES {
+            let interactive = ProofType::interactive(size).unwrap();
+            let ni = ProofType {
+                variant: Variant::NonInteractive,
+                ..interactive
+            };
+            let (a, b) = (interactive.config(), ni.config());
+            assert_ne!(a.partitions.0, b.partitions.0);
+            let ids: Vec<String> = [a, b]
+                .iter()
+                .map(|config| with_shape!(size, id_of, config))
+                .collect();
+            assert_eq!(ids[0], ids[1], "{name}");
+        }
+    }
+}

@@ -70,6 +70,29 @@ pub enum C2Error {
     /// filecoin-proofs' `verify_seal` rejected the proof.
     #[error("filecoin-proofs' verify_seal rejected the proof")]
     VerifySealRejected,
+    /// The SnarkPack aggregate does not verify against the public inputs
+    /// of the C1 output.
+    #[error("the SnarkPack aggregate does not verify against the public inputs of the C1 output")]
+    AggregateRejected,
+    /// SnarkPack's SRS, needed to aggregate non-interactive proofs, is not
+    /// in the parameter cache.
+    #[error("{proof_type} proofs are aggregated with SnarkPack, which needs the SRS {path}, and it does not exist. \
+             The production file comes with the Filecoin proof parameters (e.g. `paramfetch` or `lotus fetch-params`); \
+             `pce-prover params gen --sector-size 2KiB --non-interactive` writes an insecure one, for tests only")]
+    MissingSrs {
+        /// The file looked for.
+        path: std::path::PathBuf,
+        /// The proof type.
+        proof_type: String,
+    },
+    /// SnarkPack's SRS is unreadable, truncated or too short.
+    #[error("SnarkPack SRS {path}: {what}")]
+    BadSrs {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What is wrong with it.
+        what: String,
+    },
     /// No C1 output was given.
     #[error("no C1 output to prove")]
     NoInputs,

@@ -5,6 +5,8 @@
 //! circuit of a sector size is (the one the PCE is recorded from), and how
 //! to seal a small test sector end to end for tests and benchmarks.
 //!
+//! - [`aggregate`]: SnarkPack aggregation of non-interactive PoRep proofs,
+//!   its SRS and an insecure test SRS;
 //! - [`baseline`]: filecoin-proofs' own C2, for benchmarks;
 //! - [`c2`]: the whole C2 of a sector, checks included;
 //! - [`c1`], [`proof_type`]: commit-phase-1 outputs in any of their JSON shapes;
@@ -17,6 +19,7 @@
 //! - [`test_sector`]: a sealed 2 KiB sector for tests and the demo.
 
 pub mod admission;
+pub mod aggregate;
 pub mod atomic;
 pub mod baseline;
 pub mod c1;

@@ -14,9 +14,12 @@
 //! admitted ([`crate::admission`]) before its witness exists and released
 //! when its proof is done; how many may be in flight follows from the
 //! memory budget and the model of [`crate::memory`]. When the last
-//! partition of a sector is proven, the sector proof is assembled and
-//! checked with `verify_seal` (when the prover and sector ids are known)
-//! and reported at once; a failing sector does not stop the others.
+//! partition of a sector is proven, the sector proof is assembled (for
+//! non-interactive PoRep, the partition proofs are aggregated with
+//! SnarkPack, as filecoin-proofs does), checked with `verify_seal` (when
+//! the prover and sector ids are known; an aggregate is otherwise checked
+//! against the C1 output's public inputs) and reported at once; a failing
+//! sector does not stop the others.
 
 use std::sync::mpsc::channel;
 use std::sync::Mutex;
@@ -34,6 +37,7 @@ use storage_proofs_core::sector::SectorId;
 use tracing::info;
 
 use crate::admission::{Admission, Permit};
+use crate::aggregate;
 use crate::c1::C1Input;
 use crate::c2::{C2Options, C2Outcome};
 use crate::cache::CircuitFiles;
@@ -119,8 +123,9 @@ pub struct Run {
 /// `options.randomness`, when given, holds one `(r, s)` per partition of
 /// every sector, in input order. `options.sector_id` only applies to a
 /// single input. Errors of one sector are in its outcome; the error of the
-/// whole call is for what prevents every proof (parameters, PCE, backend,
-/// budget).
+/// whole call is for what prevents every proof (parameters, SnarkPack SRS
+/// of non-interactive PoRep, PCE, backend, budget), found before any
+/// proving.
 pub fn prove_sectors(
     inputs: &[C1Input],
     options: &C2Options,
@@ -145,7 +150,7 @@ pub fn prove_sectors(
     )
 }
 
-/// The C1 values `verify_seal` needs besides the proof.
+/// The C1 values aggregation and `verify_seal` need besides the proofs.
 struct SealInputs {
     comm_r: [u8; 32],
     comm_d: [u8; 32],
@@ -157,6 +162,9 @@ struct SealInputs {
 #[derive(Default)]
 struct SectorState {
     proofs: Vec<Option<Proof<Bls12>>>,
+    /// Each partition's public inputs, kept with its proof for checking
+    /// an aggregate.
+    public_inputs: Vec<Vec<Scalar>>,
     remaining: usize,
     times: StageTimes,
     seal: Option<SealInputs>,
@@ -227,6 +235,12 @@ fn run_shape<Tree: 'static + MerkleTreeTrait>(
                 proof_type: inputs[0].proof_type.to_string(),
             });
         }
+    }
+    if inputs[0].proof_type.is_non_interactive() {
+        aggregate::check_srs(
+            &inputs[0].proof_type.to_string(),
+            usize::from(config.partitions),
+        )?;
     }
     let counts: Vec<usize> = inputs.iter().map(C1Input::num_partitions).collect();
     let total: usize = counts.iter().sum();
@@ -304,6 +318,7 @@ fn run_shape<Tree: 'static + MerkleTreeTrait>(
             .map(|&count| {
                 Mutex::new(SectorState {
                     proofs: vec![None; count],
+                    public_inputs: vec![Vec::new(); count],
                     remaining: count,
                     ..SectorState::default()
                 })
@@ -313,6 +328,7 @@ fn run_shape<Tree: 'static + MerkleTreeTrait>(
         randomness,
         common: C2Outcome {
             proof: Vec::new(),
+            partition_proofs: Vec::new(),
             proof_type: inputs[0].proof_type.to_string(),
             partitions: 0,
             backend: format!("{} ({})", backend.name(), backend.path().display()),
@@ -320,6 +336,8 @@ fn run_shape<Tree: 'static + MerkleTreeTrait>(
             pce_time,
             params_time,
             stages: StageTimes::default(),
+            aggregate: None,
+            verify_aggregate: None,
             verify_seal: None,
         },
     };
@@ -369,7 +387,13 @@ fn run_shape<Tree: 'static + MerkleTreeTrait>(
                     Ok(proof) => {
                         info!(sector, partition, "partition proven and verified");
                         observer(Event::PartitionProven { sector, partition });
-                        record::<Tree>(shared, sector, partition, proof, prove_time, verify_time);
+                        let proven = Proven {
+                            proof,
+                            public_inputs,
+                            prove_time,
+                            verify_time,
+                        };
+                        record::<Tree>(shared, sector, partition, proven);
                     }
                     Err(e) => shared.finish(sector, Err(e)),
                 }
@@ -439,52 +463,83 @@ fn produce<'a, Tree: 'static + MerkleTreeTrait>(
     Ok(())
 }
 
+/// A verified partition proof and what it took.
+struct Proven {
+    proof: Proof<Bls12>,
+    public_inputs: Vec<Scalar>,
+    prove_time: Duration,
+    verify_time: Duration,
+}
+
 /// Stores a partition proof; after the sector's last one, assembles and
 /// checks the sector proof.
 fn record<Tree: 'static + MerkleTreeTrait>(
     shared: &Shared<'_>,
     sector: usize,
     partition: usize,
-    proof: Proof<Bls12>,
-    prove_time: Duration,
-    verify_time: Duration,
+    proven: Proven,
 ) {
-    let (proofs, times, seal) = {
+    let (proofs, public_inputs, times, seal) = {
         let mut state = shared.sector(sector);
-        state.proofs[partition] = Some(proof);
-        state.times.prove += prove_time;
-        state.times.verify += verify_time;
+        state.proofs[partition] = Some(proven.proof);
+        state.public_inputs[partition] = proven.public_inputs;
+        state.times.prove += proven.prove_time;
+        state.times.verify += proven.verify_time;
         state.remaining -= 1;
         if state.remaining > 0 {
             return;
         }
         let proofs: Vec<Proof<Bls12>> = state.proofs.drain(..).flatten().collect();
-        (proofs, state.times.clone(), state.seal.take())
+        let public_inputs = std::mem::take(&mut state.public_inputs);
+        let seal = state
+            .seal
+            .take()
+            .expect("the producer records the seal inputs before the first partition");
+        (proofs, public_inputs, state.times.clone(), seal)
     };
-    let result = finish_sector::<Tree>(shared, sector, &proofs, times, seal);
+    let result = finish_sector::<Tree>(shared, sector, &proofs, public_inputs, times, seal);
     shared.finish(sector, result);
 }
 
+/// Assembles the sector proof from its partition proofs (aggregating them
+/// for non-interactive PoRep) and checks it.
 fn finish_sector<Tree: 'static + MerkleTreeTrait>(
     shared: &Shared<'_>,
     sector: usize,
     proofs: &[Proof<Bls12>],
+    public_inputs: Vec<Vec<Scalar>>,
     times: StageTimes,
-    seal: Option<SealInputs>,
+    seal: SealInputs,
 ) -> Result<C2Outcome, C2Error> {
     let input = &shared.inputs[sector];
-    let mut bytes = Vec::with_capacity(192 * proofs.len());
+    let mut partition_proofs = Vec::with_capacity(192 * proofs.len());
     for proof in proofs {
-        proof.write(&mut bytes).expect("writing to memory");
+        proof
+            .write(&mut partition_proofs)
+            .expect("writing to memory");
     }
+    let non_interactive = input.proof_type.is_non_interactive();
+    let (bytes, aggregate_time) = if non_interactive {
+        let start = Instant::now();
+        let bytes =
+            aggregate::aggregate::<Tree>(shared.config, seal.comm_r, seal.seed, &partition_proofs)?;
+        let elapsed = start.elapsed();
+        info!(
+            sector,
+            bytes = bytes.len(),
+            ?elapsed,
+            "partition proofs aggregated (SnarkPack)"
+        );
+        (bytes, Some(elapsed))
+    } else {
+        (partition_proofs.clone(), None)
+    };
     let sector_id = match shared.inputs.len() {
         1 => shared.options.sector_id.or(input.sector_num),
         _ => input.sector_num,
     };
-    let verify_seal_time = match (shared.options.prover_id, sector_id, seal) {
-        (Some(prover_id), Some(sector_id), Some(seal))
-            if !input.proof_type.is_non_interactive() =>
-        {
+    let verify_seal_time = match (shared.options.prover_id, sector_id) {
+        (Some(prover_id), Some(sector_id)) => {
             let start = Instant::now();
             let valid = verify_seal::<Tree>(
                 shared.config,
@@ -504,10 +559,32 @@ fn finish_sector<Tree: 'static + MerkleTreeTrait>(
         }
         _ => None,
     };
+    // Without the ids, an aggregate is still checked, against the public
+    // inputs its partition proofs were verified with.
+    let verify_aggregate_time = match verify_seal_time {
+        None if non_interactive => {
+            let start = Instant::now();
+            let valid = aggregate::verify::<Tree>(
+                shared.config,
+                seal.comm_r,
+                seal.seed,
+                &bytes,
+                public_inputs,
+            )?;
+            if !valid {
+                return Err(C2Error::AggregateRejected);
+            }
+            Some(start.elapsed())
+        }
+        _ => None,
+    };
     Ok(C2Outcome {
         proof: bytes,
+        partition_proofs,
         partitions: proofs.len(),
         stages: times,
+        aggregate: aggregate_time,
+        verify_aggregate: verify_aggregate_time,
         verify_seal: verify_seal_time,
         ..shared.common.clone()
     })

@@ -60,7 +60,18 @@ pub fn seal_2kib_for(
     workdir: &Path,
     prover_id: ProverId,
 ) -> Result<TestSector, C2Error> {
-    let config = config_2kib();
+    seal_2kib_with(config_2kib(), seed, workdir, prover_id)
+}
+
+/// [`seal_2kib_for`] with another configuration of 2 KiB sectors, e.g.
+/// `ProofType::config` of `StackedDrg2KiBV1_2_Feat_NonInteractivePoRep`
+/// (13 partitions).
+pub fn seal_2kib_with(
+    config: PoRepConfig,
+    seed: u64,
+    workdir: &Path,
+    prover_id: ProverId,
+) -> Result<TestSector, C2Error> {
     let (c1, sector_id) = seal::<SectorShape2KiB>(&config, seed, workdir, prover_id)?;
     Ok(TestSector {
         config,
@@ -70,7 +81,7 @@ pub fn seal_2kib_for(
     })
 }
 
-/// Seals a sector of an interactive `proof_type` of any size (the small
+/// Seals a sector of `proof_type`, of any size and variant (the small
 /// test sizes take seconds: 8 MiB about ten on 2 cores) and returns its C1
 /// output as a lotus-bench `c1.json`.
 pub fn seal_as_lotus_bench(

@@ -3,7 +3,9 @@
 //! One input is written to `--out`; several (files, or the `.json` files of
 //! directories) to `--out-dir/<input stem>.proof`, each as soon as its
 //! sector is proven. All inputs share one PCE and one SRS and are proven
-//! `--jobs` partitions at a time under `--memory-budget`.
+//! `--jobs` partitions at a time under `--memory-budget`. What is written
+//! is what filecoin-proofs' `seal_commit_phase2` returns: the partition
+//! proofs, or for non-interactive PoRep their SnarkPack aggregate.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -26,13 +28,15 @@ use crate::progress::{partitions_bar, step};
 /// How the proof is written.
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum Format {
-    /// The bytes filecoin-proofs returns (192 per partition).
+    /// The bytes filecoin-proofs' seal_commit_phase2 returns (192 per
+    /// partition; for non-interactive PoRep, the SnarkPack aggregate).
     Raw,
     /// Those bytes as hexadecimal text.
     Hex,
     /// Those bytes as base64 text.
     Base64,
-    /// {"proof_type", "partitions", "proof" (base64)}.
+    /// {"proof_type", "partitions", "proof" (base64); for non-interactive
+    /// PoRep also "partition_proofs" (base64, 192 bytes each)}.
     Json,
 }
 
@@ -143,7 +147,12 @@ fn encode(format: Format, outcome: &C2Outcome) -> Vec<u8> {
         Format::Hex => (hex::encode(&outcome.proof) + "\n").into_bytes(),
         Format::Base64 => (b64() + "\n").into_bytes(),
         Format::Json => {
-            let doc = json!({"proof_type": outcome.proof_type, "partitions": outcome.partitions, "proof": b64()});
+            let mut doc = json!({"proof_type": outcome.proof_type, "partitions": outcome.partitions, "proof": b64()});
+            if outcome.aggregate.is_some() {
+                doc["partition_proofs"] = base64::engine::general_purpose::STANDARD
+                    .encode(&outcome.partition_proofs)
+                    .into();
+            }
             (serde_json::to_string_pretty(&doc).expect("serialisable") + "\n").into_bytes()
         }
     }
@@ -163,6 +172,8 @@ pub fn report(outcome: &C2Outcome) -> serde_json::Value {
             "witness": secs(outcome.stages.witness),
             "prove": secs(outcome.stages.prove),
             "verify_partitions": secs(outcome.stages.verify),
+            "aggregate": outcome.aggregate.map(secs),
+            "verify_aggregate": outcome.verify_aggregate.map(secs),
             "verify_seal": outcome.verify_seal.map(secs),
         },
         "peak_rss_bytes": peak_rss_bytes(),
@@ -250,16 +261,26 @@ pub fn prove_and_summarise(input: &C1Input, options: &C2Options) -> Result<C2Out
         &format!("proving {} ({})", input.path.display(), input.proof_type),
         || run(input, options),
     )?;
-    let verified = match outcome.verify_seal {
-        Some(_) => "every partition verified; verify_seal accepted the proof",
-        None => "every partition verified against the C1 public inputs (pass --prover-id/--miner-id and --sector-id to also run verify_seal)",
+    eprintln!("{}", summary(&outcome));
+    Ok(outcome)
+}
+
+/// What was proven and checked, in one line.
+fn summary(outcome: &C2Outcome) -> String {
+    let aggregated = match outcome.aggregate {
+        Some(_) => ", aggregated (SnarkPack) as filecoin-proofs' seal_commit_phase2 does",
+        None => "",
     };
-    eprintln!(
-        "{} partition(s), {} bytes: {verified}",
+    let checked = match (outcome.verify_seal, outcome.verify_aggregate) {
+        (Some(_), _) => "verify_seal accepted the proof",
+        (None, Some(_)) => "the aggregate verified against the C1 public inputs (pass --prover-id/--miner-id and --sector-id to also run verify_seal)",
+        (None, None) => "pass --prover-id/--miner-id and --sector-id to also run verify_seal",
+    };
+    format!(
+        "{} partition(s), every one verified against the C1 public inputs{aggregated}; {} bytes; {checked}",
         outcome.partitions,
         outcome.proof.len()
-    );
-    Ok(outcome)
+    )
 }
 
 /// `pce-prover c2`.
@@ -295,14 +316,6 @@ pub fn c2(args: C2Args) -> Result<ExitCode> {
         .iter()
         .map(|path| Ok(C1Input::read(path, proof_type)?))
         .collect::<Result<Vec<_>>>()?;
-    if let Some(ni) = inputs.iter().find(|i| i.proof_type.is_non_interactive()) {
-        eprintln!(
-            "warning: {}: the output is the partition proofs, as filecoin-proofs' seal_commit_phase2_circuit_proofs returns them; \
-             the chain takes them aggregated (SnarkPack), which this prover does not do yet",
-            ni.proof_type
-        );
-    }
-
     let options = args.prove.options(prover_id, args.sector_id);
     let start = Instant::now();
     let (run, write_errors) = prove_and_write(&inputs, &options, &outs, args.format)?;
@@ -360,17 +373,8 @@ fn prove_and_write(
             let input = &inputs[sector];
             match result {
                 Ok(outcome) => {
-                    let checked = match outcome.verify_seal {
-                        Some(_) => "every partition verified; verify_seal accepted the proof",
-                        None => "every partition verified against the C1 public inputs (pass --prover-id/--miner-id and --sector-id to also run verify_seal)",
-                    };
                     let written = write_output(&outs[sector], &encode(format, outcome));
-                    say(format!(
-                        "{}: {} partition(s), {} bytes: {checked}",
-                        input.path.display(),
-                        outcome.partitions,
-                        outcome.proof.len()
-                    ));
+                    say(format!("{}: {}", input.path.display(), summary(outcome)));
                     match written {
                         Ok(()) => say(format!("proof written to {}", outs[sector].display())),
                         Err(e) => {

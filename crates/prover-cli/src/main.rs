@@ -66,6 +66,11 @@ enum Command {
     /// from the C1 output before anything is written; with the prover id
     /// and sector number, the whole proof is also checked with
     /// filecoin-proofs' verify_seal.
+    ///
+    /// The output is what filecoin-proofs' seal_commit_phase2 returns: for
+    /// non-interactive PoRep, the SnarkPack aggregate of the partition
+    /// proofs, which needs v28-fil-inner-product-v1.srs in the parameter
+    /// cache (it comes with the Filecoin proof parameters).
     C2(c2_cmd::C2Args),
     /// Seal a 2 KiB sector in a temporary directory and prove it: the
     /// quickest way to see the prover work (generates insecure test

@@ -1,9 +1,11 @@
-//! `params gen`: insecure random parameters for tests.
+//! `params gen`: insecure random parameters for tests (and, for
+//! non-interactive PoRep, an insecure SnarkPack SRS).
 
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
+use porep_c2::aggregate::{ensure_test_srs, test_srs_size};
 use porep_c2::params::ensure_test_params;
 use porep_c2::proof_type::{parse_sector_size, ProofType, Variant};
 
@@ -19,6 +21,13 @@ pub enum ParamsCommand {
     /// INSECURE, FOR TESTING ONLY: whoever generates them can forge proofs.
     /// Real sectors need the published parameters. Generated from the
     /// recorded circuit, much faster than filecoin-proofs' generator.
+    ///
+    /// The files are named as filecoin-proofs names them; non-interactive
+    /// PoRep shares the circuit, and so the files, of the interactive PoRep
+    /// of its sector size. With --non-interactive, an insecure SnarkPack SRS
+    /// (v28-fil-inner-product-v1.srs, to aggregate the partition proofs) is
+    /// also written when the cache has none; an existing one is never
+    /// replaced.
     Gen(GenArgs),
 }
 
@@ -28,13 +37,14 @@ pub struct GenArgs {
     /// Sector size: 2KiB, 8MiB, 512MiB, 32GiB or 64GiB.
     #[arg(long, value_name = "SIZE")]
     sector_size: String,
-    /// Parameters of the non-interactive PoRep circuit.
+    /// For non-interactive PoRep: the same circuit parameters, and a test
+    /// SnarkPack SRS if there is none.
     #[arg(long)]
     non_interactive: bool,
     /// Seed of the random toxic waste (the same seed gives the same files).
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Overwrite parameters that already exist.
+    /// Overwrite parameters that already exist (never an existing SRS).
     #[arg(long)]
     force: bool,
 }
@@ -48,9 +58,14 @@ pub fn params(command: ParamsCommand) -> Result<ExitCode> {
             args.sector_size
         )
     })?;
-    let mut proof_type = ProofType::interactive(size).expect("registered size");
+    let interactive = ProofType::interactive(size).expect("registered size");
+    let mut proof_type = interactive;
     if args.non_interactive {
         proof_type.variant = Variant::NonInteractive;
+        eprintln!(
+            "{proof_type} proves each partition with the circuit of {interactive}: \
+             filecoin-proofs gives both the same parameter files"
+        );
     }
     eprintln!("generating INSECURE test parameters for {proof_type}: for testing only, never for real sectors");
     let (files, generated) = step("recording the circuit and generating parameters", || {
@@ -61,5 +76,23 @@ pub fn params(command: ParamsCommand) -> Result<ExitCode> {
     }
     println!("{}", files.params.display());
     println!("{}", files.vk.display());
+    if args.non_interactive {
+        let (srs, written) = step("checking the SnarkPack SRS", || ensure_test_srs(args.seed))?;
+        if written {
+            eprintln!(
+                "wrote an INSECURE test SnarkPack SRS ({} proofs at most, seed {}) to {}: \
+                 for testing only, never for real sectors (the production SRS comes with the Filecoin proof parameters)",
+                test_srs_size(),
+                args.seed,
+                srs.display()
+            );
+        } else {
+            eprintln!(
+                "SnarkPack SRS already exists, left as it is: {}",
+                srs.display()
+            );
+        }
+        println!("{}", srs.display());
+    }
     Ok(ExitCode::SUCCESS)
 }

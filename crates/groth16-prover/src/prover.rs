@@ -18,6 +18,7 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use backend_api::ffi::{pce_g1_projective, pce_g2_projective, pce_scalar};
 use backend_api::interop::{
@@ -119,6 +120,14 @@ pub struct Prover<'a> {
     /// conversion, verification) overlaps.
     device_turn: Mutex<()>,
     verification: Verification,
+}
+
+/// Runs `step`, logging its wall time at debug level under `name`.
+fn timed<T>(name: &str, step: impl FnOnce() -> T) -> T {
+    let start = Instant::now();
+    let result = step();
+    debug!(elapsed = ?start.elapsed(), "{name}");
+    result
 }
 
 /// The scalars of the A or B query: the selected inputs, then the selected aux values.
@@ -292,10 +301,14 @@ impl<'a> Prover<'a> {
             let m = pce.num_constraints();
             let (a, bc) = abc.split_at_mut(n);
             let (b, c) = bc.split_at_mut(n);
-            pce.evaluate_into(witness, &mut a[..m], &mut b[..m], &mut c[..m])?;
+            timed("MatVec (a, b, c)", || {
+                pce.evaluate_into(witness, &mut a[..m], &mut b[..m], &mut c[..m])
+            })?;
             let h = {
                 let _turn = self.device_turn.lock().expect("device turn poisoned");
-                h_coefficients(self.device, &domain, &mut abc)?
+                timed("QAP reduction", || {
+                    h_coefficients(self.device, &domain, &mut abc)
+                })?
             };
             drop(abc);
             h_scalars.extend(canonical(&h));
@@ -319,14 +332,14 @@ impl<'a> Prover<'a> {
         }
         let batch = witnesses.len();
         let turn = self.device_turn.lock().expect("device turn poisoned");
-        let h = self.msm_g1(G1Query::H, batch, &h_scalars)?;
+        let h = timed("H MSM", || self.msm_g1(G1Query::H, batch, &h_scalars))?;
         drop(h_scalars);
-        let l = self.msm_g1(G1Query::L, batch, &l_scalars)?;
+        let l = timed("L MSM", || self.msm_g1(G1Query::L, batch, &l_scalars))?;
         drop(l_scalars);
-        let a = self.msm_g1(G1Query::A, batch, &a_scalars)?;
+        let a = timed("A MSM", || self.msm_g1(G1Query::A, batch, &a_scalars))?;
         drop(a_scalars);
-        let b_g1 = self.msm_g1(G1Query::BG1, batch, &b_scalars)?;
-        let b_g2 = self.msm_g2(batch, &b_scalars)?;
+        let b_g1 = timed("B G1 MSM", || self.msm_g1(G1Query::BG1, batch, &b_scalars))?;
+        let b_g2 = timed("B G2 MSM", || self.msm_g2(batch, &b_scalars))?;
         drop(turn);
         debug!("MSMs done");
 

@@ -1,14 +1,25 @@
 //! The R1CS-to-QAP reduction: the coefficients of `h`.
 //!
 //! With `a`, `b`, `c` the evaluations of the constraint rows at the domain
-//! `H` of size `n` (zero padded), `h = (A·B − C) / Z` where `Z(x) = x^n − 1`
-//! vanishes on `H`. As in bellperson: interpolate a, b, c (inverse NTT),
-//! evaluate them on the coset `g·H` (coset NTT, where `Z` is the constant
-//! `g^n − 1`), combine pointwise, divide by that constant, and interpolate
-//! back from the coset. The `n − 1` low coefficients are the H query's
-//! scalars. The transforms run on the backend, three vectors per call, or
-//! the whole step in one call when the backend offers it (`qap_h`: a GPU
-//! then keeps a, b, c on the device between the transforms).
+//! `H = {ω^i}` of size `n` (zero padded) and `A`, `B`, `C` their
+//! interpolants (degree < n), `h = (A·B − C) / Z` with `Z(x) = x^n − 1`.
+//! Since `deg C < n`, write `A·B = L + x^n·U` with `deg L, deg U < n`:
+//! then `h = U`, the high half of `A·B`, and `C = L + U` (the reduction of
+//! `A·B` modulo `x^n − 1`, which a satisfied R1CS makes equal to `C`).
+//! On the coset `g·H`, where `x^n = γ = g^n`, `A·B` agrees with `L + γ·U`.
+//! So, with six transforms instead of bellperson's seven:
+//!
+//! 1. interpolate a, b, c (three inverse NTTs): `A`, `B`, `C = L + U`;
+//! 2. evaluate `A`, `B` on the coset (two coset NTTs) and multiply them;
+//! 3. interpolate that product from the coset (one inverse coset NTT):
+//!    `L + γ·U`;
+//! 4. `h = U = (C − (L + γ·U)) / (1 − γ)`, the `n − 1` low coefficients.
+//!
+//! The result equals bellperson's for every satisfied R1CS (h is unique);
+//! for an unsatisfied one both are garbage and the proof fails to verify.
+//! The transforms run on the backend, or the whole step in one call when
+//! the backend offers it (`qap_h`: a GPU then keeps a, b, c on the device
+//! between the transforms).
 
 use backend_api::interop::{fr_as_scalars, scalars_as_fr_mut};
 use backend_api::{BackendError, Device, NttDirection, NttDomain};
@@ -35,20 +46,22 @@ pub fn h_coefficients(
         return Ok(fr_as_scalars(&fr[..n - 1]).to_vec());
     }
     device.ntt(domain, NttDirection::Inverse, false, fr)?;
-    device.ntt(domain, NttDirection::Forward, true, fr)?;
+    device.ntt(domain, NttDirection::Forward, true, &mut fr[..2 * n])?;
 
     let (a, bc) = abc.split_at_mut(n);
     let (b, c) = bc.split_at_mut(n);
-    let g = Scalar::MULTIPLICATIVE_GENERATOR;
-    let z_inv = (g.pow_vartime([n as u64]) - Scalar::ONE)
-        .invert()
-        .expect("g^n ≠ 1 outside the domain");
     a.par_iter_mut()
         .zip(b.par_iter())
-        .zip(c.par_iter())
-        .for_each(|((a, b), c)| *a = (*a * b - c) * z_inv);
+        .for_each(|(a, b)| *a *= b);
+    device.ntt(domain, NttDirection::Inverse, true, scalars_as_fr_mut(a))?;
 
-    let a = scalars_as_fr_mut(a);
-    device.ntt(domain, NttDirection::Inverse, true, a)?;
-    Ok(fr_as_scalars(&a[..n - 1]).to_vec())
+    let gamma = Scalar::MULTIPLICATIVE_GENERATOR.pow_vartime([n as u64]);
+    let scale = (Scalar::ONE - gamma)
+        .invert()
+        .expect("g^n ≠ 1 outside the domain");
+    Ok(c[..n - 1]
+        .par_iter()
+        .zip(a[..n - 1].par_iter())
+        .map(|(c, product)| (*c - product) * scale)
+        .collect())
 }

@@ -44,7 +44,7 @@ DEVICE G_(affine) G_(affine_neg)(G_(affine) a) {
 
 /* 2 (X, Y, ZZ, ZZZ) with ZZ, ZZZ scaled by `zz`, `zzz` (1 for an affine
  * point): dbl-2008-s-1 / mdbl-2008-s. */
-DEVICE G_(xyzz) G_(double_scaled)(CURVE_FIELD x, CURVE_FIELD y, CURVE_FIELD zz, CURVE_FIELD zzz) {
+DEVICE_CALL G_(xyzz) G_(double_scaled)(CURVE_FIELD x, CURVE_FIELD y, CURVE_FIELD zz, CURVE_FIELD zzz) {
   CURVE_FIELD u = K_(dbl)(y);
   CURVE_FIELD v = K_(sqr)(u);
   CURVE_FIELD w = K_(mul)(u, v);
@@ -65,7 +65,7 @@ DEVICE G_(xyzz) G_(double)(G_(xyzz) p) {
 }
 
 /* p + a for an affine a (madd-2008-s). */
-DEVICE G_(xyzz) G_(add_affine)(G_(xyzz) p, G_(affine) a) {
+DEVICE_CALL G_(xyzz) G_(add_affine)(G_(xyzz) p, G_(affine) a) {
   if (G_(affine_is_infinity)(a)) return p;
   if (G_(is_infinity)(p)) {
     G_(xyzz) r = {a.x, a.y, K_(one)(), K_(one)()};
@@ -89,7 +89,7 @@ DEVICE G_(xyzz) G_(add_affine)(G_(xyzz) p, G_(affine) a) {
 }
 
 /* p + q (add-2008-s). */
-DEVICE G_(xyzz) G_(add)(G_(xyzz) p, G_(xyzz) q) {
+DEVICE_CALL G_(xyzz) G_(add)(G_(xyzz) p, G_(xyzz) q) {
   if (G_(is_infinity)(q)) return p;
   if (G_(is_infinity)(p)) return q;
   CURVE_FIELD u1 = K_(mul)(p.x, q.zz);

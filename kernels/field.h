@@ -6,7 +6,9 @@
  *   FIELD_LIMBS   number of 64-bit limbs, little-endian;
  *   FIELD_MODULUS the modulus as a brace list of limbs;
  *   FIELD_INV     -modulus^-1 mod 2^64;
- *   FIELD_ONE     R mod modulus (1 in Montgomery form) as a brace list.
+ *   FIELD_ONE     R mod modulus (1 in Montgomery form) as a brace list;
+ *   FIELD_MUL     the qualifier of the multiplication: DEVICE (inlined)
+ *                 or DEVICE_CALL (a function, see dialect.h).
  * The layout is blst's (blst_fr, blst_fp), so host buffers are used as is.
  *
  * Both BLS12-381 moduli leave the top bit of the top limb clear. Sums of
@@ -88,7 +90,7 @@ DEVICE FIELD F_(dbl)(FIELD a) { return F_(add)(a, a); }
 DEVICE FIELD F_(neg)(FIELD a) { return F_(sub)(F_(zero)(), a); }
 
 /* a b R^-1 mod modulus (CIOS, one reduction step per limb of b). */
-DEVICE FIELD F_(mul)(FIELD a, FIELD b) {
+FIELD_MUL FIELD F_(mul)(FIELD a, FIELD b) {
   FIELD m = F_(modulus)();
   FIELD t = F_(zero)();
 #pragma unroll

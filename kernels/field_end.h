@@ -4,3 +4,4 @@
 #undef FIELD_MODULUS
 #undef FIELD_INV
 #undef FIELD_ONE
+#undef FIELD_MUL

@@ -39,7 +39,7 @@ DEVICE Fp2 Fp2_neg(Fp2 a) {
 }
 
 /* Karatsuba: three Fp multiplications. */
-DEVICE Fp2 Fp2_mul(Fp2 a, Fp2 b) {
+DEVICE_CALL Fp2 Fp2_mul(Fp2 a, Fp2 b) {
   Fp v0 = Fp_mul(a.c0, b.c0);
   Fp v1 = Fp_mul(a.c1, b.c1);
   Fp cross = Fp_mul(Fp_add(a.c0, a.c1), Fp_add(b.c0, b.c1));
@@ -48,7 +48,7 @@ DEVICE Fp2 Fp2_mul(Fp2 a, Fp2 b) {
 }
 
 /* (c0 + c1 u)^2 = (c0 + c1)(c0 - c1) + 2 c0 c1 u. */
-DEVICE Fp2 Fp2_sqr(Fp2 a) {
+DEVICE_CALL Fp2 Fp2_sqr(Fp2 a) {
   Fp product = Fp_mul(a.c0, a.c1);
   Fp2 r = {Fp_mul(Fp_add(a.c0, a.c1), Fp_sub(a.c0, a.c1)), Fp_dbl(product)};
   return r;

@@ -179,7 +179,7 @@ impl Cursor<'_> {
         P: UncompressedEncoding + PrimeCurveAffine + Send,
     {
         let at = self.points::<P>(section, 1)?;
-        Ok(decode_points::<P>(self.path, self.file, section, at, 1)?.remove(0))
+        Ok(decode_points::<P>(self.path, self.file, section, at, 1, None)?.remove(0))
     }
 
     fn vk(&mut self) -> Result<(VerifyingKey<Bls12>, usize), SrsError> {
@@ -194,7 +194,7 @@ impl Cursor<'_> {
         };
         let count = self.len("vk.ic")?;
         let at = self.points::<G1Affine>("vk.ic", count)?;
-        vk.ic = decode_points(self.path, self.file, "vk.ic", at, count)?;
+        vk.ic = decode_points(self.path, self.file, "vk.ic", at, count, None)?;
         Ok((vk, count))
     }
 
@@ -224,15 +224,16 @@ fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> SrsError + '_ {
     }
 }
 
-/// Decodes `count` points of `section` starting at byte `at`, chunk by
-/// chunk (each chunk in parallel), checking each is on the curve and not
-/// infinity.
+/// Decodes `count` points of `section` starting at byte `at` (only those
+/// whose index `keep` marks, when given), chunk by chunk (each chunk in
+/// parallel), checking each is on the curve and not infinity.
 fn decode_points<P>(
     path: &Path,
     file: &File,
     section: &'static str,
     at: u64,
     count: usize,
+    keep: Option<&[bool]>,
 ) -> Result<Vec<P>, SrsError>
 where
     P: UncompressedEncoding + PrimeCurveAffine + Send,
@@ -248,6 +249,7 @@ where
         let decoded = bytes
             .par_chunks_exact(size)
             .enumerate()
+            .filter(|(i, _)| keep.is_none_or(|keep| keep[first + i]))
             .map(|(i, chunk)| {
                 let index = first + i;
                 let invalid = |what| SrsError::InvalidPoint {
@@ -329,25 +331,34 @@ impl SrsFile {
         self.shape
     }
 
-    /// Decodes one G1 query.
-    pub fn g1(&self, query: G1Query) -> Result<Vec<G1Affine>, SrsError> {
+    /// Decodes one G1 query, or only the points `keep` marks (one flag
+    /// per point of the query), in order.
+    pub fn g1(&self, query: G1Query, keep: Option<&[bool]>) -> Result<Vec<G1Affine>, SrsError> {
         let (index, name, count) = match query {
             G1Query::H => (0, "h", self.shape.h),
             G1Query::L => (1, "l", self.shape.l),
             G1Query::A => (2, "a", self.shape.a),
             G1Query::BG1 => (3, "b_g1", self.shape.b_g1),
         };
-        decode_points(&self.path, &self.file, name, self.offsets[index], count)
+        decode_points(
+            &self.path,
+            &self.file,
+            name,
+            self.offsets[index],
+            count,
+            keep,
+        )
     }
 
-    /// Decodes the G2 query.
-    pub fn b_g2(&self) -> Result<Vec<G2Affine>, SrsError> {
+    /// Decodes the G2 query, or only the points `keep` marks.
+    pub fn b_g2(&self, keep: Option<&[bool]>) -> Result<Vec<G2Affine>, SrsError> {
         decode_points(
             &self.path,
             &self.file,
             "b_g2",
             self.offsets[4],
             self.shape.b_g2,
+            keep,
         )
     }
 
@@ -355,11 +366,11 @@ impl SrsFile {
     pub fn load(&self) -> Result<Srs, SrsError> {
         Ok(Srs {
             vk: self.vk.clone(),
-            h: self.g1(G1Query::H)?,
-            l: self.g1(G1Query::L)?,
-            a: self.g1(G1Query::A)?,
-            b_g1: self.g1(G1Query::BG1)?,
-            b_g2: self.b_g2()?,
+            h: self.g1(G1Query::H, None)?,
+            l: self.g1(G1Query::L, None)?,
+            a: self.g1(G1Query::A, None)?,
+            b_g1: self.g1(G1Query::BG1, None)?,
+            b_g2: self.b_g2(None)?,
         })
     }
 }

@@ -12,6 +12,7 @@ pub mod prover;
 pub mod qap;
 pub mod setup;
 pub mod srs;
+pub mod unchecked;
 
 pub use prover::{Bases, ProveError, Prover, Verification};
 pub use srs::{read_verifying_key, G1Query, Srs, SrsError, SrsFile, SrsShape};

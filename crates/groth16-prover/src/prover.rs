@@ -36,7 +36,7 @@ use rayon::prelude::*;
 use tracing::debug;
 
 use crate::qap::{domain_log_size, h_coefficients};
-use crate::srs::{G1Query, Srs, SrsError, SrsFile, SrsShape};
+use crate::srs::{G1Query, PointCheck, Srs, SrsError, SrsFile, SrsShape};
 
 /// Why a proof could not be produced.
 #[derive(Debug, thiserror::Error)]
@@ -262,7 +262,9 @@ impl<'a> Prover<'a> {
             }
             Queries::Streamed(file) => {
                 let terms = NonZeroTerms::of(scalars, batch);
-                let points = file.g1(query, terms.keep())?;
+                let points = timed(&format!("decoding {query:?}"), || {
+                    file.g1(query, terms.keep(), PointCheck::FlagsOnly)
+                })?;
                 let bases = self.device.lend_bases::<G1>(g1_affines_as_pce(&points))?;
                 let scalars = terms.scalars(scalars);
                 Ok(self.device.msm(&bases, 0, bases.len(), batch, scalars)?)
@@ -282,7 +284,9 @@ impl<'a> Prover<'a> {
             }
             Queries::Streamed(file) => {
                 let terms = NonZeroTerms::of(scalars, batch);
-                let points = file.b_g2(terms.keep())?;
+                let points = timed("decoding B G2", || {
+                    file.b_g2(terms.keep(), PointCheck::FlagsOnly)
+                })?;
                 let bases = self.device.lend_bases::<G2>(g2_affines_as_pce(&points))?;
                 let scalars = terms.scalars(scalars);
                 Ok(self.device.msm(&bases, 0, bases.len(), batch, scalars)?)
@@ -431,6 +435,11 @@ impl<'a> Prover<'a> {
                 let valid = verify_proof(&self.pvk, proof, &witness.inputs[1..])
                     .map_err(|e| ProveError::Verifier(e.to_string()))?;
                 if !valid {
+                    // Streamed queries skip the curve check: a corrupt
+                    // parameter file is named here rather than blamed on the backend.
+                    if let Queries::Streamed(file) = &self.queries {
+                        file.check_points()?;
+                    }
                     return Err(ProveError::Invalid { index });
                 }
             }

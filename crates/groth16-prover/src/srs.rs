@@ -11,10 +11,12 @@
 //! The file is read with positioned reads, a chunk at a time, each chunk
 //! decoded in parallel: no mapping of the whole file, so memory holds only
 //! the decoded points (and [`SrsFile`] decodes one query at a time). Points are
-//! checked to be on the curve and not at infinity, as bellperson does; the
-//! subgroup check is skipped (as in filecoin-proofs, which trusts the
-//! parameter files it verified by digest), because it would cost one
-//! scalar multiplication per point. A `.vk` file holds the vk part alone.
+//! checked to be on the curve and not at infinity, as bellperson does, except
+//! in the queries a streaming prover decodes for every proof
+//! ([`PointCheck::FlagsOnly`], see [`crate::unchecked`]); the subgroup check
+//! is skipped (as in filecoin-proofs, which trusts the parameter files it
+//! verified by digest), because it would cost one scalar multiplication per
+//! point. A `.vk` file holds the vk part alone.
 
 use std::fs::File;
 use std::os::unix::fs::FileExt;
@@ -25,6 +27,8 @@ use blstrs::{Bls12, G1Affine, G2Affine};
 use group::prime::PrimeCurveAffine;
 use group::UncompressedEncoding;
 use rayon::prelude::*;
+
+use crate::unchecked::{Unchecked, INFINITY};
 
 const G1_BYTES: usize = 96;
 const G2_BYTES: usize = 192;
@@ -176,10 +180,13 @@ impl Cursor<'_> {
 
     fn one<P>(&mut self, section: &'static str) -> Result<P, SrsError>
     where
-        P: UncompressedEncoding + PrimeCurveAffine + Send,
+        P: UncompressedEncoding + PrimeCurveAffine + Unchecked + Send,
     {
         let at = self.points::<P>(section, 1)?;
-        Ok(decode_points::<P>(self.path, self.file, section, at, 1, None)?.remove(0))
+        Ok(
+            decode_points::<P>(self.path, self.file, section, at, 1, None, PointCheck::Full)?
+                .remove(0),
+        )
     }
 
     fn vk(&mut self) -> Result<(VerifyingKey<Bls12>, usize), SrsError> {
@@ -194,7 +201,15 @@ impl Cursor<'_> {
         };
         let count = self.len("vk.ic")?;
         let at = self.points::<G1Affine>("vk.ic", count)?;
-        vk.ic = decode_points(self.path, self.file, "vk.ic", at, count, None)?;
+        vk.ic = decode_points(
+            self.path,
+            self.file,
+            "vk.ic",
+            at,
+            count,
+            None,
+            PointCheck::Full,
+        )?;
         Ok((vk, count))
     }
 
@@ -224,9 +239,19 @@ fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> SrsError + '_ {
     }
 }
 
+/// How much of each point is checked when a query is decoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PointCheck {
+    /// On the curve and not at infinity.
+    Full,
+    /// The encoding's flags only (uncompressed, finite): for queries decoded
+    /// for every proof, whose proofs are verified (see [`crate::unchecked`]).
+    FlagsOnly,
+}
+
 /// Decodes `count` points of `section` starting at byte `at` (only those
 /// whose index `keep` marks, when given), chunk by chunk (each chunk in
-/// parallel), checking each is on the curve and not infinity.
+/// parallel), checked as `check` says.
 fn decode_points<P>(
     path: &Path,
     file: &File,
@@ -234,9 +259,10 @@ fn decode_points<P>(
     at: u64,
     count: usize,
     keep: Option<&[bool]>,
+    check: PointCheck,
 ) -> Result<Vec<P>, SrsError>
 where
-    P: UncompressedEncoding + PrimeCurveAffine + Send,
+    P: UncompressedEncoding + PrimeCurveAffine + Unchecked + Send,
 {
     let size = std::mem::size_of::<P::Uncompressed>();
     let mut out = Vec::with_capacity(count);
@@ -259,12 +285,15 @@ where
                     offset: offset as usize + i * size,
                     what,
                 };
+                if check == PointCheck::FlagsOnly {
+                    return P::decode_unchecked(chunk).map_err(invalid);
+                }
                 let mut repr = P::Uncompressed::default();
                 repr.as_mut().copy_from_slice(chunk);
                 let point: P = Option::from(P::from_uncompressed_unchecked(&repr))
                     .ok_or_else(|| invalid("not on the curve"))?;
                 if bool::from(point.is_identity()) {
-                    return Err(invalid("the point at infinity"));
+                    return Err(invalid(INFINITY));
                 }
                 Ok(point)
             })
@@ -333,44 +362,50 @@ impl SrsFile {
 
     /// Decodes one G1 query, or only the points `keep` marks (one flag
     /// per point of the query), in order.
-    pub fn g1(&self, query: G1Query, keep: Option<&[bool]>) -> Result<Vec<G1Affine>, SrsError> {
+    pub fn g1(
+        &self,
+        query: G1Query,
+        keep: Option<&[bool]>,
+        check: PointCheck,
+    ) -> Result<Vec<G1Affine>, SrsError> {
         let (index, name, count) = match query {
             G1Query::H => (0, "h", self.shape.h),
             G1Query::L => (1, "l", self.shape.l),
             G1Query::A => (2, "a", self.shape.a),
             G1Query::BG1 => (3, "b_g1", self.shape.b_g1),
         };
-        decode_points(
-            &self.path,
-            &self.file,
-            name,
-            self.offsets[index],
-            count,
-            keep,
-        )
+        let at = self.offsets[index];
+        decode_points(&self.path, &self.file, name, at, count, keep, check)
     }
 
     /// Decodes the G2 query, or only the points `keep` marks.
-    pub fn b_g2(&self, keep: Option<&[bool]>) -> Result<Vec<G2Affine>, SrsError> {
-        decode_points(
-            &self.path,
-            &self.file,
-            "b_g2",
-            self.offsets[4],
-            self.shape.b_g2,
-            keep,
-        )
+    pub fn b_g2(
+        &self,
+        keep: Option<&[bool]>,
+        check: PointCheck,
+    ) -> Result<Vec<G2Affine>, SrsError> {
+        let (at, count) = (self.offsets[4], self.shape.b_g2);
+        decode_points(&self.path, &self.file, "b_g2", at, count, keep, check)
+    }
+
+    /// Decodes every query with every check, keeping nothing: names the
+    /// first point off the curve or at infinity, if any.
+    pub fn check_points(&self) -> Result<(), SrsError> {
+        for query in [G1Query::H, G1Query::L, G1Query::A, G1Query::BG1] {
+            self.g1(query, None, PointCheck::Full)?;
+        }
+        self.b_g2(None, PointCheck::Full).map(drop)
     }
 
     /// Decodes everything.
     pub fn load(&self) -> Result<Srs, SrsError> {
         Ok(Srs {
             vk: self.vk.clone(),
-            h: self.g1(G1Query::H, None)?,
-            l: self.g1(G1Query::L, None)?,
-            a: self.g1(G1Query::A, None)?,
-            b_g1: self.g1(G1Query::BG1, None)?,
-            b_g2: self.b_g2(None)?,
+            h: self.g1(G1Query::H, None, PointCheck::Full)?,
+            l: self.g1(G1Query::L, None, PointCheck::Full)?,
+            a: self.g1(G1Query::A, None, PointCheck::Full)?,
+            b_g1: self.g1(G1Query::BG1, None, PointCheck::Full)?,
+            b_g2: self.b_g2(None, PointCheck::Full)?,
         })
     }
 }

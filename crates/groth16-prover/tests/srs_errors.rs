@@ -69,3 +69,52 @@ fn damaged_parameter_files_are_refused() {
         Err(SrsError::Io { .. })
     ));
 }
+
+/// Streamed queries are decoded without the curve check; a corrupt point
+/// still comes out as an error naming it (found when the proof fails to
+/// verify), not as a wrong proof or a blamed backend.
+#[test]
+fn corrupt_streamed_point_is_named() {
+    use backend_api::Backend;
+    use ff::Field;
+    use groth16_prover::{Bases, ProveError, Prover, SrsFile, Verification};
+    use pce_core::{synthesize_witness, PrecompiledCircuit};
+
+    let mut rng = ChaCha8Rng::seed_from_u64(4);
+    let circuit = Sha256Circuit {
+        preimage: vec![4, 5, 6],
+    };
+    let params = generate_random_parameters::<Bls12, _, _>(circuit.clone(), &mut rng).unwrap();
+    let mut bytes = Vec::new();
+    params.write(&mut bytes).unwrap();
+    // vk: four G1 and three G2 points... in bellperson's order, then ic.
+    let vk_points = 3 * 96 + 3 * 192;
+    let h_start = vk_points + 4 + params.vk.ic.len() * 96 + 4;
+    bytes[h_start + 96 * 5 + 20] ^= 0x10; // x of h[5]
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sha.params");
+    std::fs::write(&path, &bytes).unwrap();
+
+    let backend = Backend::load("cpu").unwrap();
+    let device = backend.open(0).unwrap();
+    let file = SrsFile::open(&path).unwrap();
+    let prover = Prover::new(&device, Bases::Streamed(&file), Verification::Verify).unwrap();
+    let pce = PrecompiledCircuit::extract(circuit.clone()).unwrap();
+    let witness = synthesize_witness(circuit).unwrap();
+    let err = prover
+        .prove(&pce, &witness, blstrs::Scalar::ONE, blstrs::Scalar::ONE)
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            ProveError::Srs(SrsError::InvalidPoint {
+                section: "h",
+                index: 5,
+                what: "not on the curve",
+                ..
+            })
+        ),
+        "{err}"
+    );
+    assert!(err.to_string().contains("sha.params"), "{err}");
+}

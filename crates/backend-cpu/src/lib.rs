@@ -14,6 +14,8 @@ use backend_api::ffi::{pce_fr, pce_scalar, PCE_ERR_INVALID_ARGUMENT, PCE_G1, PCE
 use backend_api::interop::{fr_as_scalars_mut, g1_as_blst, g1_from_blst, g2_as_blst, g2_from_blst};
 use backend_api::plugin::{DeviceDescription, MsmResults, Plugin, PluginError, Points, Storage};
 
+#[cfg(target_arch = "x86_64")]
+mod ifma;
 mod msm;
 mod ntt;
 

@@ -28,6 +28,9 @@ pub fn available() -> bool {
 /// A prime modulus below `2^(64·WORDS − 1)`, in `LIMBS` limbs of 52 bits
 /// (`52·LIMBS ≥ 64·WORDS`).
 pub struct Modulus<const WORDS: usize, const LIMBS: usize> {
+    /// The modulus as little-endian 64-bit words.
+    #[cfg(test)]
+    words: [u64; WORDS],
     /// The modulus in 52-bit limbs.
     limbs: [u64; LIMBS],
     /// `−p⁻¹ mod 2^52`.
@@ -46,6 +49,8 @@ impl<const WORDS: usize, const LIMBS: usize> Modulus<WORDS, LIMBS> {
             i += 1;
         }
         Self {
+            #[cfg(test)]
+            words,
             limbs: to_limbs(&words),
             inv: inv.wrapping_neg() & LIMB_MASK,
         }
@@ -71,49 +76,107 @@ const fn to_limbs<const WORDS: usize, const LIMBS: usize>(words: &[u64; WORDS]) 
     limbs
 }
 
-/// 52-bit limbs (each below 2^52) to little-endian 64-bit words.
-fn to_words<const WORDS: usize, const LIMBS: usize>(limbs: &[u64; LIMBS]) -> [u64; WORDS] {
-    let mut words = [0u64; WORDS];
-    for (i, &limb) in limbs.iter().enumerate() {
-        let bit = i * LIMB_BITS as usize;
-        let (word, shift) = (bit / 64, bit % 64);
-        if word < WORDS {
-            words[word] |= limb << shift;
-        }
-        if shift > 64 - LIMB_BITS as usize && word + 1 < WORDS {
-            words[word + 1] |= limb >> (64 - shift);
-        }
-    }
-    words
-}
-
 /// Eight field elements, limb-sliced: `self.0[i]` holds limb `i` of each.
 #[derive(Clone, Copy)]
 pub struct Lanes<const LIMBS: usize>(pub [__m512i; LIMBS]);
 
 impl<const LIMBS: usize> Lanes<LIMBS> {
     /// Eight elements from their 64-bit words (blst's layout).
+    #[target_feature(enable = "avx512f,avx512ifma")]
     pub fn from_words<const WORDS: usize>(elements: &[[u64; WORDS]; 8]) -> Self {
-        let mut sliced = [[0u64; 8]; LIMBS];
-        for (lane, element) in elements.iter().enumerate() {
-            let limbs: [u64; LIMBS] = to_limbs(element);
-            for (i, limb) in limbs.into_iter().enumerate() {
-                sliced[i][lane] = limb;
-            }
-        }
-        // SAFETY: unaligned loads of 64 bytes from arrays of 8 u64; AVX-512F
-        // is present whenever a Lanes value is built (see `available`).
-        Self(sliced.map(|limb| unsafe { _mm512_loadu_si512(limb.as_ptr().cast()) }))
+        let rows: [[u64; 8]; WORDS] = std::array::from_fn(|k| elements.map(|e| e[k]));
+        // SAFETY: unaligned loads of 64 bytes from arrays of 8 u64.
+        let words = rows.map(|row| unsafe { _mm512_loadu_si512(row.as_ptr().cast()) });
+        Self::from_word_vectors(&words)
     }
 
     /// The eight elements as 64-bit words (blst's layout).
-    pub fn to_words<const WORDS: usize>(&self) -> [[u64; WORDS]; 8] {
-        let mut sliced = [[0u64; 8]; LIMBS];
-        for (limb, vector) in sliced.iter_mut().zip(&self.0) {
+    #[target_feature(enable = "avx512f,avx512ifma")]
+    pub fn to_words<const WORDS: usize>(self) -> [[u64; WORDS]; 8] {
+        let mut rows = [[0u64; 8]; WORDS];
+        for (row, vector) in rows.iter_mut().zip(self.to_word_vectors::<WORDS>()) {
             // SAFETY: an unaligned store of 64 bytes into an array of 8 u64.
-            unsafe { _mm512_storeu_si512(limb.as_mut_ptr().cast(), *vector) };
+            unsafe { _mm512_storeu_si512(row.as_mut_ptr().cast(), vector) };
         }
-        std::array::from_fn(|lane| to_words::<WORDS, LIMBS>(&std::array::from_fn(|i| sliced[i][lane])))
+        std::array::from_fn(|lane| rows.map(|row| row[lane]))
+    }
+
+    /// Eight elements of `WORDS` words each, lane `l`'s starting at word
+    /// `starts[l]` of `base`.
+    ///
+    /// # Safety
+    /// Every `base + starts[l] .. + WORDS` must be readable `u64`s.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512ifma")]
+    pub unsafe fn gather<const WORDS: usize>(base: *const u64, starts: __m512i) -> Self {
+        let words: [__m512i; WORDS] = std::array::from_fn(|k| {
+            let at = _mm512_add_epi64(starts, _mm512_set1_epi64(k as i64));
+            // SAFETY: readable by the caller's promise.
+            unsafe { _mm512_i64gather_epi64::<8>(at, base.cast()) }
+        });
+        Self::from_word_vectors(&words)
+    }
+
+    /// Writes the lanes in `lanes` as `WORDS` words each, lane `l` from word
+    /// `starts[l]` of `base` on.
+    ///
+    /// # Safety
+    /// Every `base + starts[l] .. + WORDS` of a written lane must be
+    /// writable `u64`s, and no two written lanes may overlap.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512ifma")]
+    pub unsafe fn scatter<const WORDS: usize>(
+        self,
+        base: *mut u64,
+        starts: __m512i,
+        lanes: __mmask8,
+    ) {
+        for (k, word) in self.to_word_vectors::<WORDS>().into_iter().enumerate() {
+            let at = _mm512_add_epi64(starts, _mm512_set1_epi64(k as i64));
+            // SAFETY: writable by the caller's promise.
+            unsafe { _mm512_mask_i64scatter_epi64::<8>(base.cast(), lanes, at, word) };
+        }
+    }
+
+    /// Repacks 64-bit words (vector `k`: word `k` of each lane) into limbs.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512ifma")]
+    fn from_word_vectors<const WORDS: usize>(words: &[__m512i; WORDS]) -> Self {
+        let mask = _mm512_set1_epi64(LIMB_MASK as i64);
+        Self(std::array::from_fn(|i| {
+            let bit = i * LIMB_BITS as usize;
+            let (word, shift) = (bit / 64, bit % 64);
+            if word >= WORDS {
+                return _mm512_setzero_si512();
+            }
+            let mut limb = _mm512_srlv_epi64(words[word], _mm512_set1_epi64(shift as i64));
+            if shift > 64 - LIMB_BITS as usize && word + 1 < WORDS {
+                let next =
+                    _mm512_sllv_epi64(words[word + 1], _mm512_set1_epi64((64 - shift) as i64));
+                limb = _mm512_or_si512(limb, next);
+            }
+            _mm512_and_si512(limb, mask)
+        }))
+    }
+
+    /// Repacks the limbs (each below 2^52) into 64-bit words.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512ifma")]
+    fn to_word_vectors<const WORDS: usize>(self) -> [__m512i; WORDS] {
+        let mut words = [_mm512_setzero_si512(); WORDS];
+        for (i, limb) in self.0.into_iter().enumerate() {
+            let bit = i * LIMB_BITS as usize;
+            let (word, shift) = (bit / 64, bit % 64);
+            if word < WORDS {
+                let low = _mm512_sllv_epi64(limb, _mm512_set1_epi64(shift as i64));
+                words[word] = _mm512_or_si512(words[word], low);
+            }
+            if shift > 64 - LIMB_BITS as usize && word + 1 < WORDS {
+                let high = _mm512_srlv_epi64(limb, _mm512_set1_epi64((64 - shift) as i64));
+                words[word + 1] = _mm512_or_si512(words[word + 1], high);
+            }
+        }
+        words
     }
 }
 
@@ -270,17 +333,6 @@ pub fn sub<const WORDS: usize, const LIMBS: usize>(
     Lanes(difference)
 }
 
-/// The lanes where `a` is zero.
-#[inline]
-#[target_feature(enable = "avx512f,avx512ifma")]
-pub fn zero_lanes<const LIMBS: usize>(a: &Lanes<LIMBS>) -> __mmask8 {
-    let mut any = _mm512_setzero_si512();
-    for limb in a.0 {
-        any = _mm512_or_si512(any, limb);
-    }
-    _mm512_testn_epi64_mask(any, any)
-}
-
 /// BLS12-381's base field: blst's `blst_fp`, six words, eight limbs.
 pub const FP: Modulus<6, 8> = Modulus::new([
     0xb9fe_ffff_ffff_aaab,
@@ -357,51 +409,59 @@ mod tests {
         std::array::from_fn(|i| values[(at + i) % values.len()])
     }
 
+    /// `mul`, `add` and `sub` of `a[i]` and `b[i]` against `blst(a[i], b[i])`
+    /// (product, sum, difference), with the edge values mixed in.
+    fn check_against_blst<const W: usize, const L: usize>(
+        modulus: &Modulus<W, L>,
+        mut a: Vec<[u64; W]>,
+        mut b: Vec<[u64; W]>,
+        blst: impl Fn(&[u64; W], &[u64; W]) -> [[u64; W]; 3],
+    ) {
+        a.extend(edges(modulus.words));
+        b.extend(edges(modulus.words).into_iter().rev());
+        a.extend(edges(modulus.words));
+        b.extend(edges(modulus.words));
+        for at in (0..a.len()).step_by(8) {
+            let (x, y) = (chunk8(&a, at), chunk8(&b, at));
+            // SAFETY: the callers checked that the CPU has the features.
+            let results = unsafe {
+                let (lx, ly) = (Lanes::<L>::from_words(&x), Lanes::<L>::from_words(&y));
+                [
+                    mul(&lx, &ly, modulus),
+                    add(&lx, &ly, modulus),
+                    sub(&lx, &ly, modulus),
+                ]
+                .map(|lanes| lanes.to_words::<W>())
+            };
+            for lane in 0..8 {
+                let expected = blst(&x[lane], &y[lane]);
+                for (op, name) in ["product", "sum", "difference"].iter().enumerate() {
+                    assert_eq!(
+                        results[op][lane], expected[op],
+                        "{name}, lane {lane} at {at}"
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn fp_matches_blst() {
         if !available() {
             eprintln!("no AVX-512 IFMA on this CPU: nothing to test");
             return;
         }
-        let p = to_words::<6, 8>(&FP.limbs);
-        let mut a = fp_elements(1, 256);
-        let mut b = fp_elements(2, 256);
-        a.extend(edges(p));
-        b.extend(edges(p).into_iter().rev());
-        a.extend(edges(p));
-        b.extend(edges(p));
-        for at in (0..a.len()).step_by(8) {
-            let (x, y) = (chunk8(&a, at), chunk8(&b, at));
-            let (lx, ly) = (Lanes::<8>::from_words(&x), Lanes::<8>::from_words(&y));
-            // SAFETY: the CPU has the features (checked above).
-            let (product, sum, difference) =
-                unsafe { (mul(&lx, &ly, &FP), add(&lx, &ly, &FP), sub(&lx, &ly, &FP)) };
-            for lane in 0..8 {
-                let (u, v) = (blst::blst_fp { l: x[lane] }, blst::blst_fp { l: y[lane] });
-                let mut expected = [blst::blst_fp::default(); 3];
-                // SAFETY: blst field operations on valid elements.
-                unsafe {
-                    blst::blst_fp_mul(&mut expected[0], &u, &v);
-                    blst::blst_fp_add(&mut expected[1], &u, &v);
-                    blst::blst_fp_sub(&mut expected[2], &u, &v);
-                }
-                assert_eq!(
-                    product.to_words::<6>()[lane],
-                    expected[0].l,
-                    "product, lane {lane} at {at}"
-                );
-                assert_eq!(
-                    sum.to_words::<6>()[lane],
-                    expected[1].l,
-                    "sum, lane {lane} at {at}"
-                );
-                assert_eq!(
-                    difference.to_words::<6>()[lane],
-                    expected[2].l,
-                    "difference, lane {lane} at {at}"
-                );
+        check_against_blst(&FP, fp_elements(1, 256), fp_elements(2, 256), |x, y| {
+            let (u, v) = (blst::blst_fp { l: *x }, blst::blst_fp { l: *y });
+            let mut out = [blst::blst_fp::default(); 3];
+            // SAFETY: blst field operations on valid elements.
+            unsafe {
+                blst::blst_fp_mul(&mut out[0], &u, &v);
+                blst::blst_fp_add(&mut out[1], &u, &v);
+                blst::blst_fp_sub(&mut out[2], &u, &v);
             }
-        }
+            out.map(|e| e.l)
+        });
     }
 
     #[test]
@@ -410,57 +470,50 @@ mod tests {
             eprintln!("no AVX-512 IFMA on this CPU: nothing to test");
             return;
         }
-        let p = to_words::<4, 5>(&FR.limbs);
-        let mut a = fr_elements(3, 256);
-        let mut b = fr_elements(4, 256);
-        a.extend(edges(p));
-        b.extend(edges(p).into_iter().rev());
-        a.extend(edges(p));
-        b.extend(edges(p));
-        for at in (0..a.len()).step_by(8) {
-            let (x, y) = (chunk8(&a, at), chunk8(&b, at));
-            let (lx, ly) = (Lanes::<5>::from_words(&x), Lanes::<5>::from_words(&y));
-            // SAFETY: the CPU has the features (checked above).
-            let (product, sum, difference) =
-                unsafe { (mul(&lx, &ly, &FR), add(&lx, &ly, &FR), sub(&lx, &ly, &FR)) };
-            for lane in 0..8 {
-                let (u, v) = (blst::blst_fr { l: x[lane] }, blst::blst_fr { l: y[lane] });
-                let mut expected = [blst::blst_fr::default(); 3];
-                // SAFETY: blst field operations on valid elements.
-                unsafe {
-                    blst::blst_fr_mul(&mut expected[0], &u, &v);
-                    blst::blst_fr_add(&mut expected[1], &u, &v);
-                    blst::blst_fr_sub(&mut expected[2], &u, &v);
-                }
-                assert_eq!(
-                    product.to_words::<4>()[lane],
-                    expected[0].l,
-                    "product, lane {lane} at {at}"
-                );
-                assert_eq!(
-                    sum.to_words::<4>()[lane],
-                    expected[1].l,
-                    "sum, lane {lane} at {at}"
-                );
-                assert_eq!(
-                    difference.to_words::<4>()[lane],
-                    expected[2].l,
-                    "difference, lane {lane} at {at}"
-                );
+        check_against_blst(&FR, fr_elements(3, 256), fr_elements(4, 256), |x, y| {
+            let (u, v) = (blst::blst_fr { l: *x }, blst::blst_fr { l: *y });
+            let mut out = [blst::blst_fr::default(); 3];
+            // SAFETY: blst field operations on valid elements.
+            unsafe {
+                blst::blst_fr_mul(&mut out[0], &u, &v);
+                blst::blst_fr_add(&mut out[1], &u, &v);
+                blst::blst_fr_sub(&mut out[2], &u, &v);
             }
-        }
+            out.map(|e| e.l)
+        });
     }
 
+    /// Gathering records out of order and scattering them to other places
+    /// moves exactly the words of the chosen lanes.
     #[test]
-    fn zero_lanes_finds_zeros() {
+    fn gather_and_scatter_move_records() {
         if !available() {
             return;
         }
-        let mut values = fp_elements(5, 8);
-        values[3] = [0; 6];
-        values[6] = [0; 6];
-        let lanes = Lanes::<8>::from_words(&chunk8(&values, 0));
-        // SAFETY: the CPU has the features (checked above).
-        assert_eq!(unsafe { zero_lanes(&lanes) }, 0b0100_1000);
+        let records = fp_elements(6, 16);
+        let source: Vec<u64> = records.iter().flatten().copied().collect();
+        let mut target = vec![0u64; source.len()];
+        let picks = [3i64, 15, 0, 7, 9, 1, 12, 5];
+        // SAFETY: the CPU has the features; every record lies inside both vectors.
+        unsafe {
+            let from = _mm512_loadu_si512(picks.map(|i| i * 6).as_ptr().cast());
+            let lanes = Lanes::<8>::gather::<6>(source.as_ptr(), from);
+            assert_eq!(lanes.to_words::<6>(), picks.map(|i| records[i as usize]));
+            let to = _mm512_loadu_si512(
+                std::array::from_fn::<i64, 8, _>(|l| l as i64 * 12)
+                    .as_ptr()
+                    .cast(),
+            );
+            lanes.scatter::<6>(target.as_mut_ptr(), to, 0b1011_0101);
+        }
+        for (l, pick) in picks.iter().enumerate() {
+            let written = &target[l * 12..l * 12 + 6];
+            let expected = if 0b1011_0101 & (1 << l) != 0 {
+                records[*pick as usize]
+            } else {
+                [0; 6]
+            };
+            assert_eq!(written, expected, "lane {l}");
+        }
     }
 }

@@ -15,6 +15,8 @@ use backend_api::interop::{fr_as_scalars_mut, g1_as_blst, g1_from_blst, g2_as_bl
 use backend_api::plugin::{DeviceDescription, MsmResults, Plugin, PluginError, Points, Storage};
 
 #[cfg(target_arch = "x86_64")]
+mod batch_affine;
+#[cfg(target_arch = "x86_64")]
 mod ifma;
 mod msm;
 mod ntt;

@@ -1,16 +1,24 @@
-//! Multi-scalar multiplication with blst's Pippenger, split by scalar.
+//! Multi-scalar multiplication, split by scalar.
 //!
 //! PoRep witnesses are 97–98 % zeros and ones. When most scalars are 0 or 1
 //! the MSM is split: zeros are skipped, the bases of ones are summed with
 //! blst's batch addition (no scalar multiplication at all), and only the
 //! remaining points go through Pippenger. Dense inputs (the H query) go to
 //! Pippenger directly over the bases in place.
+//!
+//! Pippenger is blst's, except for G1 on CPUs with AVX-512 IFMA, where the
+//! batch-affine buckets of [`crate::batch_affine`] run at about twice its
+//! speed from [`BATCH_AFFINE_MIN`] points on.
 
 use backend_api::ffi::pce_scalar;
 use blst::{blst_p1, blst_p1_add_or_double, blst_p2, blst_p2_add_or_double, MultiPoint};
 
 /// Bits of a BLS12-381 scalar.
 const SCALAR_BITS: usize = 255;
+/// The fewest G1 points for the batch-affine Pippenger: below, batches are
+/// too small to share their inversions well.
+#[cfg(target_arch = "x86_64")]
+const BATCH_AFFINE_MIN: usize = 1 << 12;
 
 fn is_zero(s: &pce_scalar) -> bool {
     s.l == [0; 4]
@@ -26,8 +34,8 @@ pub trait SplitMsm {
     type Affine: Copy + Sync;
     /// Jacobian point (blst layout).
     type Point: Copy + Default;
-    /// Pippenger over `points` with little-endian scalar bytes.
-    fn pippenger(points: &[Self::Affine], scalar_bytes: &[u8]) -> Self::Point;
+    /// Pippenger over `points`.
+    fn pippenger(points: &[Self::Affine], scalars: &[pce_scalar]) -> Self::Point;
     /// Sum of `points`.
     fn sum(points: &[Self::Affine]) -> Self::Point;
     /// `a + b`.
@@ -39,45 +47,80 @@ pub enum G1 {}
 /// G2 through blst.
 pub enum G2 {}
 
-macro_rules! blst_split_msm {
-    ($group:ty, $affine:ty, $point:ty, $add:ident) => {
-        impl SplitMsm for $group {
-            type Affine = $affine;
-            type Point = $point;
-
-            fn pippenger(points: &[$affine], scalar_bytes: &[u8]) -> $point {
-                if points.is_empty() {
-                    return <$point>::default();
-                }
-                points.mult(scalar_bytes, SCALAR_BITS)
-            }
-
-            fn sum(points: &[$affine]) -> $point {
-                if points.is_empty() {
-                    return <$point>::default();
-                }
-                MultiPoint::add(points)
-            }
-
-            fn add(a: &$point, b: &$point) -> $point {
-                let mut out = <$point>::default();
-                // SAFETY: blst reads two valid points and writes one.
-                unsafe { $add(&mut out, a, b) };
-                out
-            }
-        }
-    };
+/// The sum of `points` with blst's batch addition.
+fn blst_sum<P: Default, A>(points: &[A]) -> P
+where
+    [A]: MultiPoint<Output = P>,
+{
+    if points.is_empty() {
+        return P::default();
+    }
+    MultiPoint::add(points)
 }
 
-blst_split_msm!(G1, blst::blst_p1_affine, blst_p1, blst_p1_add_or_double);
-blst_split_msm!(G2, blst::blst_p2_affine, blst_p2, blst_p2_add_or_double);
+/// blst's Pippenger.
+fn blst_pippenger<P: Default, A>(points: &[A], scalars: &[pce_scalar]) -> P
+where
+    [A]: MultiPoint<Output = P>,
+{
+    if points.is_empty() {
+        return P::default();
+    }
+    points.mult(backend_api::interop::scalar_bytes(scalars), SCALAR_BITS)
+}
+
+impl SplitMsm for G1 {
+    type Affine = blst::blst_p1_affine;
+    type Point = blst_p1;
+
+    fn pippenger(points: &[Self::Affine], scalars: &[pce_scalar]) -> blst_p1 {
+        #[cfg(target_arch = "x86_64")]
+        if points.len() >= BATCH_AFFINE_MIN {
+            if let Some(sum) = crate::batch_affine::msm(points, scalars) {
+                return sum;
+            }
+        }
+        blst_pippenger(points, scalars)
+    }
+
+    fn sum(points: &[Self::Affine]) -> blst_p1 {
+        blst_sum(points)
+    }
+
+    fn add(a: &blst_p1, b: &blst_p1) -> blst_p1 {
+        let mut out = blst_p1::default();
+        // SAFETY: blst reads two valid points and writes one.
+        unsafe { blst_p1_add_or_double(&mut out, a, b) };
+        out
+    }
+}
+
+impl SplitMsm for G2 {
+    type Affine = blst::blst_p2_affine;
+    type Point = blst_p2;
+
+    fn pippenger(points: &[Self::Affine], scalars: &[pce_scalar]) -> blst_p2 {
+        blst_pippenger(points, scalars)
+    }
+
+    fn sum(points: &[Self::Affine]) -> blst_p2 {
+        blst_sum(points)
+    }
+
+    fn add(a: &blst_p2, b: &blst_p2) -> blst_p2 {
+        let mut out = blst_p2::default();
+        // SAFETY: blst reads two valid points and writes one.
+        unsafe { blst_p2_add_or_double(&mut out, a, b) };
+        out
+    }
+}
 
 /// `Σ scalars[i] · points[i]`.
 pub fn msm<G: SplitMsm>(points: &[G::Affine], scalars: &[pce_scalar]) -> G::Point {
     debug_assert_eq!(points.len(), scalars.len());
     let trivial = scalars.iter().filter(|s| is_zero(s) || is_one(s)).count();
     if trivial * 2 < scalars.len() {
-        return G::pippenger(points, backend_api::interop::scalar_bytes(scalars));
+        return G::pippenger(points, scalars);
     }
     let mut ones = Vec::new();
     let mut rest_points = Vec::new();
@@ -91,10 +134,7 @@ pub fn msm<G: SplitMsm>(points: &[G::Affine], scalars: &[pce_scalar]) -> G::Poin
         }
     }
     let ones = G::sum(&ones);
-    let rest = G::pippenger(
-        &rest_points,
-        backend_api::interop::scalar_bytes(&rest_scalars),
-    );
+    let rest = G::pippenger(&rest_points, &rest_scalars);
     G::add(&ones, &rest)
 }
 

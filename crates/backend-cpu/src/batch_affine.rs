@@ -1,0 +1,655 @@
+//! G1 Pippenger with batch-affine buckets, eight additions at a time.
+//!
+//! The dense H query of a C2 proof is an MSM of 2^22 random scalars (2 KiB
+//! sectors) to 2^27 (32 GiB): the largest single cost of a proof on a CPU.
+//! blst's Pippenger keeps its buckets in XYZZ coordinates, 8
+//! multiplications and 2 squarings per point added, one at a time. Here
+//! the buckets are affine points, and a batch of additions to distinct
+//! buckets shares one field inversion (Montgomery's trick): an addition
+//! then costs 5 multiplications and 1 squaring. The batch's additions are
+//! independent, so they run eight at a time on AVX-512 IFMA ([`ifma`]),
+//! which multiplies at about three times blst's rate. Buckets stay in
+//! blst's affine layout (gathered into lanes and scattered back), so the
+//! bucket sums are finished with blst.
+//!
+//! Scalars are cut into signed (Booth) digits of `c` bits, so a window
+//! needs `2^(c−1)` buckets, and a negative digit adds `−P` (a negation in
+//! affine coordinates). Work is split into (window, slice of points)
+//! tasks, one bucket array each; a task's buckets are summed with running
+//! sums in Jacobian coordinates, and windows are combined by doubling.
+//!
+//! An addition whose bucket already has one pending in the batch waits for
+//! the next batch. An addition that needs no inversion is done on the spot:
+//! into an empty bucket (a copy), or with equal x-coordinates (the bucket
+//! is ±P: a doubling or an empty bucket), so a batch never divides by zero.
+
+use std::arch::x86_64::*;
+
+use backend_api::ffi::pce_scalar;
+use blst::{
+    blst_fp, blst_fp_cneg, blst_fp_inverse, blst_fp_mul, blst_p1, blst_p1_add_or_double,
+    blst_p1_add_or_double_affine, blst_p1_affine, blst_p1_double, blst_p1_from_affine,
+    blst_p1_to_affine,
+};
+use rayon::prelude::*;
+
+use crate::ifma::{self, Lanes, FP};
+
+/// Widest window considered.
+const MAX_WINDOW_BITS: usize = 20;
+/// Additions that share one inversion, at most.
+const MAX_BATCH: usize = 2048;
+/// Words of a `blst_p1_affine`: x, then y.
+const POINT_WORDS: i64 = 12;
+/// Words of one coordinate.
+const FP_WORDS: i64 = 6;
+/// The cost of a bucket in the running sums (two Jacobian additions in
+/// blst), in batch-affine additions.
+const BUCKET_COST: usize = 10;
+
+/// Eight field elements of the base field.
+type FpLanes = Lanes<8>;
+
+/// The window width for `terms` points: the least work overall.
+pub fn window_bits(terms: usize) -> usize {
+    (2..=MAX_WINDOW_BITS)
+        .min_by_key(|&c| windows(c) * (terms + BUCKET_COST * (1usize << (c - 1))))
+        .expect("the range is not empty")
+}
+
+/// Signed windows of `c` bits that cover a 255-bit scalar: the top window's
+/// highest bit must be a zero bit of the scalar (bit 255 or above), so that
+/// its digit never borrows from a window beyond.
+fn windows(c: usize) -> usize {
+    256usize.div_ceil(c)
+}
+
+/// `len ≤ 32` bits of `scalar` from bit `start` on (bits past 255 are zero).
+fn bits(scalar: &pce_scalar, start: usize, len: usize) -> u32 {
+    let limb = start / 64;
+    if limb >= 4 {
+        return 0;
+    }
+    let shift = start % 64;
+    let mut value = scalar.l[limb] >> shift;
+    if shift + len > 64 && limb + 1 < 4 {
+        value |= scalar.l[limb + 1] << (64 - shift);
+    }
+    (value & ((1u64 << len) - 1)) as u32
+}
+
+/// The signed digit of `scalar` in window `w` of `c` bits, in
+/// `[−2^(c−1), 2^(c−1)]`: the window's bits, plus the top bit of the window
+/// below (its borrow), minus `2^c` when the window's own top bit is set.
+/// `Σ_w 2^(c·w) · digit(w) = scalar` for scalars below 2^255.
+fn booth_digit(scalar: &pce_scalar, w: usize, c: usize) -> i32 {
+    let value = bits(scalar, w * c, c) as i32;
+    let borrow = if w == 0 {
+        0
+    } else {
+        bits(scalar, w * c - 1, 1) as i32
+    };
+    value + borrow - ((value >> (c - 1)) << c)
+}
+
+fn is_infinity(point: &blst_p1_affine) -> bool {
+    point.x.l == [0; 6] && point.y.l == [0; 6]
+}
+
+fn negated(y: &blst_fp) -> blst_fp {
+    let mut out = blst_fp::default();
+    // SAFETY: blst negates a valid field element.
+    unsafe { blst_fp_cneg(&mut out, y, true) };
+    out
+}
+
+/// One pending `bucket += ±points[point]`.
+#[derive(Clone, Copy)]
+struct Addition {
+    bucket: u32,
+    point: u32,
+    negate: bool,
+}
+
+/// One task's buckets for one window and the batch of additions pending on them.
+struct Buckets<'p> {
+    points: &'p [blst_p1_affine],
+    sums: Vec<blst_p1_affine>,
+    filled: Vec<bool>,
+    /// Buckets with an addition in `batch`.
+    busy: Vec<bool>,
+    /// Additions that share the next inversion.
+    batch: Vec<Addition>,
+    /// Additions whose bucket was busy: they go into a later batch.
+    deferred: Vec<Addition>,
+    /// Jacobian sums per bucket of the additions that found both their
+    /// bucket busy and `deferred` full: many scalars sharing a digit (a
+    /// top window, a repeated value) would otherwise wait batch after batch.
+    /// Allocated on first use.
+    overflow: Vec<blst_p1>,
+    /// Prefix products of the batch's `x₂ − x₁`, eight chains.
+    products: Vec<FpLanes>,
+    batch_size: usize,
+}
+
+impl<'p> Buckets<'p> {
+    fn new(points: &'p [blst_p1_affine], count: usize, batch_size: usize) -> Self {
+        Self {
+            points,
+            sums: vec![blst_p1_affine::default(); count],
+            filled: vec![false; count],
+            busy: vec![false; count],
+            batch: Vec::with_capacity(batch_size),
+            deferred: Vec::with_capacity(batch_size),
+            overflow: Vec::new(),
+            products: Vec::with_capacity(batch_size / 8 + 1),
+            batch_size,
+        }
+    }
+
+    /// Adds `±points[point]` (not at infinity) to bucket `bucket`.
+    #[target_feature(enable = "avx512f,avx512ifma")]
+    fn add(&mut self, addition: Addition) {
+        self.place(addition);
+        if self.batch.len() >= self.batch_size {
+            self.flush();
+            for addition in std::mem::take(&mut self.deferred) {
+                self.place(addition);
+            }
+        }
+    }
+
+    /// Puts an addition into the batch, or does it at once when it needs no
+    /// inversion, or defers it when its bucket is busy.
+    fn place(&mut self, addition: Addition) {
+        let index = addition.bucket as usize;
+        let point = &self.points[addition.point as usize];
+        let y = if addition.negate {
+            negated(&point.y)
+        } else {
+            point.y
+        };
+        if self.busy[index] {
+            if self.deferred.len() < self.batch_size {
+                self.deferred.push(addition);
+            } else {
+                self.add_to_overflow(index, &blst_p1_affine { x: point.x, y });
+            }
+        } else if !self.filled[index] {
+            self.sums[index] = blst_p1_affine { x: point.x, y };
+            self.filled[index] = true;
+        } else if self.sums[index].x.l == point.x.l {
+            if self.sums[index].y.l == y.l {
+                self.sums[index] = doubled(&self.sums[index]);
+            } else {
+                self.filled[index] = false;
+            }
+        } else {
+            self.busy[index] = true;
+            self.batch.push(addition);
+        }
+    }
+
+    fn add_to_overflow(&mut self, index: usize, point: &blst_p1_affine) {
+        if self.overflow.is_empty() {
+            self.overflow = vec![blst_p1::default(); self.sums.len()];
+        }
+        let sum = &mut self.overflow[index];
+        // SAFETY: blst adds a valid affine point to a valid Jacobian point.
+        unsafe { blst_p1_add_or_double_affine(sum, sum, point) };
+    }
+
+    /// Where lanes `8v..8v+8` of the batch read and write: the first words
+    /// of their buckets and points, the lanes to negate, the lanes that are
+    /// real additions (the last vector is padded with copies of the first
+    /// addition, which are computed but not written).
+    #[target_feature(enable = "avx512f,avx512ifma")]
+    fn lanes(&self, v: usize) -> (__m512i, __m512i, __mmask8, __mmask8) {
+        let mut buckets = [0i64; 8];
+        let mut points = [0i64; 8];
+        let (mut negate, mut real) = (0u8, 0u8);
+        for lane in 0..8 {
+            let k = 8 * v + lane;
+            let addition = match self.batch.get(k) {
+                Some(addition) => {
+                    real |= 1 << lane;
+                    addition
+                }
+                None => &self.batch[0],
+            };
+            buckets[lane] = addition.bucket as i64 * POINT_WORDS;
+            points[lane] = addition.point as i64 * POINT_WORDS;
+            negate |= (addition.negate as u8) << lane;
+        }
+        // SAFETY: unaligned loads of two arrays of 8 i64.
+        let (buckets, points) = unsafe {
+            (
+                _mm512_loadu_si512(buckets.as_ptr().cast()),
+                _mm512_loadu_si512(points.as_ptr().cast()),
+            )
+        };
+        (buckets, points, negate, real)
+    }
+
+    /// The pending additions, with one inversion: `λ = (y₂ − y₁)/(x₂ − x₁)`,
+    /// `x₃ = λ² − x₁ − x₂`, `y₃ = λ·(x₁ − x₃) − y₁`.
+    #[target_feature(enable = "avx512f,avx512ifma")]
+    fn flush(&mut self) {
+        if self.batch.is_empty() {
+            return;
+        }
+        let vectors = self.batch.len().div_ceil(8);
+        let sums = self.sums.as_mut_ptr().cast::<u64>();
+        let points = self.points.as_ptr().cast::<u64>();
+        let y_offset = _mm512_set1_epi64(FP_WORDS);
+        let zero = FpLanes::from_words(&[[0u64; 6]; 8]);
+        self.products.clear();
+        for v in 0..vectors {
+            let (bucket_at, point_at, _, _) = self.lanes(v);
+            // SAFETY: every lane indexes a bucket of `sums` and a point of `points`.
+            let (x1, x2) = unsafe {
+                (
+                    FpLanes::gather::<6>(sums, bucket_at),
+                    FpLanes::gather::<6>(points, point_at),
+                )
+            };
+            let dx = ifma::sub(&x2, &x1, &FP);
+            let product = match self.products.last() {
+                Some(previous) => ifma::mul(previous, &dx, &FP),
+                None => dx,
+            };
+            self.products.push(product);
+        }
+        let mut inverse = inverted(self.products[vectors - 1]);
+        for v in (0..vectors).rev() {
+            let (bucket_at, point_at, negate, real) = self.lanes(v);
+            let bucket_y = _mm512_add_epi64(bucket_at, y_offset);
+            let point_y = _mm512_add_epi64(point_at, y_offset);
+            // SAFETY: as above.
+            let (x1, y1, x2, y2) = unsafe {
+                (
+                    FpLanes::gather::<6>(sums, bucket_at),
+                    FpLanes::gather::<6>(sums, bucket_y),
+                    FpLanes::gather::<6>(points, point_at),
+                    FpLanes::gather::<6>(points, point_y),
+                )
+            };
+            let minus_y2 = ifma::sub(&zero, &y2, &FP);
+            let y2 = Lanes(std::array::from_fn(|i| {
+                _mm512_mask_blend_epi64(negate, y2.0[i], minus_y2.0[i])
+            }));
+            let dx = ifma::sub(&x2, &x1, &FP);
+            let inverse_dx = if v == 0 {
+                inverse
+            } else {
+                let this = ifma::mul(&inverse, &self.products[v - 1], &FP);
+                inverse = ifma::mul(&inverse, &dx, &FP);
+                this
+            };
+            let lambda = ifma::mul(&ifma::sub(&y2, &y1, &FP), &inverse_dx, &FP);
+            let x3 = ifma::sub(
+                &ifma::sub(&ifma::mul(&lambda, &lambda, &FP), &x1, &FP),
+                &x2,
+                &FP,
+            );
+            let y3 = ifma::sub(
+                &ifma::mul(&lambda, &ifma::sub(&x1, &x3, &FP), &FP),
+                &y1,
+                &FP,
+            );
+            // SAFETY: the real lanes index distinct buckets of `sums`.
+            unsafe {
+                x3.scatter::<6>(sums, bucket_at, real);
+                y3.scatter::<6>(sums, bucket_y, real);
+            }
+        }
+        for addition in &self.batch {
+            self.busy[addition.bucket as usize] = false;
+        }
+        self.batch.clear();
+    }
+
+    /// Completes the pending batch; the deferred additions (at most one
+    /// batch, often many to few buckets) go to the Jacobian sums.
+    #[target_feature(enable = "avx512f,avx512ifma")]
+    fn finish(&mut self) {
+        self.flush();
+        for addition in std::mem::take(&mut self.deferred) {
+            let point = &self.points[addition.point as usize];
+            let y = if addition.negate {
+                negated(&point.y)
+            } else {
+                point.y
+            };
+            self.add_to_overflow(addition.bucket as usize, &blst_p1_affine { x: point.x, y });
+        }
+    }
+
+    /// `Σ_j (j + 1) · bucket_j`, by running sums from the top bucket down.
+    fn reduce(&self) -> blst_p1 {
+        let mut running = blst_p1::default();
+        let mut total = blst_p1::default();
+        let mut started = false;
+        for j in (0..self.sums.len()).rev() {
+            // SAFETY: blst adds valid points.
+            unsafe {
+                if self.filled[j] {
+                    blst_p1_add_or_double_affine(&mut running, &running, &self.sums[j]);
+                    started = true;
+                }
+                if let Some(overflow) = self.overflow.get(j) {
+                    blst_p1_add_or_double(&mut running, &running, overflow);
+                    started = true;
+                }
+                if started {
+                    blst_p1_add_or_double(&mut total, &total, &running);
+                }
+            }
+        }
+        total
+    }
+}
+
+/// `2·point` in affine coordinates (rare: equal points in one bucket).
+fn doubled(point: &blst_p1_affine) -> blst_p1_affine {
+    let mut jacobian = blst_p1::default();
+    let mut out = blst_p1_affine::default();
+    // SAFETY: blst converts and doubles a valid point.
+    unsafe {
+        blst_p1_from_affine(&mut jacobian, point);
+        blst_p1_double(&mut jacobian, &jacobian);
+        blst_p1_to_affine(&mut out, &jacobian);
+    }
+    out
+}
+
+/// The inverses of eight non-zero elements, with one inversion.
+#[target_feature(enable = "avx512f,avx512ifma")]
+fn inverted(lanes: FpLanes) -> FpLanes {
+    let values = lanes.to_words::<6>().map(|l| blst_fp { l });
+    let mut prefix = values;
+    // SAFETY: blst multiplies and inverts valid field elements.
+    unsafe {
+        for i in 1..8 {
+            blst_fp_mul(&mut prefix[i], &prefix[i - 1], &values[i]);
+        }
+        let mut inverse = blst_fp::default();
+        blst_fp_inverse(&mut inverse, &prefix[7]);
+        let mut out = [[0u64; 6]; 8];
+        for i in (1..8).rev() {
+            let mut this = blst_fp::default();
+            blst_fp_mul(&mut this, &inverse, &prefix[i - 1]);
+            out[i] = this.l;
+            blst_fp_mul(&mut inverse, &inverse, &values[i]);
+        }
+        out[0] = inverse.l;
+        FpLanes::from_words(&out)
+    }
+}
+
+/// `Σ scalars[i] · points[i]` (scalars canonical, below the group order),
+/// or `None` where this CPU lacks AVX-512 IFMA.
+pub fn msm(points: &[blst_p1_affine], scalars: &[pce_scalar]) -> Option<blst_p1> {
+    assert_eq!(points.len(), scalars.len(), "one scalar per point");
+    ifma::available().then(|| {
+        // SAFETY: the CPU has the features (checked just above).
+        unsafe { with_window(points, scalars, window_bits(points.len())) }
+    })
+}
+
+/// [`msm`] with windows of `c` bits.
+#[target_feature(enable = "avx512f,avx512ifma")]
+fn with_window(points: &[blst_p1_affine], scalars: &[pce_scalar], c: usize) -> blst_p1 {
+    if points.is_empty() {
+        return blst_p1::default();
+    }
+    let window_count = windows(c);
+    let bucket_count = 1usize << (c - 1);
+    let batch_size = MAX_BATCH.min(bucket_count / 4).max(8);
+    // Enough tasks for every thread, in slices of at least 2^12 points.
+    let threads = rayon::current_num_threads();
+    let slices = threads
+        .div_ceil(window_count)
+        .min(points.len().div_ceil(1 << 12))
+        .max(1);
+    let slice_len = points.len().div_ceil(slices);
+
+    let window_sums: Vec<blst_p1> = (0..window_count * slices)
+        .into_par_iter()
+        .map(|task| {
+            let (w, slice) = (task / slices, task % slices);
+            let start = slice * slice_len;
+            let end = (start + slice_len).min(points.len());
+            let mut buckets = Buckets::new(points, bucket_count, batch_size);
+            for i in start..end {
+                let digit = booth_digit(&scalars[i], w, c);
+                if digit == 0 || is_infinity(&points[i]) {
+                    continue;
+                }
+                buckets.add(Addition {
+                    bucket: digit.unsigned_abs() - 1,
+                    point: i as u32,
+                    negate: digit < 0,
+                });
+            }
+            buckets.finish();
+            buckets.reduce()
+        })
+        .collect();
+
+    let mut result = blst_p1::default();
+    for window in window_sums.chunks(slices).rev() {
+        // SAFETY: blst doubles and adds valid points.
+        unsafe {
+            for _ in 0..c {
+                blst_p1_double(&mut result, &result);
+            }
+            for sum in window {
+                blst_p1_add_or_double(&mut result, &result, sum);
+            }
+        }
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use backend_api::interop::{g1_affines_as_pce, g1_as_blst, scalar_bytes, scalar_of};
+    use blst::{blst_p1_is_equal, MultiPoint};
+    use blstrs::{G1Affine, G1Projective, Scalar};
+    use ff::Field;
+    use group::prime::PrimeCurveAffine;
+    use group::Group as _;
+    use rand_chacha::rand_core::{RngCore, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    fn scalar(l: [u64; 4]) -> pce_scalar {
+        pce_scalar { l }
+    }
+
+    /// `n` distinct G1 points: multiples of a random step.
+    fn g1_points(n: usize, rng: &mut ChaCha8Rng) -> Vec<G1Affine> {
+        let step = G1Projective::random(&mut *rng);
+        let mut next = G1Projective::random(&mut *rng);
+        (0..n)
+            .map(|_| {
+                next += step;
+                G1Affine::from(next)
+            })
+            .collect()
+    }
+
+    /// Our MSM equals blst's at the chosen window and at a narrow one
+    /// (many additions per bucket, so batches conflict and defer).
+    fn check(points: &[G1Affine], scalars: &[pce_scalar]) {
+        if !ifma::available() {
+            eprintln!("no AVX-512 IFMA on this CPU: nothing to test");
+            return;
+        }
+        let points = g1_as_blst(g1_affines_as_pce(points));
+        let blst = points.mult(scalar_bytes(scalars), 255);
+        for c in [window_bits(points.len()), 4] {
+            // SAFETY: the CPU has the features (checked above).
+            let ours = unsafe { with_window(points, scalars, c) };
+            // SAFETY: two valid points.
+            assert!(
+                unsafe { blst_p1_is_equal(&ours, &blst) },
+                "n = {}, c = {c}",
+                points.len()
+            );
+        }
+    }
+
+    /// The digits recompose the scalar for every window width.
+    #[test]
+    fn booth_digits_recompose() {
+        let values = [
+            [0, 0, 0, 0],
+            [1, 0, 0, 0],
+            [u64::MAX, u64::MAX, u64::MAX, u64::MAX >> 1],
+            [
+                0x0123_4567_89ab_cdef,
+                0xfedc_ba98_7654_3210,
+                0x8000_0000_0000_0001,
+                0x7fff_0000_ffff_0000,
+            ],
+        ];
+        for l in values {
+            let s = scalar(l);
+            for c in 2..=MAX_WINDOW_BITS {
+                // Rebuild the bits digit by digit, carrying between windows.
+                let mut rebuilt = [0u64; 5];
+                let mut carry: i64 = 0;
+                for w in 0..windows(c) {
+                    let d = booth_digit(&s, w, c);
+                    assert!(d.unsigned_abs() <= 1 << (c - 1), "c={c} w={w} d={d}");
+                    let v = d as i64 + carry;
+                    carry = v.div_euclid(1 << c);
+                    let v = v.rem_euclid(1 << c);
+                    for bit in 0..c {
+                        let pos = w * c + bit;
+                        if (v >> bit) & 1 == 1 {
+                            rebuilt[pos / 64] |= 1 << (pos % 64);
+                        }
+                    }
+                }
+                assert_eq!(carry, 0, "c={c}");
+                assert_eq!(rebuilt, [l[0], l[1], l[2], l[3], 0], "c={c}");
+            }
+        }
+    }
+
+    #[test]
+    fn random_scalars_match_blst() {
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        for n in [1, 2, 3, 9, 31, 600, 5000] {
+            let points = g1_points(n, &mut rng);
+            let scalars: Vec<_> = (0..n)
+                .map(|_| scalar_of(&Scalar::random(&mut rng)))
+                .collect();
+            check(&points, &scalars);
+        }
+    }
+
+    /// Many additions to one bucket: conflicts within a batch, doublings
+    /// (P + P), cancellations (P + −P), points at infinity, r − 1.
+    #[test]
+    fn awkward_inputs_match_blst() {
+        let mut rng = ChaCha8Rng::seed_from_u64(2);
+        let distinct = g1_points(40, &mut rng);
+        let mut points = Vec::new();
+        for i in 0..3000 {
+            let p = distinct[i % distinct.len()];
+            points.push(match i % 5 {
+                0 => -p,
+                1 => G1Affine::identity(),
+                _ => p,
+            });
+        }
+        let small = |v: u64| scalar([v, 0, 0, 0]);
+        let minus_one = scalar_of(&-Scalar::ONE);
+        let same: Vec<_> = (0..points.len()).map(|_| small(3)).collect();
+        check(&points, &same);
+        let mixed: Vec<_> = (0..points.len())
+            .map(|i| match rng.next_u32() % 4 {
+                0 => minus_one,
+                1 => small(1 + i as u64 % 3),
+                2 => small(0),
+                _ => scalar_of(&Scalar::random(&mut rng)),
+            })
+            .collect();
+        check(&points, &mixed);
+
+        // One point and its negation into one bucket: P + P doubles, P + −P
+        // empties the bucket, and the batch sees both.
+        let p = distinct[0];
+        let pattern: Vec<G1Affine> = [1, 1, -1, 1, -1, -1, 1, 1, 1, -1, 1, 1]
+            .iter()
+            .cycle()
+            .take(500)
+            .map(|&sign| if sign > 0 { p } else { -p })
+            .collect();
+        check(&pattern, &vec![small(1); pattern.len()]);
+        check(&pattern[..2], &[small(1), small(1)]);
+        check(&pattern[1..3], &[small(2), small(2)]);
+    }
+}
+
+#[cfg(test)]
+mod tune {
+    use super::*;
+    use backend_api::interop::{g1_affines_as_pce, g1_as_blst, scalar_bytes, scalar_of};
+    use blst::MultiPoint;
+    use blstrs::{G1Affine, G1Projective, Scalar};
+    use ff::Field;
+    use group::prime::PrimeCurveAffine;
+    use group::Curve as _;
+    use group::Group as _;
+    use rand_chacha::rand_core::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+
+    #[test]
+    #[ignore]
+    fn tune() {
+        let log: u32 = std::env::var("PCE_MSM_TUNE").map_or(18, |v| v.parse().unwrap());
+        let n = 1usize << log;
+        let mut rng = ChaCha8Rng::seed_from_u64(4);
+        let step = G1Projective::random(&mut rng);
+        let mut next = G1Projective::random(&mut rng);
+        let projective: Vec<G1Projective> = (0..n)
+            .map(|_| {
+                next += step;
+                next
+            })
+            .collect();
+        let mut affine = vec![G1Affine::identity(); n];
+        G1Projective::batch_normalize(&projective, &mut affine);
+        drop(projective);
+        let scalars: Vec<_> = (0..n)
+            .map(|_| scalar_of(&Scalar::random(&mut rng)))
+            .collect();
+        let points = g1_as_blst(g1_affines_as_pce(&affine));
+        let wall = std::time::Instant::now;
+        for round in 0..2 {
+            let start = wall();
+            if std::env::var("PCE_MSM_SKIP_BLST").is_err() {
+                let _ = points.mult(scalar_bytes(&scalars), 255);
+            }
+            let blst = start.elapsed().as_secs_f64();
+            let widths: Vec<usize> = std::env::var("PCE_MSM_WINDOWS").map_or(
+                vec![window_bits(n) - 1, window_bits(n), window_bits(n) + 1],
+                |v| v.split(',').map(|c| c.parse().unwrap()).collect(),
+            );
+            for &c in &widths {
+                let start = wall();
+                let _ = unsafe { with_window(points, &scalars, c) };
+                let ours = start.elapsed().as_secs_f64();
+                println!(
+                    "round {round} 2^{log} c={c}: ours {ours:.2} s blst {blst:.2} s ratio {:.2}",
+                    blst / ours
+                );
+            }
+        }
+    }
+}

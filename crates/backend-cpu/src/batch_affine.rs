@@ -39,6 +39,8 @@ use crate::ifma::{self, Lanes, FP};
 const MAX_WINDOW_BITS: usize = 20;
 /// Additions that share one inversion, at most.
 const MAX_BATCH: usize = 2048;
+/// Points whose buckets are prefetched together.
+const PREFETCH_BLOCK: usize = 32;
 /// Words of a `blst_p1_affine`: x, then y.
 const POINT_WORDS: i64 = 12;
 /// Words of one coordinate.
@@ -111,6 +113,17 @@ struct Addition {
     negate: bool,
 }
 
+/// What the first pass over a batch keeps for the second, per eight additions.
+#[derive(Clone, Copy)]
+struct Forward {
+    /// The buckets' x.
+    x1: FpLanes,
+    /// `x₂ − x₁`.
+    dx: FpLanes,
+    /// The product of the `dx` of this entry and all before it.
+    product: FpLanes,
+}
+
 /// One task's buckets for one window and the batch of additions pending on them.
 struct Buckets<'p> {
     points: &'p [blst_p1_affine],
@@ -127,8 +140,8 @@ struct Buckets<'p> {
     /// top window, a repeated value) would otherwise wait batch after batch.
     /// Allocated on first use.
     overflow: Vec<blst_p1>,
-    /// Prefix products of the batch's `x₂ − x₁`, eight chains.
-    products: Vec<FpLanes>,
+    /// The first pass over the batch, eight additions per entry.
+    forward: Vec<Forward>,
     batch_size: usize,
 }
 
@@ -142,7 +155,7 @@ impl<'p> Buckets<'p> {
             batch: Vec::with_capacity(batch_size),
             deferred: Vec::with_capacity(batch_size),
             overflow: Vec::new(),
-            products: Vec::with_capacity(batch_size / 8 + 1),
+            forward: Vec::with_capacity(batch_size / 8 + 1),
             batch_size,
         }
     }
@@ -163,23 +176,18 @@ impl<'p> Buckets<'p> {
     /// inversion, or defers it when its bucket is busy.
     fn place(&mut self, addition: Addition) {
         let index = addition.bucket as usize;
-        let point = &self.points[addition.point as usize];
-        let y = if addition.negate {
-            negated(&point.y)
-        } else {
-            point.y
-        };
         if self.busy[index] {
             if self.deferred.len() < self.batch_size {
                 self.deferred.push(addition);
             } else {
-                self.add_to_overflow(index, &blst_p1_affine { x: point.x, y });
+                let point = self.signed_point(addition);
+                self.add_to_overflow(index, &point);
             }
         } else if !self.filled[index] {
-            self.sums[index] = blst_p1_affine { x: point.x, y };
+            self.sums[index] = self.signed_point(addition);
             self.filled[index] = true;
-        } else if self.sums[index].x.l == point.x.l {
-            if self.sums[index].y.l == y.l {
+        } else if self.sums[index].x.l == self.points[addition.point as usize].x.l {
+            if self.sums[index].y.l == self.signed_point(addition).y.l {
                 self.sums[index] = doubled(&self.sums[index]);
             } else {
                 self.filled[index] = false;
@@ -187,6 +195,30 @@ impl<'p> Buckets<'p> {
         } else {
             self.busy[index] = true;
             self.batch.push(addition);
+        }
+    }
+
+    /// `±points[point]` of an addition.
+    fn signed_point(&self, addition: Addition) -> blst_p1_affine {
+        let point = self.points[addition.point as usize];
+        if addition.negate {
+            blst_p1_affine {
+                x: point.x,
+                y: negated(&point.y),
+            }
+        } else {
+            point
+        }
+    }
+
+    /// Starts loading bucket `bucket` into the cache.
+    fn prefetch(&self, bucket: u32) {
+        let at = self.sums[bucket as usize..].as_ptr().cast::<i8>();
+        // SAFETY: prefetching has no effect on memory; both addresses lie
+        // inside the bucket (96 bytes, at most two cache lines).
+        unsafe {
+            _mm_prefetch::<_MM_HINT_T0>(at);
+            _mm_prefetch::<_MM_HINT_T0>(at.wrapping_add(88));
         }
     }
 
@@ -243,7 +275,7 @@ impl<'p> Buckets<'p> {
         let points = self.points.as_ptr().cast::<u64>();
         let y_offset = _mm512_set1_epi64(FP_WORDS);
         let zero = FpLanes::from_words(&[[0u64; 6]; 8]);
-        self.products.clear();
+        self.forward.clear();
         for v in 0..vectors {
             let (bucket_at, point_at, _, _) = self.lanes(v);
             // SAFETY: every lane indexes a bucket of `sums` and a point of `points`.
@@ -254,44 +286,39 @@ impl<'p> Buckets<'p> {
                 )
             };
             let dx = ifma::sub(&x2, &x1, &FP);
-            let product = match self.products.last() {
-                Some(previous) => ifma::mul(previous, &dx, &FP),
+            let product = match self.forward.last() {
+                Some(previous) => ifma::mul(&previous.product, &dx, &FP),
                 None => dx,
             };
-            self.products.push(product);
+            self.forward.push(Forward { x1, dx, product });
         }
-        let mut inverse = inverted(self.products[vectors - 1]);
+        let mut inverse = inverted(self.forward[vectors - 1].product);
         for v in (0..vectors).rev() {
             let (bucket_at, point_at, negate, real) = self.lanes(v);
             let bucket_y = _mm512_add_epi64(bucket_at, y_offset);
-            let point_y = _mm512_add_epi64(point_at, y_offset);
             // SAFETY: as above.
-            let (x1, y1, x2, y2) = unsafe {
+            let (y1, y2) = unsafe {
                 (
-                    FpLanes::gather::<6>(sums, bucket_at),
                     FpLanes::gather::<6>(sums, bucket_y),
-                    FpLanes::gather::<6>(points, point_at),
-                    FpLanes::gather::<6>(points, point_y),
+                    FpLanes::gather::<6>(points, _mm512_add_epi64(point_at, y_offset)),
                 )
             };
             let minus_y2 = ifma::sub(&zero, &y2, &FP);
             let y2 = Lanes(std::array::from_fn(|i| {
                 _mm512_mask_blend_epi64(negate, y2.0[i], minus_y2.0[i])
             }));
-            let dx = ifma::sub(&x2, &x1, &FP);
+            let Forward { x1, dx, .. } = self.forward[v];
             let inverse_dx = if v == 0 {
                 inverse
             } else {
-                let this = ifma::mul(&inverse, &self.products[v - 1], &FP);
+                let this = ifma::mul(&inverse, &self.forward[v - 1].product, &FP);
                 inverse = ifma::mul(&inverse, &dx, &FP);
                 this
             };
             let lambda = ifma::mul(&ifma::sub(&y2, &y1, &FP), &inverse_dx, &FP);
-            let x3 = ifma::sub(
-                &ifma::sub(&ifma::mul(&lambda, &lambda, &FP), &x1, &FP),
-                &x2,
-                &FP,
-            );
+            // x₁ + x₂ = 2·x₁ + dx.
+            let x1_plus_x2 = ifma::add(&ifma::add(&x1, &x1, &FP), &dx, &FP);
+            let x3 = ifma::sub(&ifma::mul(&lambda, &lambda, &FP), &x1_plus_x2, &FP);
             let y3 = ifma::sub(
                 &ifma::mul(&lambda, &ifma::sub(&x1, &x3, &FP), &FP),
                 &y1,
@@ -315,13 +342,8 @@ impl<'p> Buckets<'p> {
     fn finish(&mut self) {
         self.flush();
         for addition in std::mem::take(&mut self.deferred) {
-            let point = &self.points[addition.point as usize];
-            let y = if addition.negate {
-                negated(&point.y)
-            } else {
-                point.y
-            };
-            self.add_to_overflow(addition.bucket as usize, &blst_p1_affine { x: point.x, y });
+            let point = self.signed_point(addition);
+            self.add_to_overflow(addition.bucket as usize, &point);
         }
     }
 
@@ -421,16 +443,26 @@ fn with_window(points: &[blst_p1_affine], scalars: &[pce_scalar], c: usize) -> b
             let start = slice * slice_len;
             let end = (start + slice_len).min(points.len());
             let mut buckets = Buckets::new(points, bucket_count, batch_size);
-            for i in start..end {
-                let digit = booth_digit(&scalars[i], w, c);
-                if digit == 0 || is_infinity(&points[i]) {
-                    continue;
+            // Digits are found a block ahead, so that their buckets can be
+            // fetched into the cache before they are needed.
+            let mut ahead = Vec::with_capacity(PREFETCH_BLOCK);
+            for block in (start..end).step_by(PREFETCH_BLOCK) {
+                ahead.clear();
+                for i in block..(block + PREFETCH_BLOCK).min(end) {
+                    let digit = booth_digit(&scalars[i], w, c);
+                    if digit != 0 && !is_infinity(&points[i]) {
+                        let bucket = digit.unsigned_abs() - 1;
+                        buckets.prefetch(bucket);
+                        ahead.push(Addition {
+                            bucket,
+                            point: i as u32,
+                            negate: digit < 0,
+                        });
+                    }
                 }
-                buckets.add(Addition {
-                    bucket: digit.unsigned_abs() - 1,
-                    point: i as u32,
-                    negate: digit < 0,
-                });
+                for &addition in &ahead {
+                    buckets.add(addition);
+                }
             }
             buckets.finish();
             buckets.reduce()
@@ -630,13 +662,18 @@ mod tune {
             .map(|_| scalar_of(&Scalar::random(&mut rng)))
             .collect();
         let points = g1_as_blst(g1_affines_as_pce(&affine));
-        let wall = std::time::Instant::now;
+        // CPU seconds of this process: less disturbed by other load than wall time.
+        let wall = || {
+            let stat = std::fs::read_to_string("/proc/self/stat").unwrap();
+            let fields: Vec<&str> = stat.rsplit(')').next().unwrap().split_whitespace().collect();
+            (fields[11].parse::<f64>().unwrap() + fields[12].parse::<f64>().unwrap()) / 100.0
+        };
         for round in 0..2 {
             let start = wall();
             if std::env::var("PCE_MSM_SKIP_BLST").is_err() {
                 let _ = points.mult(scalar_bytes(&scalars), 255);
             }
-            let blst = start.elapsed().as_secs_f64();
+            let blst = wall() - start;
             let widths: Vec<usize> = std::env::var("PCE_MSM_WINDOWS").map_or(
                 vec![window_bits(n) - 1, window_bits(n), window_bits(n) + 1],
                 |v| v.split(',').map(|c| c.parse().unwrap()).collect(),
@@ -644,7 +681,7 @@ mod tune {
             for &c in &widths {
                 let start = wall();
                 let _ = unsafe { with_window(points, &scalars, c) };
-                let ours = start.elapsed().as_secs_f64();
+                let ours = wall() - start;
                 println!(
                     "round {round} 2^{log} c={c}: ours {ours:.2} s blst {blst:.2} s ratio {:.2}",
                     blst / ours

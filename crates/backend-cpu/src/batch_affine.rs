@@ -98,6 +98,11 @@ fn is_infinity(point: &blst_p1_affine) -> bool {
     point.x.l == [0; 6] && point.y.l == [0; 6]
 }
 
+/// Whether two canonical field elements are equal (word by word, inline).
+fn same(a: &blst_fp, b: &blst_fp) -> bool {
+    a.l.iter().zip(&b.l).fold(0, |diff, (x, y)| diff | (x ^ y)) == 0
+}
+
 fn negated(y: &blst_fp) -> blst_fp {
     let mut out = blst_fp::default();
     // SAFETY: blst negates a valid field element.
@@ -186,8 +191,8 @@ impl<'p> Buckets<'p> {
         } else if !self.filled[index] {
             self.sums[index] = self.signed_point(addition);
             self.filled[index] = true;
-        } else if self.sums[index].x.l == self.points[addition.point as usize].x.l {
-            if self.sums[index].y.l == self.signed_point(addition).y.l {
+        } else if same(&self.sums[index].x, &self.points[addition.point as usize].x) {
+            if same(&self.sums[index].y, &self.signed_point(addition).y) {
                 self.sums[index] = doubled(&self.sums[index]);
             } else {
                 self.filled[index] = false;
@@ -443,10 +448,11 @@ fn with_window(points: &[blst_p1_affine], scalars: &[pce_scalar], c: usize) -> b
             let start = slice * slice_len;
             let end = (start + slice_len).min(points.len());
             let mut buckets = Buckets::new(points, bucket_count, batch_size);
-            // Digits are found a block ahead, so that their buckets can be
-            // fetched into the cache before they are needed.
+            // Digits are found a block ahead, and their buckets fetched into
+            // the cache while the block before is added.
             let mut ahead = Vec::with_capacity(PREFETCH_BLOCK);
-            for block in (start..end).step_by(PREFETCH_BLOCK) {
+            let mut current = Vec::with_capacity(PREFETCH_BLOCK);
+            for block in (start..end).step_by(PREFETCH_BLOCK).chain([end]) {
                 ahead.clear();
                 for i in block..(block + PREFETCH_BLOCK).min(end) {
                     let digit = booth_digit(&scalars[i], w, c);
@@ -460,9 +466,10 @@ fn with_window(points: &[blst_p1_affine], scalars: &[pce_scalar], c: usize) -> b
                         });
                     }
                 }
-                for &addition in &ahead {
+                for &addition in &current {
                     buckets.add(addition);
                 }
+                std::mem::swap(&mut ahead, &mut current);
             }
             buckets.finish();
             buckets.reduce()

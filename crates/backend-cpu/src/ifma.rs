@@ -113,7 +113,168 @@ impl<const LIMBS: usize> Lanes<LIMBS> {
             // SAFETY: an unaligned store of 64 bytes into an array of 8 u64.
             unsafe { _mm512_storeu_si512(limb.as_mut_ptr().cast(), *vector) };
         }
-        std::array::from_fn(|lane| to_words::<WORDS, LIMBS>(&std::array::from_fn(|i| sliced[i][lane])))
+        std::array::from_fn(|lane| {
+            to_words::<WORDS, LIMBS>(&std::array::from_fn(|i| sliced[i][lane]))
+        })
+    }
+}
+
+/// One element's 52-bit limbs, from its 64-bit words (blst's layout).
+pub fn limbs_of<const WORDS: usize, const LIMBS: usize>(words: &[u64; WORDS]) -> [u64; LIMBS] {
+    to_limbs(words)
+}
+
+impl<const LIMBS: usize> Lanes<LIMBS> {
+    /// One element, given by its limbs, in all eight lanes.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    pub fn splat(limbs: &[u64; LIMBS]) -> Self {
+        Self(limbs.map(|limb| _mm512_set1_epi64(limb as i64)))
+    }
+}
+
+/// Indices for `_mm512_permutex2var_epi64` that interleave the four words
+/// of two pairs of elements: words 0 and 1 of four elements, and words 2
+/// and 3 (and back: the permutation is the same both ways).
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn pair_words() -> (__m512i, __m512i) {
+    (
+        _mm512_set_epi64(13, 9, 5, 1, 12, 8, 4, 0),
+        _mm512_set_epi64(15, 11, 7, 3, 14, 10, 6, 2),
+    )
+}
+
+/// Eight scalar-field elements (blst's `blst_fr` words), each read from its
+/// own address, to lanes: a transpose in registers and a repacking of bits,
+/// much cheaper than [`Lanes::from_words`].
+///
+/// # Safety
+///
+/// Every pointer must be valid for reading 32 bytes.
+#[inline]
+#[target_feature(enable = "avx512f")]
+pub unsafe fn load_fr(elements: [*const [u64; 4]; 8]) -> Lanes<5> {
+    // SAFETY: the caller guarantees 32 readable bytes at each address.
+    let e = elements.map(|at| unsafe { _mm256_loadu_si256(at.cast()) });
+    let pair = |a: __m256i, b: __m256i| _mm512_inserti64x4::<1>(_mm512_castsi256_si512(a), b);
+    let z = [
+        pair(e[0], e[1]),
+        pair(e[2], e[3]),
+        pair(e[4], e[5]),
+        pair(e[6], e[7]),
+    ];
+    let (low, high) = pair_words();
+    // Words 0–1 and 2–3 of elements 0–3 (a) and 4–7 (b), then whole words.
+    let a = [
+        _mm512_permutex2var_epi64(z[0], low, z[1]),
+        _mm512_permutex2var_epi64(z[0], high, z[1]),
+    ];
+    let b = [
+        _mm512_permutex2var_epi64(z[2], low, z[3]),
+        _mm512_permutex2var_epi64(z[2], high, z[3]),
+    ];
+    let w = [
+        _mm512_shuffle_i64x2::<0b01_00_01_00>(a[0], b[0]),
+        _mm512_shuffle_i64x2::<0b11_10_11_10>(a[0], b[0]),
+        _mm512_shuffle_i64x2::<0b01_00_01_00>(a[1], b[1]),
+        _mm512_shuffle_i64x2::<0b11_10_11_10>(a[1], b[1]),
+    ];
+    let mask = _mm512_set1_epi64(LIMB_MASK as i64);
+    let join = |low: __m512i, high: __m512i, shift: u32| {
+        let low = _mm512_srl_epi64(low, _mm_cvtsi32_si128(64 - shift as i32));
+        let high = _mm512_sll_epi64(high, _mm_cvtsi32_si128(shift as i32));
+        _mm512_and_si512(_mm512_or_si512(low, high), mask)
+    };
+    Lanes([
+        _mm512_and_si512(w[0], mask),
+        join(w[0], w[1], 12),
+        join(w[1], w[2], 24),
+        join(w[2], w[3], 36),
+        _mm512_srli_epi64::<16>(w[3]),
+    ])
+}
+
+/// The inverse of [`load_fr`]: eight elements, each written to its own
+/// address as blst's words.
+///
+/// # Safety
+///
+/// Every pointer must be valid for writing 32 bytes.
+#[inline]
+#[target_feature(enable = "avx512f")]
+pub unsafe fn store_fr(lanes: &Lanes<5>, elements: [*mut [u64; 4]; 8]) {
+    let l = &lanes.0;
+    let join = |low: __m512i, high: __m512i, shift: u32| {
+        let low = _mm512_srl_epi64(low, _mm_cvtsi32_si128(shift as i32));
+        let high = _mm512_sll_epi64(high, _mm_cvtsi32_si128(52 - shift as i32));
+        _mm512_or_si512(low, high)
+    };
+    // The limbs are below 2^52: each word is the top of one limb and the
+    // bottom of the next.
+    let w = [
+        _mm512_or_si512(l[0], _mm512_slli_epi64::<52>(l[1])),
+        join(l[1], l[2], 12),
+        join(l[2], l[3], 24),
+        join(l[3], l[4], 36),
+    ];
+    let a = [
+        _mm512_shuffle_i64x2::<0b01_00_01_00>(w[0], w[1]),
+        _mm512_shuffle_i64x2::<0b01_00_01_00>(w[2], w[3]),
+    ];
+    let b = [
+        _mm512_shuffle_i64x2::<0b11_10_11_10>(w[0], w[1]),
+        _mm512_shuffle_i64x2::<0b11_10_11_10>(w[2], w[3]),
+    ];
+    let (low, high) = pair_words();
+    let z = [
+        _mm512_permutex2var_epi64(a[0], low, a[1]),
+        _mm512_permutex2var_epi64(a[0], high, a[1]),
+        _mm512_permutex2var_epi64(b[0], low, b[1]),
+        _mm512_permutex2var_epi64(b[0], high, b[1]),
+    ];
+    for (i, at) in elements.into_iter().enumerate() {
+        let pair = z[i / 2];
+        let element = if i % 2 == 0 {
+            _mm512_castsi512_si256(pair)
+        } else {
+            _mm512_extracti64x4_epi64::<1>(pair)
+        };
+        // SAFETY: the caller guarantees 32 writable bytes at each address.
+        unsafe { _mm256_storeu_si256(at.cast(), element) };
+    }
+}
+
+/// Transposes eight lane vectors: lane `l` of `rows[k]` and lane `k` of
+/// `rows[l]` trade places, limb by limb (three rounds of exchanges).
+#[inline]
+#[target_feature(enable = "avx512f")]
+pub fn transpose<const LIMBS: usize>(rows: &mut [Lanes<LIMBS>; 8]) {
+    for d in [4usize, 2, 1] {
+        // Row k (bit d clear) keeps its lanes with bit d clear and takes
+        // those of row k + d shifted down by d; row k + d the converse.
+        let index = |keep_low: bool| {
+            let lanes: [i64; 8] = std::array::from_fn(|j| {
+                let j = j as i64;
+                let d = d as i64;
+                match (keep_low, j & d == 0) {
+                    (true, true) => j,
+                    (true, false) => 8 + j - d,
+                    (false, true) => j + d,
+                    (false, false) => 8 + j,
+                }
+            });
+            // SAFETY: an unaligned load of 64 bytes from an array of 8 i64.
+            unsafe { _mm512_loadu_si512(lanes.as_ptr().cast()) }
+        };
+        let (low, high) = (index(true), index(false));
+        for k in (0..8).filter(|k| k & d == 0) {
+            for i in 0..LIMBS {
+                let (a, b) = (rows[k].0[i], rows[k + d].0[i]);
+                rows[k].0[i] = _mm512_permutex2var_epi64(a, low, b);
+                rows[k + d].0[i] = _mm512_permutex2var_epi64(a, high, b);
+            }
+        }
     }
 }
 

@@ -320,9 +320,80 @@ fn reduce_once<const WORDS: usize, const LIMBS: usize>(
     value: [__m512i; LIMBS],
     modulus: &Modulus<WORDS, LIMBS>,
 ) -> [__m512i; LIMBS] {
-    let p = modulus.limbs.map(|l| _mm512_set1_epi64(l as i64));
-    let (reduced, negative) = subtract(&value, &p);
+    subtract_if_not_below(value, &modulus.limbs)
+}
+
+/// `value − bound` where that is not negative, else `value`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512ifma")]
+fn subtract_if_not_below<const LIMBS: usize>(
+    value: [__m512i; LIMBS],
+    bound: &[u64; LIMBS],
+) -> [__m512i; LIMBS] {
+    let bound = bound.map(|l| _mm512_set1_epi64(l as i64));
+    let (reduced, negative) = subtract(&value, &bound);
     std::array::from_fn(|i| _mm512_mask_blend_epi64(negative, reduced[i], value[i]))
+}
+
+/// 2p in normalized limbs.
+fn twice<const WORDS: usize, const LIMBS: usize>(modulus: &Modulus<WORDS, LIMBS>) -> [u64; LIMBS] {
+    let mut carry = 0;
+    modulus.limbs.map(|limb| {
+        let value = (limb << 1) + carry;
+        carry = value >> LIMB_BITS;
+        value & LIMB_MASK
+    })
+}
+
+/// `value mod p` for `value < 2p`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512ifma")]
+pub fn reduce<const WORDS: usize, const LIMBS: usize>(
+    value: &Lanes<LIMBS>,
+    modulus: &Modulus<WORDS, LIMBS>,
+) -> Lanes<LIMBS> {
+    Lanes(reduce_once(value.0, modulus))
+}
+
+/// A value below 2p congruent to `value < 4p`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512ifma")]
+pub fn reduce_below_2p<const WORDS: usize, const LIMBS: usize>(
+    value: &Lanes<LIMBS>,
+    modulus: &Modulus<WORDS, LIMBS>,
+) -> Lanes<LIMBS> {
+    Lanes(subtract_if_not_below(value.0, &twice(modulus)))
+}
+
+/// `a + b`, unreduced: the caller keeps sums below `2^(52·LIMBS)` (for
+/// lazy reduction).
+#[inline]
+#[target_feature(enable = "avx512f,avx512ifma")]
+pub fn add_unreduced<const LIMBS: usize>(a: &Lanes<LIMBS>, b: &Lanes<LIMBS>) -> Lanes<LIMBS> {
+    let mut sum: [__m512i; LIMBS] = std::array::from_fn(|i| _mm512_add_epi64(a.0[i], b.0[i]));
+    normalize(&mut sum);
+    Lanes(sum)
+}
+
+/// `a + 2p − b` for `b ≤ 2p`, unreduced: congruent to `a − b`, below
+/// `a + 2p` (for lazy reduction).
+#[inline]
+#[target_feature(enable = "avx512f,avx512ifma")]
+pub fn sub_unreduced<const WORDS: usize, const LIMBS: usize>(
+    a: &Lanes<LIMBS>,
+    b: &Lanes<LIMBS>,
+    modulus: &Modulus<WORDS, LIMBS>,
+) -> Lanes<LIMBS> {
+    let twice = twice(modulus);
+    let mask = _mm512_set1_epi64(LIMB_MASK as i64);
+    let mut carry = _mm512_setzero_si512();
+    // Limbs may go negative before the carries: a signed carry chain.
+    Lanes(std::array::from_fn(|i| {
+        let plus = _mm512_add_epi64(a.0[i], _mm512_set1_epi64(twice[i] as i64));
+        let value = _mm512_add_epi64(_mm512_sub_epi64(plus, b.0[i]), carry);
+        carry = _mm512_srai_epi64::<52>(value);
+        _mm512_and_si512(value, mask)
+    }))
 }
 
 /// `a·b·2^(−64·WORDS) mod p`, lane by lane.
@@ -333,6 +404,50 @@ pub fn mul<const WORDS: usize, const LIMBS: usize>(
     b: &Lanes<LIMBS>,
     modulus: &Modulus<WORDS, LIMBS>,
 ) -> Lanes<LIMBS> {
+    Lanes(reduce_once(
+        montgomery(a, b, modulus, 64 * WORDS as u32),
+        modulus,
+    ))
+}
+
+/// [`mul`] without the final subtraction, for lazy reduction:
+/// `a·b·2^(−64·WORDS)` up to a multiple of p, below
+/// `a·b·2^(−64·WORDS) + p`. The limbs of `a` must be normalized; its value
+/// may exceed p.
+#[inline]
+#[target_feature(enable = "avx512f,avx512ifma")]
+pub fn mul_unreduced<const WORDS: usize, const LIMBS: usize>(
+    a: &Lanes<LIMBS>,
+    b: &Lanes<LIMBS>,
+    modulus: &Modulus<WORDS, LIMBS>,
+) -> Lanes<LIMBS> {
+    Lanes(montgomery(a, b, modulus, 64 * WORDS as u32))
+}
+
+/// [`mul_unreduced`] by the radix `2^(52·LIMBS)` instead of blst's: whole
+/// rounds only, so cheaper, and a tighter bound, below
+/// `a·b·2^(−52·LIMBS) + p`. It gives blst's Montgomery form of `a·c` where
+/// `b` holds `c·2^(52·LIMBS − 64·WORDS)` in blst's form (`b` prescaled).
+#[inline]
+#[target_feature(enable = "avx512f,avx512ifma")]
+pub fn mul_unreduced_wide<const WORDS: usize, const LIMBS: usize>(
+    a: &Lanes<LIMBS>,
+    b: &Lanes<LIMBS>,
+    modulus: &Modulus<WORDS, LIMBS>,
+) -> Lanes<LIMBS> {
+    Lanes(montgomery(a, b, modulus, LIMB_BITS * LIMBS as u32))
+}
+
+/// Montgomery multiplication by the radix `2^radix_bits`, with normalized
+/// limbs, without the final subtraction of p (see [`mul_unreduced`]).
+#[inline]
+#[target_feature(enable = "avx512f,avx512ifma")]
+fn montgomery<const WORDS: usize, const LIMBS: usize>(
+    a: &Lanes<LIMBS>,
+    b: &Lanes<LIMBS>,
+    modulus: &Modulus<WORDS, LIMBS>,
+    radix_bits: u32,
+) -> [__m512i; LIMBS] {
     let zero = _mm512_setzero_si512();
     let mask = _mm512_set1_epi64(LIMB_MASK as i64);
     let p = modulus.limbs.map(|l| _mm512_set1_epi64(l as i64));
@@ -347,9 +462,8 @@ pub fn mul<const WORDS: usize, const LIMBS: usize>(
             t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], a.0[i], b.0[j]);
         }
     }
-    // Montgomery reduction by 2^(64·WORDS): whole rounds of 52 bits, then
+    // Montgomery reduction by 2^radix_bits: whole rounds of 52 bits, then
     // one round of the remaining bits.
-    let radix_bits = 64 * WORDS as u32;
     let rounds = (radix_bits / LIMB_BITS) as usize;
     let last_bits = radix_bits % LIMB_BITS;
     let add_multiple = |t: &mut [__m512i; 24], at: usize, m: __m512i| {
@@ -399,7 +513,7 @@ pub fn mul<const WORDS: usize, const LIMBS: usize>(
     } else {
         normalize(&mut high);
     }
-    Lanes(reduce_once(high, modulus))
+    high
 }
 
 /// `a + b mod p`, lane by lane.
@@ -609,6 +723,128 @@ mod tests {
                     "difference, lane {lane} at {at}"
                 );
             }
+        }
+    }
+
+    /// Lanes of `values` plus `k·p` (k < 4) in lane order.
+    fn plus_multiples(values: &[[u64; 4]; 8], k: [u64; 8]) -> Lanes<5> {
+        let mut lanes = Lanes::<5>::from_words(values);
+        let p: Lanes<5> = Lanes::from_words(&[to_words::<4, 5>(&FR.limbs); 8]);
+        let zero = Lanes::<5>::from_words(&[[0; 4]; 8]);
+        for round in 1..4 {
+            let add: [u64; 8] = std::array::from_fn(|l| u64::from(k[l] >= round));
+            let mask = add
+                .iter()
+                .enumerate()
+                .fold(0u8, |m, (l, &a)| m | ((a as u8) << l));
+            // SAFETY: the CPU has the features (checked by the callers).
+            unsafe {
+                let step = Lanes(std::array::from_fn(|i| {
+                    _mm512_mask_blend_epi64(mask, zero.0[i], p.0[i])
+                }));
+                lanes = add_unreduced(&lanes, &step);
+            }
+        }
+        lanes
+    }
+
+    /// Canonical words of a value below 4p.
+    fn canonical(value: &Lanes<5>) -> [[u64; 4]; 8] {
+        // SAFETY: the CPU has the features (checked by the callers).
+        unsafe { reduce(&reduce_below_2p(value, &FR), &FR) }.to_words::<4>()
+    }
+
+    #[test]
+    fn fr_lazy_matches_blst() {
+        if !available() {
+            eprintln!("no AVX-512 IFMA on this CPU: nothing to test");
+            return;
+        }
+        let p = to_words::<4, 5>(&FR.limbs);
+        let mut a = fr_elements(6, 256);
+        let mut b = fr_elements(7, 256);
+        a.extend(edges(p));
+        b.extend(edges(p).into_iter().rev());
+        for at in (0..a.len()).step_by(8) {
+            let (x, y) = (chunk8(&a, at), chunk8(&b, at));
+            let k: [u64; 8] = std::array::from_fn(|l| ((at / 8 + l) % 4) as u64);
+            let (four, two) = (plus_multiples(&x, k), plus_multiples(&x, k.map(|k| k % 2)));
+            let y2 = plus_multiples(&y, k.map(|k| k / 2 % 2));
+            // y·2^4 (the prescaled y), by doubling its words four times.
+            let y16 = y.map(|y| {
+                let mut v = blst::blst_fr { l: y };
+                for _ in 0..4 {
+                    // SAFETY: blst addition of valid elements.
+                    unsafe { blst::blst_fr_add(&mut v, &v, &v) };
+                }
+                v.l
+            });
+            let (canonical_y, y16) = (Lanes::<5>::from_words(&y), Lanes::<5>::from_words(&y16));
+            // SAFETY: the CPU has the features (checked above).
+            let (products, sum, difference) = unsafe {
+                (
+                    [
+                        mul_unreduced(&two, &canonical_y, &FR),
+                        mul_unreduced_wide(&four, &y16, &FR),
+                    ],
+                    add_unreduced(&two, &y2),
+                    sub_unreduced(&two, &y2, &FR),
+                )
+            };
+            for product in &products {
+                // Below 2p: reducing below 2p changes nothing.
+                // SAFETY: as above.
+                let unchanged = unsafe { reduce_below_2p(product, &FR) };
+                assert_eq!(unchanged.to_words::<4>(), product.to_words::<4>());
+            }
+            for lane in 0..8 {
+                let (u, v) = (blst::blst_fr { l: x[lane] }, blst::blst_fr { l: y[lane] });
+                let mut expected = [blst::blst_fr::default(); 3];
+                // SAFETY: blst field operations on valid elements.
+                unsafe {
+                    blst::blst_fr_mul(&mut expected[0], &u, &v);
+                    blst::blst_fr_add(&mut expected[1], &u, &v);
+                    blst::blst_fr_sub(&mut expected[2], &u, &v);
+                }
+                for product in &products {
+                    assert_eq!(
+                        canonical(product)[lane],
+                        expected[0].l,
+                        "product {lane} at {at}"
+                    );
+                }
+                assert_eq!(canonical(&sum)[lane], expected[1].l, "sum {lane} at {at}");
+                assert_eq!(
+                    canonical(&difference)[lane],
+                    expected[2].l,
+                    "difference {lane} at {at}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn fr_conversions_match_words() {
+        if !available() {
+            eprintln!("no AVX-512 IFMA on this CPU: nothing to test");
+            return;
+        }
+        let values = fr_elements(8, 64);
+        let rows: [Lanes<5>; 8] =
+            std::array::from_fn(|k| Lanes::from_words(&chunk8(&values, 8 * k)));
+        // SAFETY: the CPU has the features; the pointers address `values`.
+        let loaded = unsafe { load_fr(std::array::from_fn(|l| &values[8 * 3 + l] as *const _)) };
+        assert_eq!(loaded.to_words::<4>(), rows[3].to_words::<4>());
+        let mut out = [[0u64; 4]; 8];
+        // SAFETY: as above, into `out`.
+        unsafe { store_fr(&rows[5], std::array::from_fn(|l| &mut out[l] as *mut _)) };
+        assert_eq!(out, rows[5].to_words::<4>());
+        let mut transposed = rows;
+        // SAFETY: the CPU has the features.
+        unsafe { transpose(&mut transposed) };
+        for (k, row) in transposed.iter().enumerate() {
+            let expected: [[u64; 4]; 8] = std::array::from_fn(|l| values[8 * l + k]);
+            assert_eq!(row.to_words::<4>(), expected, "row {k}");
         }
     }
 

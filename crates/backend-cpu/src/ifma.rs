@@ -473,7 +473,9 @@ fn montgomery<const WORDS: usize, const LIMBS: usize>(
         }
     };
     for i in 0..rounds {
-        let m = _mm512_and_si512(_mm512_madd52lo_epu64(zero, t[i], inv), mask);
+        // The low half of a 52×52-bit product added to zero: below 2^52
+        // already, no mask needed.
+        let m = _mm512_madd52lo_epu64(zero, t[i], inv);
         add_multiple(&mut t, i, m);
         t[i + 1] = _mm512_add_epi64(t[i + 1], _mm512_srli_epi64::<52>(t[i]));
     }

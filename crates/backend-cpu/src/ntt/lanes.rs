@@ -180,17 +180,8 @@ pub(super) unsafe fn transform(
             let mut factors = coset_lanes.as_ref().map(|lanes| {
                 Factors::new(g.pow_vartime([8 * offset as u64]), lanes, Some(coset_step))
             });
-            for j in 0..chunk.len() {
-                let block = &data[8 * (j * spread + offset)..][..8];
-                // SAFETY: eight elements of `block`; the caller checked the CPU.
-                unsafe {
-                    let mut lanes = ifma::load_fr(REVERSED_LANES.map(|k| at(&block[k])));
-                    if let Some(factors) = &mut factors {
-                        lanes = ifma::mul(&lanes, &factors.next(), &FR);
-                    }
-                    chunk[reverse(j, chunk_log)].write(lanes);
-                }
-            }
+            // SAFETY: the caller checked the CPU.
+            unsafe { load_chunk(data, chunk, spread, offset, factors.as_mut()) };
             // SAFETY: every vector of the chunk is written (j ↦ rev(j) is a
             // bijection), and `Fr` has the layout of `MaybeUninit<Fr>`.
             let chunk = unsafe { &mut *(chunk as *mut [MaybeUninit<Fr>] as *mut [Fr]) };
@@ -222,6 +213,33 @@ pub(super) unsafe fn transform(
     if inverse && coset {
         // Position 0 got the factor of position n (see `finish`).
         data[0] *= g.pow_vartime([n as u64]);
+    }
+}
+
+/// Fills a chunk of vectors: vector `rev(j)` from the input block
+/// `j·spread + offset`, lane `k` from its element `rev(k)`, times the
+/// coset factors if any.
+///
+/// # Safety
+///
+/// The CPU must have AVX-512F and IFMA.
+#[target_feature(enable = "avx512f,avx512ifma")]
+unsafe fn load_chunk(
+    data: &[Scalar],
+    chunk: &mut [MaybeUninit<Fr>],
+    spread: usize,
+    offset: usize,
+    mut factors: Option<&mut Factors>,
+) {
+    let bits = chunk.len().ilog2();
+    for j in 0..chunk.len() {
+        let block = &data[8 * (j * spread + offset)..][..8];
+        // SAFETY: eight elements of `block`.
+        let mut lanes = unsafe { ifma::load_fr(REVERSED_LANES.map(|k| at(&block[k]))) };
+        if let Some(factors) = &mut factors {
+            lanes = ifma::mul(&lanes, &factors.next(), &FR);
+        }
+        chunk[reverse(j, bits)].write(lanes);
     }
 }
 
@@ -292,29 +310,58 @@ fn finish(buf: &[Fr], data: &mut [Scalar], twiddles: &[Scalar], scale: Option<(S
             rows
         });
         for (i, group) in chunk.chunks_exact(8).enumerate() {
-            let v = v0 + 8 * i;
-            let mut x: [Fr; 8] = group.try_into().expect("eight vectors");
-            // SAFETY: the domain has this path only on a CPU with the features.
-            unsafe { last_stages(&mut x, v, m, twiddles) };
-            for (k, row) in x.iter().enumerate() {
-                let e = (k << m) + v;
-                let position = |l: usize| match scale {
-                    None => out.at(e + l),
-                    Some(_) => out.at((n - e - l) & (n - 1)),
-                };
-                // SAFETY: as above; each position is written once, by its element.
-                unsafe {
-                    // From below 4p to canonical.
-                    let value = match &mut factors {
-                        Some(rows) => ifma::mul_unreduced_wide(row, &rows[k].next(), &FR),
-                        None => ifma::reduce_below_2p(row, &FR),
-                    };
-                    let value = ifma::reduce(&value, &FR);
-                    ifma::store_fr(&value, std::array::from_fn(|l| position(l).cast()));
-                }
-            }
+            let group = group.try_into().expect("eight vectors");
+            // SAFETY: the domain has this path only on a CPU with the
+            // features; each group's output positions are its own.
+            unsafe {
+                output_group(
+                    group,
+                    v0 + 8 * i,
+                    twiddles,
+                    out,
+                    scale.is_some(),
+                    factors.as_mut(),
+                )
+            };
         }
     });
+}
+
+/// The last stages of the group of vectors `v .. v + 8`, and its output
+/// (see [`finish`]).
+///
+/// # Safety
+///
+/// The CPU must have AVX-512F and IFMA; no other thread may write the
+/// group's output positions.
+#[target_feature(enable = "avx512f,avx512ifma")]
+unsafe fn output_group(
+    group: &[Fr; 8],
+    v: usize,
+    twiddles: &[Scalar],
+    out: SharedMut<Scalar>,
+    reversed: bool,
+    mut factors: Option<&mut [Factors; 8]>,
+) {
+    let n = 2 * twiddles.len();
+    let m = n.ilog2() - 3;
+    let mut x = *group;
+    last_stages(&mut x, v, m, twiddles);
+    for (k, row) in x.iter().enumerate() {
+        let e = (k << m) + v;
+        let position = |l: usize| match reversed {
+            false => out.at(e + l),
+            true => out.at((n - e - l) & (n - 1)),
+        };
+        // From below 4p to canonical.
+        let value = match &mut factors {
+            Some(rows) => ifma::mul_unreduced_wide(row, &rows[k].next(), &FR),
+            None => ifma::reduce_below_2p(row, &FR),
+        };
+        let value = ifma::reduce(&value, &FR);
+        // SAFETY: each position is written once, by its element.
+        unsafe { ifma::store_fr(&value, std::array::from_fn(|l| position(l).cast())) };
+    }
 }
 
 /// Transposes the group of vectors `v .. v + 8` (lane `l` of row `k`

@@ -672,7 +672,12 @@ mod tune {
         // CPU seconds of this process: less disturbed by other load than wall time.
         let wall = || {
             let stat = std::fs::read_to_string("/proc/self/stat").unwrap();
-            let fields: Vec<&str> = stat.rsplit(')').next().unwrap().split_whitespace().collect();
+            let fields: Vec<&str> = stat
+                .rsplit(')')
+                .next()
+                .unwrap()
+                .split_whitespace()
+                .collect();
             (fields[11].parse::<f64>().unwrap() + fields[12].parse::<f64>().unwrap()) / 100.0
         };
         for round in 0..2 {

@@ -180,6 +180,165 @@ impl<const LIMBS: usize> Lanes<LIMBS> {
     }
 }
 
+/// One element's 52-bit limbs, from its 64-bit words (blst's layout).
+pub fn limbs_of<const WORDS: usize, const LIMBS: usize>(words: &[u64; WORDS]) -> [u64; LIMBS] {
+    to_limbs(words)
+}
+
+impl<const LIMBS: usize> Lanes<LIMBS> {
+    /// One element, given by its limbs, in all eight lanes.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    pub fn splat(limbs: &[u64; LIMBS]) -> Self {
+        Self(limbs.map(|limb| _mm512_set1_epi64(limb as i64)))
+    }
+}
+
+/// Indices for `_mm512_permutex2var_epi64` that interleave the four words
+/// of two pairs of elements: words 0 and 1 of four elements, and words 2
+/// and 3 (and back: the permutation is the same both ways).
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn pair_words() -> (__m512i, __m512i) {
+    (
+        _mm512_set_epi64(13, 9, 5, 1, 12, 8, 4, 0),
+        _mm512_set_epi64(15, 11, 7, 3, 14, 10, 6, 2),
+    )
+}
+
+/// Eight scalar-field elements (blst's `blst_fr` words), each read from its
+/// own address, to lanes: a transpose in registers and a repacking of bits,
+/// much cheaper than [`Lanes::from_words`].
+///
+/// # Safety
+///
+/// Every pointer must be valid for reading 32 bytes.
+#[inline]
+#[target_feature(enable = "avx512f")]
+pub unsafe fn load_fr(elements: [*const [u64; 4]; 8]) -> Lanes<5> {
+    // SAFETY: the caller guarantees 32 readable bytes at each address.
+    let e = elements.map(|at| unsafe { _mm256_loadu_si256(at.cast()) });
+    let pair = |a: __m256i, b: __m256i| _mm512_inserti64x4::<1>(_mm512_castsi256_si512(a), b);
+    let z = [
+        pair(e[0], e[1]),
+        pair(e[2], e[3]),
+        pair(e[4], e[5]),
+        pair(e[6], e[7]),
+    ];
+    let (low, high) = pair_words();
+    // Words 0–1 and 2–3 of elements 0–3 (a) and 4–7 (b), then whole words.
+    let a = [
+        _mm512_permutex2var_epi64(z[0], low, z[1]),
+        _mm512_permutex2var_epi64(z[0], high, z[1]),
+    ];
+    let b = [
+        _mm512_permutex2var_epi64(z[2], low, z[3]),
+        _mm512_permutex2var_epi64(z[2], high, z[3]),
+    ];
+    let w = [
+        _mm512_shuffle_i64x2::<0b01_00_01_00>(a[0], b[0]),
+        _mm512_shuffle_i64x2::<0b11_10_11_10>(a[0], b[0]),
+        _mm512_shuffle_i64x2::<0b01_00_01_00>(a[1], b[1]),
+        _mm512_shuffle_i64x2::<0b11_10_11_10>(a[1], b[1]),
+    ];
+    let mask = _mm512_set1_epi64(LIMB_MASK as i64);
+    let join = |low: __m512i, high: __m512i, shift: u32| {
+        let low = _mm512_srl_epi64(low, _mm_cvtsi32_si128(64 - shift as i32));
+        let high = _mm512_sll_epi64(high, _mm_cvtsi32_si128(shift as i32));
+        _mm512_and_si512(_mm512_or_si512(low, high), mask)
+    };
+    Lanes([
+        _mm512_and_si512(w[0], mask),
+        join(w[0], w[1], 12),
+        join(w[1], w[2], 24),
+        join(w[2], w[3], 36),
+        _mm512_srli_epi64::<16>(w[3]),
+    ])
+}
+
+/// The inverse of [`load_fr`]: eight elements, each written to its own
+/// address as blst's words.
+///
+/// # Safety
+///
+/// Every pointer must be valid for writing 32 bytes.
+#[inline]
+#[target_feature(enable = "avx512f")]
+pub unsafe fn store_fr(lanes: &Lanes<5>, elements: [*mut [u64; 4]; 8]) {
+    let l = &lanes.0;
+    let join = |low: __m512i, high: __m512i, shift: u32| {
+        let low = _mm512_srl_epi64(low, _mm_cvtsi32_si128(shift as i32));
+        let high = _mm512_sll_epi64(high, _mm_cvtsi32_si128(52 - shift as i32));
+        _mm512_or_si512(low, high)
+    };
+    // The limbs are below 2^52: each word is the top of one limb and the
+    // bottom of the next.
+    let w = [
+        _mm512_or_si512(l[0], _mm512_slli_epi64::<52>(l[1])),
+        join(l[1], l[2], 12),
+        join(l[2], l[3], 24),
+        join(l[3], l[4], 36),
+    ];
+    let a = [
+        _mm512_shuffle_i64x2::<0b01_00_01_00>(w[0], w[1]),
+        _mm512_shuffle_i64x2::<0b01_00_01_00>(w[2], w[3]),
+    ];
+    let b = [
+        _mm512_shuffle_i64x2::<0b11_10_11_10>(w[0], w[1]),
+        _mm512_shuffle_i64x2::<0b11_10_11_10>(w[2], w[3]),
+    ];
+    let (low, high) = pair_words();
+    let z = [
+        _mm512_permutex2var_epi64(a[0], low, a[1]),
+        _mm512_permutex2var_epi64(a[0], high, a[1]),
+        _mm512_permutex2var_epi64(b[0], low, b[1]),
+        _mm512_permutex2var_epi64(b[0], high, b[1]),
+    ];
+    for (i, at) in elements.into_iter().enumerate() {
+        let pair = z[i / 2];
+        let element = if i % 2 == 0 {
+            _mm512_castsi512_si256(pair)
+        } else {
+            _mm512_extracti64x4_epi64::<1>(pair)
+        };
+        // SAFETY: the caller guarantees 32 writable bytes at each address.
+        unsafe { _mm256_storeu_si256(at.cast(), element) };
+    }
+}
+
+/// Transposes eight lane vectors: lane `l` of `rows[k]` and lane `k` of
+/// `rows[l]` trade places, limb by limb (three rounds of exchanges).
+#[inline]
+#[target_feature(enable = "avx512f")]
+pub fn transpose<const LIMBS: usize>(rows: &mut [Lanes<LIMBS>; 8]) {
+    for d in [4usize, 2, 1] {
+        // Row k (bit d clear) keeps its lanes with bit d clear and takes
+        // those of row k + d shifted down by d; row k + d the converse.
+        let index = |keep_low: bool| {
+            let lanes: [i64; 8] = std::array::from_fn(|j| {
+                let j = j as i64;
+                let d = d as i64;
+                match (keep_low, j & d == 0) {
+                    (true, true) => j,
+                    (true, false) => 8 + j - d,
+                    (false, true) => j + d,
+                    (false, false) => 8 + j,
+                }
+            });
+            // SAFETY: an unaligned load of 64 bytes from an array of 8 i64.
+            unsafe { _mm512_loadu_si512(lanes.as_ptr().cast()) }
+        };
+        let (low, high) = (index(true), index(false));
+        for k in (0..8).filter(|k| k & d == 0) {
+            for i in 0..LIMBS {
+                let (a, b) = (rows[k].0[i], rows[k + d].0[i]);
+                rows[k].0[i] = _mm512_permutex2var_epi64(a, low, b);
+                rows[k + d].0[i] = _mm512_permutex2var_epi64(a, high, b);
+            }
+        }
+    }
+}
+
 /// Propagates carries so that every limb is below 2^52; returns the carry
 /// out of the top limb.
 #[inline]
@@ -222,9 +381,80 @@ fn reduce_once<const WORDS: usize, const LIMBS: usize>(
     value: [__m512i; LIMBS],
     modulus: &Modulus<WORDS, LIMBS>,
 ) -> [__m512i; LIMBS] {
-    let p = modulus.limbs.map(|l| _mm512_set1_epi64(l as i64));
-    let (reduced, negative) = subtract(&value, &p);
+    subtract_if_not_below(value, &modulus.limbs)
+}
+
+/// `value − bound` where that is not negative, else `value`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512ifma")]
+fn subtract_if_not_below<const LIMBS: usize>(
+    value: [__m512i; LIMBS],
+    bound: &[u64; LIMBS],
+) -> [__m512i; LIMBS] {
+    let bound = bound.map(|l| _mm512_set1_epi64(l as i64));
+    let (reduced, negative) = subtract(&value, &bound);
     std::array::from_fn(|i| _mm512_mask_blend_epi64(negative, reduced[i], value[i]))
+}
+
+/// 2p in normalized limbs.
+fn twice<const WORDS: usize, const LIMBS: usize>(modulus: &Modulus<WORDS, LIMBS>) -> [u64; LIMBS] {
+    let mut carry = 0;
+    modulus.limbs.map(|limb| {
+        let value = (limb << 1) + carry;
+        carry = value >> LIMB_BITS;
+        value & LIMB_MASK
+    })
+}
+
+/// `value mod p` for `value < 2p`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512ifma")]
+pub fn reduce<const WORDS: usize, const LIMBS: usize>(
+    value: &Lanes<LIMBS>,
+    modulus: &Modulus<WORDS, LIMBS>,
+) -> Lanes<LIMBS> {
+    Lanes(reduce_once(value.0, modulus))
+}
+
+/// A value below 2p congruent to `value < 4p`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512ifma")]
+pub fn reduce_below_2p<const WORDS: usize, const LIMBS: usize>(
+    value: &Lanes<LIMBS>,
+    modulus: &Modulus<WORDS, LIMBS>,
+) -> Lanes<LIMBS> {
+    Lanes(subtract_if_not_below(value.0, &twice(modulus)))
+}
+
+/// `a + b`, unreduced: the caller keeps sums below `2^(52·LIMBS)` (for
+/// lazy reduction).
+#[inline]
+#[target_feature(enable = "avx512f,avx512ifma")]
+pub fn add_unreduced<const LIMBS: usize>(a: &Lanes<LIMBS>, b: &Lanes<LIMBS>) -> Lanes<LIMBS> {
+    let mut sum: [__m512i; LIMBS] = std::array::from_fn(|i| _mm512_add_epi64(a.0[i], b.0[i]));
+    normalize(&mut sum);
+    Lanes(sum)
+}
+
+/// `a + 2p − b` for `b ≤ 2p`, unreduced: congruent to `a − b`, below
+/// `a + 2p` (for lazy reduction).
+#[inline]
+#[target_feature(enable = "avx512f,avx512ifma")]
+pub fn sub_unreduced<const WORDS: usize, const LIMBS: usize>(
+    a: &Lanes<LIMBS>,
+    b: &Lanes<LIMBS>,
+    modulus: &Modulus<WORDS, LIMBS>,
+) -> Lanes<LIMBS> {
+    let twice = twice(modulus);
+    let mask = _mm512_set1_epi64(LIMB_MASK as i64);
+    let mut carry = _mm512_setzero_si512();
+    // Limbs may go negative before the carries: a signed carry chain.
+    Lanes(std::array::from_fn(|i| {
+        let plus = _mm512_add_epi64(a.0[i], _mm512_set1_epi64(twice[i] as i64));
+        let value = _mm512_add_epi64(_mm512_sub_epi64(plus, b.0[i]), carry);
+        carry = _mm512_srai_epi64::<52>(value);
+        _mm512_and_si512(value, mask)
+    }))
 }
 
 /// `a·b·2^(−64·WORDS) mod p`, lane by lane.
@@ -235,6 +465,50 @@ pub fn mul<const WORDS: usize, const LIMBS: usize>(
     b: &Lanes<LIMBS>,
     modulus: &Modulus<WORDS, LIMBS>,
 ) -> Lanes<LIMBS> {
+    Lanes(reduce_once(
+        montgomery(a, b, modulus, 64 * WORDS as u32),
+        modulus,
+    ))
+}
+
+/// [`mul`] without the final subtraction, for lazy reduction:
+/// `a·b·2^(−64·WORDS)` up to a multiple of p, below
+/// `a·b·2^(−64·WORDS) + p`. The limbs of `a` must be normalized; its value
+/// may exceed p.
+#[inline]
+#[target_feature(enable = "avx512f,avx512ifma")]
+pub fn mul_unreduced<const WORDS: usize, const LIMBS: usize>(
+    a: &Lanes<LIMBS>,
+    b: &Lanes<LIMBS>,
+    modulus: &Modulus<WORDS, LIMBS>,
+) -> Lanes<LIMBS> {
+    Lanes(montgomery(a, b, modulus, 64 * WORDS as u32))
+}
+
+/// [`mul_unreduced`] by the radix `2^(52·LIMBS)` instead of blst's: whole
+/// rounds only, so cheaper, and a tighter bound, below
+/// `a·b·2^(−52·LIMBS) + p`. It gives blst's Montgomery form of `a·c` where
+/// `b` holds `c·2^(52·LIMBS − 64·WORDS)` in blst's form (`b` prescaled).
+#[inline]
+#[target_feature(enable = "avx512f,avx512ifma")]
+pub fn mul_unreduced_wide<const WORDS: usize, const LIMBS: usize>(
+    a: &Lanes<LIMBS>,
+    b: &Lanes<LIMBS>,
+    modulus: &Modulus<WORDS, LIMBS>,
+) -> Lanes<LIMBS> {
+    Lanes(montgomery(a, b, modulus, LIMB_BITS * LIMBS as u32))
+}
+
+/// Montgomery multiplication by the radix `2^radix_bits`, with normalized
+/// limbs, without the final subtraction of p (see [`mul_unreduced`]).
+#[inline]
+#[target_feature(enable = "avx512f,avx512ifma")]
+fn montgomery<const WORDS: usize, const LIMBS: usize>(
+    a: &Lanes<LIMBS>,
+    b: &Lanes<LIMBS>,
+    modulus: &Modulus<WORDS, LIMBS>,
+    radix_bits: u32,
+) -> [__m512i; LIMBS] {
     let zero = _mm512_setzero_si512();
     let mask = _mm512_set1_epi64(LIMB_MASK as i64);
     let p = modulus.limbs.map(|l| _mm512_set1_epi64(l as i64));
@@ -249,9 +523,8 @@ pub fn mul<const WORDS: usize, const LIMBS: usize>(
             t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], a.0[i], b.0[j]);
         }
     }
-    // Montgomery reduction by 2^(64·WORDS): whole rounds of 52 bits, then
+    // Montgomery reduction by 2^radix_bits: whole rounds of 52 bits, then
     // one round of the remaining bits.
-    let radix_bits = 64 * WORDS as u32;
     let rounds = (radix_bits / LIMB_BITS) as usize;
     let last_bits = radix_bits % LIMB_BITS;
     let add_multiple = |t: &mut [__m512i; 24], at: usize, m: __m512i| {
@@ -261,7 +534,9 @@ pub fn mul<const WORDS: usize, const LIMBS: usize>(
         }
     };
     for i in 0..rounds {
-        let m = _mm512_and_si512(_mm512_madd52lo_epu64(zero, t[i], inv), mask);
+        // The low half of a 52×52-bit product added to zero: below 2^52
+        // already, no mask needed.
+        let m = _mm512_madd52lo_epu64(zero, t[i], inv);
         add_multiple(&mut t, i, m);
         t[i + 1] = _mm512_add_epi64(t[i + 1], _mm512_srli_epi64::<52>(t[i]));
     }
@@ -301,7 +576,7 @@ pub fn mul<const WORDS: usize, const LIMBS: usize>(
     } else {
         normalize(&mut high);
     }
-    Lanes(reduce_once(high, modulus))
+    high
 }
 
 /// `a + b mod p`, lane by lane.
@@ -481,6 +756,137 @@ mod tests {
             }
             out.map(|e| e.l)
         });
+    }
+
+    /// Lanes of `values` plus `k·p` (k < 4) in lane order.
+    #[target_feature(enable = "avx512f,avx512ifma")]
+    fn plus_multiples(values: &[[u64; 4]; 8], k: [u64; 8]) -> Lanes<5> {
+        let mut lanes = Lanes::<5>::from_words(values);
+        let p: Lanes<5> = Lanes::from_words(&[FR.words; 8]);
+        let zero = Lanes::<5>::from_words(&[[0; 4]; 8]);
+        for round in 1..4 {
+            let add: [u64; 8] = std::array::from_fn(|l| u64::from(k[l] >= round));
+            let mask = add
+                .iter()
+                .enumerate()
+                .fold(0u8, |m, (l, &a)| m | ((a as u8) << l));
+            {
+                let step = Lanes(std::array::from_fn(|i| {
+                    _mm512_mask_blend_epi64(mask, zero.0[i], p.0[i])
+                }));
+                lanes = add_unreduced(&lanes, &step);
+            }
+        }
+        lanes
+    }
+
+    /// Canonical words of a value below 4p.
+    #[target_feature(enable = "avx512f,avx512ifma")]
+    fn canonical(value: &Lanes<5>) -> [[u64; 4]; 8] {
+        reduce(&reduce_below_2p(value, &FR), &FR).to_words::<4>()
+    }
+
+    #[test]
+    fn fr_lazy_matches_blst() {
+        if !available() {
+            eprintln!("no AVX-512 IFMA on this CPU: nothing to test");
+            return;
+        }
+        // SAFETY: the CPU has the features (checked above).
+        unsafe { fr_lazy_matches_blst_on_ifma() }
+    }
+
+    #[target_feature(enable = "avx512f,avx512ifma")]
+    fn fr_lazy_matches_blst_on_ifma() {
+        let p = FR.words;
+        let mut a = fr_elements(6, 256);
+        let mut b = fr_elements(7, 256);
+        a.extend(edges(p));
+        b.extend(edges(p).into_iter().rev());
+        for at in (0..a.len()).step_by(8) {
+            let (x, y) = (chunk8(&a, at), chunk8(&b, at));
+            let k: [u64; 8] = std::array::from_fn(|l| ((at / 8 + l) % 4) as u64);
+            let (four, two) = (plus_multiples(&x, k), plus_multiples(&x, k.map(|k| k % 2)));
+            let y2 = plus_multiples(&y, k.map(|k| k / 2 % 2));
+            // y·2^4 (the prescaled y), by doubling its words four times.
+            let y16 = y.map(|y| {
+                let mut v = blst::blst_fr { l: y };
+                for _ in 0..4 {
+                    // SAFETY: blst addition of valid elements.
+                    unsafe { blst::blst_fr_add(&mut v, &v, &v) };
+                }
+                v.l
+            });
+            let (canonical_y, y16) = (Lanes::<5>::from_words(&y), Lanes::<5>::from_words(&y16));
+            let (products, sum, difference) = {
+                (
+                    [
+                        mul_unreduced(&two, &canonical_y, &FR),
+                        mul_unreduced_wide(&four, &y16, &FR),
+                    ],
+                    add_unreduced(&two, &y2),
+                    sub_unreduced(&two, &y2, &FR),
+                )
+            };
+            for product in &products {
+                // Below 2p: reducing below 2p changes nothing.
+                let unchanged = reduce_below_2p(product, &FR);
+                assert_eq!(unchanged.to_words::<4>(), product.to_words::<4>());
+            }
+            for lane in 0..8 {
+                let (u, v) = (blst::blst_fr { l: x[lane] }, blst::blst_fr { l: y[lane] });
+                let mut expected = [blst::blst_fr::default(); 3];
+                // SAFETY: blst field operations on valid elements.
+                unsafe {
+                    blst::blst_fr_mul(&mut expected[0], &u, &v);
+                    blst::blst_fr_add(&mut expected[1], &u, &v);
+                    blst::blst_fr_sub(&mut expected[2], &u, &v);
+                }
+                for product in &products {
+                    assert_eq!(
+                        canonical(product)[lane],
+                        expected[0].l,
+                        "product {lane} at {at}"
+                    );
+                }
+                assert_eq!(canonical(&sum)[lane], expected[1].l, "sum {lane} at {at}");
+                assert_eq!(
+                    canonical(&difference)[lane],
+                    expected[2].l,
+                    "difference {lane} at {at}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn fr_conversions_match_words() {
+        if !available() {
+            eprintln!("no AVX-512 IFMA on this CPU: nothing to test");
+            return;
+        }
+        // SAFETY: the CPU has the features (checked above).
+        unsafe { fr_conversions_match_words_on_ifma() }
+    }
+
+    #[target_feature(enable = "avx512f,avx512ifma")]
+    fn fr_conversions_match_words_on_ifma() {
+        let values = fr_elements(8, 64);
+        let rows: [Lanes<5>; 8] =
+            std::array::from_fn(|k| Lanes::from_words(&chunk8(&values, 8 * k)));
+        // SAFETY: the CPU has the features; the pointers address `values`.
+        let loaded = unsafe { load_fr(std::array::from_fn(|l| &values[8 * 3 + l] as *const _)) };
+        assert_eq!(loaded.to_words::<4>(), rows[3].to_words::<4>());
+        let mut out = [[0u64; 4]; 8];
+        // SAFETY: as above, into `out`.
+        unsafe { store_fr(&rows[5], std::array::from_fn(|l| &mut out[l] as *mut _)) };
+        assert_eq!(out, rows[5].to_words::<4>());
+        let mut transposed = rows;
+        transpose(&mut transposed);
+        for (k, row) in transposed.iter().enumerate() {
+            let expected: [[u64; 4]; 8] = std::array::from_fn(|l| values[8 * l + k]);
+            assert_eq!(row.to_words::<4>(), expected, "row {k}");
+        }
     }
 
     /// Gathering records out of order and scattering them to other places

@@ -10,11 +10,19 @@
 //! index reversal `i ↦ n − i` and the factor 1/n; cosets multiply by powers
 //! of the field's multiplicative generator before (forward) or after
 //! (inverse) the transform, as bellperson's `coset_fft`/`icoset_fft` do.
+//!
+//! Where the CPU has AVX-512 IFMA, sizes from 2^6 on take the eight-lane
+//! path of [`lanes`] instead (about 2.5 times faster, same results); it
+//! keeps a further 5 bytes an element of twiddles per domain and
+//! allocates 40 bytes an element of scratch per transform.
 
 use backend_api::interop::root_of_unity;
 use blstrs::Scalar;
 use ff::{Field, PrimeField};
 use rayon::prelude::*;
+
+#[cfg(target_arch = "x86_64")]
+mod lanes;
 
 /// Stages that run inside one cache-resident chunk of `2^LOCAL_LOG` elements.
 const LOCAL_LOG: u32 = 12;
@@ -30,6 +38,10 @@ pub struct Domain {
     /// cache: `ω_c^j` for `j < c/2`, `c = 2^LOCAL_LOG` (or n if smaller).
     local_twiddles: Vec<Scalar>,
     n_inv: Scalar,
+    /// The tables of the AVX-512 IFMA path, where the CPU has IFMA and the
+    /// size suits it.
+    #[cfg(target_arch = "x86_64")]
+    lanes: Option<lanes::Tables>,
 }
 
 /// `table[j · stride]` for `j < len`: one stage's twiddles, contiguous.
@@ -55,13 +67,18 @@ fn scale_by_powers(data: &mut [Scalar], base: Scalar, start: Scalar) {
 }
 
 /// A pointer that may cross threads; each index is written by one task only.
-#[derive(Clone, Copy)]
-struct SharedMut(*mut Scalar);
-unsafe impl Send for SharedMut {}
-unsafe impl Sync for SharedMut {}
+struct SharedMut<T>(*mut T);
+impl<T> Clone for SharedMut<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for SharedMut<T> {}
+unsafe impl<T> Send for SharedMut<T> {}
+unsafe impl<T> Sync for SharedMut<T> {}
 
-impl SharedMut {
-    fn at(self, index: usize) -> *mut Scalar {
+impl<T> SharedMut<T> {
+    fn at(self, index: usize) -> *mut T {
         self.0.wrapping_add(index)
     }
 }
@@ -111,11 +128,16 @@ impl Domain {
         let n_inv = Scalar::from(n as u64).invert().expect("n is invertible");
         let local = 1usize << log_n.min(LOCAL_LOG);
         let local_twiddles = gather(&twiddles, n / local, local / 2);
+        #[cfg(target_arch = "x86_64")]
+        let lanes = (crate::ifma::available() && log_n >= lanes::MIN_LOG)
+            .then(|| lanes::Tables::new(log_n, &twiddles));
         Self {
             log_n,
             twiddles,
             local_twiddles,
             n_inv,
+            #[cfg(target_arch = "x86_64")]
+            lanes,
         }
     }
 
@@ -131,6 +153,17 @@ impl Domain {
             self.size(),
             "vector length differs from the domain size"
         );
+        #[cfg(target_arch = "x86_64")]
+        if let Some(tables) = &self.lanes {
+            // SAFETY: the tables exist only where `ifma::available()`.
+            unsafe { lanes::transform(tables, &self.twiddles, data, inverse, coset, self.n_inv) };
+            return;
+        }
+        self.transform_scalar(data, inverse, coset);
+    }
+
+    /// [`Self::transform`] with blst's one-at-a-time arithmetic.
+    fn transform_scalar(&self, data: &mut [Scalar], inverse: bool, coset: bool) {
         let g = Scalar::MULTIPLICATIVE_GENERATOR;
         if coset && !inverse {
             scale_by_powers(data, g, Scalar::ONE);
@@ -201,5 +234,82 @@ impl Domain {
                     }
                 });
         });
+    }
+}
+
+#[cfg(all(test, target_arch = "x86_64"))]
+mod tests {
+    use super::*;
+
+    /// Pseudo-random elements with 0, 1 and −1 at the start.
+    fn elements(n: usize, seed: u64) -> Vec<Scalar> {
+        let mut x = Scalar::from(seed);
+        let edges = [Scalar::ZERO, Scalar::ONE, -Scalar::ONE];
+        (0..n)
+            .map(|i| match edges.get(i) {
+                Some(&edge) => edge,
+                None => {
+                    x = x.square() + Scalar::from(i as u64);
+                    x
+                }
+            })
+            .collect()
+    }
+
+    /// The IFMA path against the scalar one, every direction, with and
+    /// without coset.
+    fn check_lanes(log_n: u32) {
+        let domain = Domain::new(log_n);
+        for (inverse, coset) in [(false, false), (true, false), (false, true), (true, true)] {
+            let input = elements(1 << log_n, 3 + log_n as u64);
+            let (mut fast, mut scalar) = (input.clone(), input);
+            domain.transform(&mut fast, inverse, coset);
+            domain.transform_scalar(&mut scalar, inverse, coset);
+            assert!(
+                fast == scalar,
+                "2^{log_n}, inverse {inverse}, coset {coset}"
+            );
+        }
+    }
+
+    #[test]
+    fn lanes_match_scalar_small() {
+        if !crate::ifma::available() {
+            eprintln!("no AVX-512 IFMA on this CPU: nothing to test");
+            return;
+        }
+        // Below MIN_LOG the scalar path runs; from 6 to 13, one chunk.
+        for log_n in 1..=13 {
+            check_lanes(log_n);
+        }
+    }
+
+    #[test]
+    fn lanes_match_scalar_large() {
+        if !crate::ifma::available() {
+            eprintln!("no AVX-512 IFMA on this CPU: nothing to test");
+            return;
+        }
+        // Passes over the whole buffer of one, two, three and four stages.
+        for log_n in 14..=17 {
+            check_lanes(log_n);
+        }
+    }
+
+    #[test]
+    fn lanes_round_trip() {
+        if !crate::ifma::available() {
+            eprintln!("no AVX-512 IFMA on this CPU: nothing to test");
+            return;
+        }
+        let domain = Domain::new(15);
+        let input = elements(1 << 15, 11);
+        for coset in [false, true] {
+            let mut data = input.clone();
+            domain.transform(&mut data, false, coset);
+            assert!(data != input);
+            domain.transform(&mut data, true, coset);
+            assert!(data == input, "coset {coset}");
+        }
     }
 }

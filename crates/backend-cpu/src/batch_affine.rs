@@ -125,7 +125,9 @@ struct Forward {
     x1: FpLanes,
     /// `x₂ − x₁`.
     dx: FpLanes,
-    /// The product of the `dx` of this entry and all before it.
+    /// The product of the `dx` of this entry and all before it, below 2p
+    /// (reduced lazily: R = 2^384 > 4p keeps products of values below 2p
+    /// below 2p).
     product: FpLanes,
 }
 
@@ -269,7 +271,10 @@ impl<'p> Buckets<'p> {
     }
 
     /// The pending additions, with one inversion: `λ = (y₂ − y₁)/(x₂ − x₁)`,
-    /// `x₃ = λ² − x₁ − x₂`, `y₃ = λ·(x₁ − x₃) − y₁`.
+    /// `x₃ = λ² − x₁ − x₂`, `y₃ = λ·(x₁ − x₃) − y₁`. Products that only feed
+    /// other products (the prefix products, the inverses, λ) skip their final
+    /// subtraction: below 2p, they stay below 2p (`R = 2^384 > 4p`); what is
+    /// subtracted or stored is canonical.
     #[target_feature(enable = "avx512f,avx512ifma")]
     fn flush(&mut self) {
         if self.batch.is_empty() {
@@ -292,12 +297,12 @@ impl<'p> Buckets<'p> {
             };
             let dx = ifma::sub(&x2, &x1, &FP);
             let product = match self.forward.last() {
-                Some(previous) => ifma::mul(&previous.product, &dx, &FP),
+                Some(previous) => ifma::mul_unreduced(&previous.product, &dx, &FP),
                 None => dx,
             };
             self.forward.push(Forward { x1, dx, product });
         }
-        let mut inverse = inverted(self.forward[vectors - 1].product);
+        let mut inverse = inverted(ifma::reduce(&self.forward[vectors - 1].product, &FP));
         for v in (0..vectors).rev() {
             let (bucket_at, point_at, negate, real) = self.lanes(v);
             let bucket_y = _mm512_add_epi64(bucket_at, y_offset);
@@ -316,11 +321,11 @@ impl<'p> Buckets<'p> {
             let inverse_dx = if v == 0 {
                 inverse
             } else {
-                let this = ifma::mul(&inverse, &self.forward[v - 1].product, &FP);
-                inverse = ifma::mul(&inverse, &dx, &FP);
+                let this = ifma::mul_unreduced(&inverse, &self.forward[v - 1].product, &FP);
+                inverse = ifma::mul_unreduced(&inverse, &dx, &FP);
                 this
             };
-            let lambda = ifma::mul(&ifma::sub(&y2, &y1, &FP), &inverse_dx, &FP);
+            let lambda = ifma::mul_unreduced(&ifma::sub(&y2, &y1, &FP), &inverse_dx, &FP);
             // x₁ + x₂ = 2·x₁ + dx.
             let x1_plus_x2 = ifma::add(&ifma::add(&x1, &x1, &FP), &dx, &FP);
             let x3 = ifma::sub(&ifma::mul(&lambda, &lambda, &FP), &x1_plus_x2, &FP);

@@ -19,10 +19,19 @@ use std::arch::x86_64::*;
 const LIMB_BITS: u32 = 52;
 const LIMB_MASK: u64 = (1 << LIMB_BITS) - 1;
 
-/// Whether this CPU has the instructions the module needs.
+/// The environment variable that switches this module off when set to `0`
+/// (to compare against, or fall back to, the scalar code).
+pub const SWITCH: &str = "PCE_CPU_IFMA";
+
+/// Whether this CPU has the instructions the module needs, and they are not
+/// switched off with [`SWITCH`]` = 0`. Decided once per process.
 pub fn available() -> bool {
-    std::arch::is_x86_feature_detected!("avx512f")
-        && std::arch::is_x86_feature_detected!("avx512ifma")
+    static AVAILABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *AVAILABLE.get_or_init(|| {
+        std::env::var_os(SWITCH).is_none_or(|value| value != "0")
+            && std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512ifma")
+    })
 }
 
 /// A prime modulus below `2^(64·WORDS − 1)`, in `LIMBS` limbs of 52 bits

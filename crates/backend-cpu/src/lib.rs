@@ -3,8 +3,11 @@
 //! Loaded by the prover like any other backend, through the C ABI of
 //! `backend-api` (it is a `cdylib`, never linked into the prover). One
 //! device, the host; NTTs are parallel radix-2 transforms with a per-domain
-//! twiddle table ([`ntt`]), MSMs use blst's multi-threaded Pippenger with
-//! zeros and ones split out ([`msm`]). Lent bases are used in place, so the
+//! twiddle table ([`ntt`]), MSMs split zeros and ones out and run a
+//! Pippenger ([`msm`]). Where the CPU has AVX-512 IFMA, both run on eight
+//! field elements at a time (`ifma`): the NTT on limb-sliced data, the G1
+//! Pippenger with batch-affine buckets (`batch_affine`); elsewhere the
+//! scalar NTT and blst's Pippenger. Lent bases are used in place, so the
 //! SRS is never copied.
 
 use std::ffi::CStr;
@@ -35,6 +38,14 @@ pub enum Bases {
     G2(Storage<blst::blst_p2_affine>),
 }
 
+/// Whether the NTT and the G1 MSM run on AVX-512 IFMA.
+fn ifma_available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return ifma::available();
+    #[cfg(not(target_arch = "x86_64"))]
+    return false;
+}
+
 fn physical_memory() -> u64 {
     std::fs::read_to_string("/proc/meminfo")
         .ok()
@@ -49,7 +60,7 @@ fn physical_memory() -> u64 {
 impl Plugin for CpuBackend {
     const NAME: &'static CStr = c"cpu";
     const DESCRIPTION: &'static CStr =
-        c"pce-prover CPU backend: rayon radix-2 NTT, blst Pippenger MSM with 0/1 split";
+        c"pce-prover CPU backend: radix-2 NTT and batch-affine G1 MSM on AVX-512 IFMA (else scalar NTT, blst Pippenger), 0/1 split";
     type Device = Host;
     type Domain = ntt::Domain;
     type Bases = Bases;
@@ -67,7 +78,11 @@ impl Plugin for CpuBackend {
         let mut id = [0u8; 16];
         id[..3].copy_from_slice(b"cpu");
         Ok(DeviceDescription {
-            name: format!("CPU ({} threads)", rayon::current_num_threads()),
+            name: format!(
+                "CPU ({} threads{})",
+                rayon::current_num_threads(),
+                if ifma_available() { ", AVX-512 IFMA" } else { "" }
+            ),
             vendor: std::env::consts::ARCH.to_owned(),
             memory_bytes: physical_memory(),
             compute_units: rayon::current_num_threads() as u32,

@@ -35,6 +35,25 @@ fn cpu_backend_conforms() {
     assert!(!out.contains("FAIL"), "{out}");
 }
 
+/// The scalar fallback (CPUs without AVX-512 IFMA) conforms too: the same
+/// check with the IFMA code switched off, which the device name then omits.
+#[test]
+fn cpu_backend_conforms_without_ifma() {
+    let off = [("PCE_CPU_IFMA", OsStr::new("0"))];
+    let output = common::pce_prover(&[&["backend-check", "cpu"][..], &SMALL].concat(), &off);
+    let out = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{out}");
+    assert!(
+        out.contains("PASS  MSM G1 n=2^12 PoRepMix infinity+repeats"),
+        "{out}"
+    );
+    assert!(!out.contains("FAIL"), "{out}");
+    let devices = common::pce_prover(&["devices", "cpu"], &off);
+    let listing = text(&devices);
+    assert!(listing.contains("CPU ("), "{listing}");
+    assert!(!listing.contains("IFMA"), "{listing}");
+}
+
 #[test]
 fn broken_backends_fail_cleanly() {
     let broken = plugin_dir().join(backend_api::loader::plugin_file_name("broken"));

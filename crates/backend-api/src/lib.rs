@@ -22,6 +22,7 @@ pub mod host;
 #[cfg(feature = "blstrs")]
 pub mod interop;
 pub mod loader;
+pub mod memory;
 pub mod plugin;
 
 pub use error::{BackendError, LoadError, Status};

@@ -81,7 +81,11 @@ impl Plugin for CpuBackend {
             name: format!(
                 "CPU ({} threads{})",
                 rayon::current_num_threads(),
-                if ifma_available() { ", AVX-512 IFMA" } else { "" }
+                if ifma_available() {
+                    ", AVX-512 IFMA"
+                } else {
+                    ""
+                }
             ),
             vendor: std::env::consts::ARCH.to_owned(),
             memory_bytes: physical_memory(),
@@ -109,9 +113,7 @@ impl Plugin for CpuBackend {
         coset: bool,
         data: &mut [pce_fr],
     ) -> Result<(), PluginError> {
-        for vector in fr_as_scalars_mut(data).chunks_exact_mut(domain.size()) {
-            domain.transform(vector, inverse, coset);
-        }
+        domain.transform(fr_as_scalars_mut(data), inverse, coset);
         Ok(())
     }
 

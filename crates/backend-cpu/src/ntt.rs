@@ -146,20 +146,35 @@ impl Domain {
         1 << self.log_n
     }
 
-    /// Transforms one vector in place.
+    /// Transforms each vector of `data` (a whole number of vectors) in place.
     pub fn transform(&self, data: &mut [Scalar], inverse: bool, coset: bool) {
         assert_eq!(
-            data.len(),
-            self.size(),
-            "vector length differs from the domain size"
+            data.len() % self.size(),
+            0,
+            "data length is not a multiple of the domain size"
         );
         #[cfg(target_arch = "x86_64")]
         if let Some(tables) = &self.lanes {
-            // SAFETY: the tables exist only where `ifma::available()`.
-            unsafe { lanes::transform(tables, &self.twiddles, data, inverse, coset, self.n_inv) };
+            let mut scratch = lanes::scratch(self.size());
+            for vector in data.chunks_exact_mut(self.size()) {
+                // SAFETY: the tables exist only where `ifma::available()`.
+                unsafe {
+                    lanes::transform(
+                        tables,
+                        &self.twiddles,
+                        vector,
+                        inverse,
+                        coset,
+                        self.n_inv,
+                        &mut scratch,
+                    )
+                };
+            }
             return;
         }
-        self.transform_scalar(data, inverse, coset);
+        for vector in data.chunks_exact_mut(self.size()) {
+            self.transform_scalar(vector, inverse, coset);
+        }
     }
 
     /// [`Self::transform`] with blst's one-at-a-time arithmetic.

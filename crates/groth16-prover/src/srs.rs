@@ -22,6 +22,7 @@ use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
+use backend_api::memory::advise_huge_pages;
 use bellperson::groth16::VerifyingKey;
 use blstrs::{Bls12, G1Affine, G2Affine};
 use group::prime::PrimeCurveAffine;
@@ -265,18 +266,26 @@ where
     P: UncompressedEncoding + PrimeCurveAffine + Unchecked + Send,
 {
     let size = std::mem::size_of::<P::Uncompressed>();
-    let mut out = Vec::with_capacity(count);
+    let total = keep.map_or(count, |keep| keep.iter().filter(|&&k| k).count());
+    // Decoded straight into place, in huge pages: a query is up to hundreds
+    // of megabytes, decoded for every proof.
+    let mut out = Vec::with_capacity(total);
+    advise_huge_pages(&mut out);
     let mut buffer = vec![0u8; CHUNK_POINTS.min(count) * size];
+    let mut indices = Vec::with_capacity(CHUNK_POINTS.min(count));
     for first in (0..count).step_by(CHUNK_POINTS) {
         let n = CHUNK_POINTS.min(count - first);
         let bytes = &mut buffer[..n * size];
         let offset = at + (first * size) as u64;
         file.read_exact_at(bytes, offset).map_err(io_error(path))?;
-        let decoded = bytes
-            .par_chunks_exact(size)
-            .enumerate()
-            .filter(|(i, _)| keep.is_none_or(|keep| keep[first + i]))
-            .map(|(i, chunk)| {
+        indices.clear();
+        indices.extend((0..n).filter(|i| keep.is_none_or(|keep| keep[first + i])));
+        let slots = &mut out.spare_capacity_mut()[..indices.len()];
+        slots
+            .par_iter_mut()
+            .zip(indices.par_iter())
+            .try_for_each(|(slot, &i)| {
+                let chunk = &bytes[i * size..(i + 1) * size];
                 let index = first + i;
                 let invalid = |what| SrsError::InvalidPoint {
                     path: path.to_owned(),
@@ -285,20 +294,23 @@ where
                     offset: offset as usize + i * size,
                     what,
                 };
-                if check == PointCheck::FlagsOnly {
-                    return P::decode_unchecked(chunk).map_err(invalid);
-                }
-                let mut repr = P::Uncompressed::default();
-                repr.as_mut().copy_from_slice(chunk);
-                let point: P = Option::from(P::from_uncompressed_unchecked(&repr))
-                    .ok_or_else(|| invalid("not on the curve"))?;
-                if bool::from(point.is_identity()) {
-                    return Err(invalid(INFINITY));
-                }
-                Ok(point)
-            })
-            .collect::<Result<Vec<P>, SrsError>>()?;
-        out.extend(decoded);
+                let point = if check == PointCheck::FlagsOnly {
+                    P::decode_unchecked(chunk).map_err(invalid)?
+                } else {
+                    let mut repr = P::Uncompressed::default();
+                    repr.as_mut().copy_from_slice(chunk);
+                    let point: P = Option::from(P::from_uncompressed_unchecked(&repr))
+                        .ok_or_else(|| invalid("not on the curve"))?;
+                    if bool::from(point.is_identity()) {
+                        return Err(invalid(INFINITY));
+                    }
+                    point
+                };
+                slot.write(point);
+                Ok(())
+            })?;
+        // SAFETY: every slot up to the new length was just written.
+        unsafe { out.set_len(out.len() + indices.len()) };
     }
     Ok(out)
 }

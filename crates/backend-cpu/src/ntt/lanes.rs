@@ -22,6 +22,8 @@ use blstrs::Scalar;
 use ff::{Field, PrimeField};
 use rayon::prelude::*;
 
+use backend_api::memory::advise_huge_pages;
+
 use super::SharedMut;
 use crate::ifma::{self, Lanes, FR};
 
@@ -33,7 +35,7 @@ fn reverse(x: usize, bits: u32) -> usize {
 }
 
 /// Eight field elements, limb-sliced.
-type Fr = Lanes<5>;
+pub(super) type Fr = Lanes<5>;
 /// One field element's 52-bit limbs.
 type Limbs = [u64; 5];
 
@@ -145,6 +147,16 @@ fn prescaled(v: Scalar) -> Scalar {
     v * Scalar::from(16)
 }
 
+/// The buffer [`transform`] needs for vectors of `n` elements (40 bytes an
+/// element), in 2 MiB pages: 500 times fewer page faults and TLB misses on
+/// the first writes and in the strided passes. Zeroing fresh pages is a
+/// real cost here, so a batch of transforms shares one.
+pub(super) fn scratch(n: usize) -> Vec<Fr> {
+    let mut buf = Vec::with_capacity(n / 8);
+    advise_huge_pages(&mut buf);
+    buf
+}
+
 /// The forward transform of `data` (length `2^log_n`, `log_n ≥ MIN_LOG`),
 /// then for the inverse the reversal `i ↦ n − i` and the factors
 /// `n_inv·g_inv^i` (`g_inv` = 1 without a coset); a forward coset
@@ -160,12 +172,13 @@ pub(super) unsafe fn transform(
     inverse: bool,
     coset: bool,
     n_inv: Scalar,
+    buf: &mut Vec<Fr>,
 ) {
     let n = data.len();
     let m = n.ilog2() - 3;
     let g = Scalar::MULTIPLICATIVE_GENERATOR;
-    let mut buf = Vec::with_capacity(n / 8);
-    huge_pages(&mut buf);
+    buf.clear();
+    buf.reserve_exact(n / 8);
     let chunk_log = m.min(CHUNK_LOG);
     let table = &tables.twiddles;
     // Vector v = c·2^chunk_log + u takes the input block rev(v) =
@@ -391,21 +404,5 @@ fn last_stages(x: &mut [Fr; 8], v: usize, m: u32, twiddles: &[Scalar]) {
                 );
             }
         }
-    }
-}
-
-/// Asks the kernel for 2 MiB pages for the buffer's (untouched) memory:
-/// about 500 times fewer page faults and TLB misses on the first writes
-/// and in the strided passes.
-fn huge_pages(buf: &mut Vec<Fr>) {
-    const PAGE: usize = 2 << 20;
-    let start = buf.as_mut_ptr() as usize;
-    let end = start + buf.capacity() * std::mem::size_of::<Fr>();
-    let first = start.next_multiple_of(PAGE);
-    if end > first + PAGE {
-        let len = (end - first) / PAGE * PAGE;
-        // SAFETY: advice on whole pages inside the buffer's allocation; it
-        // changes no contents.
-        unsafe { libc::madvise(first as *mut libc::c_void, len, libc::MADV_HUGEPAGE) };
     }
 }

@@ -224,7 +224,7 @@ pub(super) unsafe fn transform(
         let g_inv = g.invert().expect("the generator is invertible");
         (n_inv, if coset { g_inv } else { Scalar::ONE })
     });
-    finish(&buf, data, twiddles, scale);
+    finish(buf, data, twiddles, scale);
     if inverse && coset {
         // Position 0 got the factor of position n (see `finish`).
         data[0] *= g.pow_vartime([n as u64]);

@@ -45,9 +45,12 @@ const PREFETCH_BLOCK: usize = 32;
 const POINT_WORDS: i64 = 12;
 /// Words of one coordinate.
 const FP_WORDS: i64 = 6;
-/// The cost of a bucket in the running sums (two Jacobian additions in
-/// blst), in batch-affine additions.
-const BUCKET_COST: usize = 10;
+/// The cost of a bucket in the reduction (two batch-affine additions with
+/// smaller batches), in batch-affine additions of the main pass.
+const BUCKET_COST: usize = 3;
+/// Segments of buckets whose running sums run side by side in the reduction
+/// (additions per batch there).
+const REDUCTION_SEGMENTS: usize = 512;
 
 /// Eight field elements of the base field.
 type FpLanes = Lanes<8>;
@@ -118,6 +121,17 @@ struct Addition {
     negate: bool,
 }
 
+impl Addition {
+    /// `bucket += points[point]`.
+    fn plain(bucket: usize, point: u32) -> Self {
+        Self {
+            bucket: bucket as u32,
+            point,
+            negate: false,
+        }
+    }
+}
+
 /// What the first pass over a batch keeps for the second, per eight additions.
 #[derive(Clone, Copy)]
 struct Forward {
@@ -131,9 +145,10 @@ struct Forward {
     product: FpLanes,
 }
 
-/// One task's buckets for one window and the batch of additions pending on them.
-struct Buckets<'p> {
-    points: &'p [blst_p1_affine],
+/// Affine sums (buckets) and the batch of additions pending on them: one
+/// task's buckets for one window, or the running sums that reduce them.
+/// The added points are given with each call, by index into `points`.
+struct Buckets {
     sums: Vec<blst_p1_affine>,
     filled: Vec<bool>,
     /// Buckets with an addition in `batch`.
@@ -152,10 +167,9 @@ struct Buckets<'p> {
     batch_size: usize,
 }
 
-impl<'p> Buckets<'p> {
-    fn new(points: &'p [blst_p1_affine], count: usize, batch_size: usize) -> Self {
+impl Buckets {
+    fn new(count: usize, batch_size: usize) -> Self {
         Self {
-            points,
             sums: vec![blst_p1_affine::default(); count],
             filled: vec![false; count],
             busy: vec![false; count],
@@ -169,32 +183,31 @@ impl<'p> Buckets<'p> {
 
     /// Adds `±points[point]` (not at infinity) to bucket `bucket`.
     #[target_feature(enable = "avx512f,avx512ifma")]
-    fn add(&mut self, addition: Addition) {
-        self.place(addition);
+    fn add(&mut self, points: &[blst_p1_affine], addition: Addition) {
+        self.place(points, addition);
         if self.batch.len() >= self.batch_size {
-            self.flush();
+            self.flush(points);
             for addition in std::mem::take(&mut self.deferred) {
-                self.place(addition);
+                self.place(points, addition);
             }
         }
     }
 
     /// Puts an addition into the batch, or does it at once when it needs no
     /// inversion, or defers it when its bucket is busy.
-    fn place(&mut self, addition: Addition) {
+    fn place(&mut self, points: &[blst_p1_affine], addition: Addition) {
         let index = addition.bucket as usize;
         if self.busy[index] {
             if self.deferred.len() < self.batch_size {
                 self.deferred.push(addition);
             } else {
-                let point = self.signed_point(addition);
-                self.add_to_overflow(index, &point);
+                self.add_to_overflow(index, &signed_point(points, addition));
             }
         } else if !self.filled[index] {
-            self.sums[index] = self.signed_point(addition);
+            self.sums[index] = signed_point(points, addition);
             self.filled[index] = true;
-        } else if same(&self.sums[index].x, &self.points[addition.point as usize].x) {
-            if same(&self.sums[index].y, &self.signed_point(addition).y) {
+        } else if same(&self.sums[index].x, &points[addition.point as usize].x) {
+            if same(&self.sums[index].y, &signed_point(points, addition).y) {
                 self.sums[index] = doubled(&self.sums[index]);
             } else {
                 self.filled[index] = false;
@@ -202,19 +215,6 @@ impl<'p> Buckets<'p> {
         } else {
             self.busy[index] = true;
             self.batch.push(addition);
-        }
-    }
-
-    /// `±points[point]` of an addition.
-    fn signed_point(&self, addition: Addition) -> blst_p1_affine {
-        let point = self.points[addition.point as usize];
-        if addition.negate {
-            blst_p1_affine {
-                x: point.x,
-                y: negated(&point.y),
-            }
-        } else {
-            point
         }
     }
 
@@ -276,13 +276,13 @@ impl<'p> Buckets<'p> {
     /// subtraction: below 2p, they stay below 2p (`R = 2^384 > 4p`); what is
     /// subtracted or stored is canonical.
     #[target_feature(enable = "avx512f,avx512ifma")]
-    fn flush(&mut self) {
+    fn flush(&mut self, points: &[blst_p1_affine]) {
         if self.batch.is_empty() {
             return;
         }
         let vectors = self.batch.len().div_ceil(8);
         let sums = self.sums.as_mut_ptr().cast::<u64>();
-        let points = self.points.as_ptr().cast::<u64>();
+        let points = points.as_ptr().cast::<u64>();
         let y_offset = _mm512_set1_epi64(FP_WORDS);
         let zero = FpLanes::from_words(&[[0u64; 6]; 8]);
         self.forward.clear();
@@ -349,36 +349,82 @@ impl<'p> Buckets<'p> {
     /// Completes the pending batch; the deferred additions (at most one
     /// batch, often many to few buckets) go to the Jacobian sums.
     #[target_feature(enable = "avx512f,avx512ifma")]
-    fn finish(&mut self) {
-        self.flush();
+    fn finish(&mut self, points: &[blst_p1_affine]) {
+        self.flush(points);
         for addition in std::mem::take(&mut self.deferred) {
-            let point = self.signed_point(addition);
-            self.add_to_overflow(addition.bucket as usize, &point);
+            self.add_to_overflow(addition.bucket as usize, &signed_point(points, addition));
         }
     }
 
-    /// `Σ_j (j + 1) · bucket_j`, by running sums from the top bucket down.
+    /// `Σ_j (j + 1) · bucket_j`, with the batch-affine additions too.
+    ///
+    /// The `B` buckets are cut into `S` segments of `L`. Running sums from
+    /// the top of every segment down, all segments at once (each step one
+    /// batch of `S` independent additions, twice), give each segment's sum
+    /// `T_m` and `U_m = Σ_i (i + 1) · bucket_(mL+i)`; the whole is then
+    /// `Σ_m U_m + L · Σ_m m·T_m`, the last a running sum over `S` points.
+    /// The rare Jacobian overflow gets a running sum of its own.
+    #[target_feature(enable = "avx512f,avx512ifma")]
     fn reduce(&self) -> blst_p1 {
+        let count = self.sums.len();
+        let segments = count.min(REDUCTION_SEGMENTS);
+        let len = count / segments;
+        let mut totals = Buckets::new(segments, segments);
+        let mut weighted = Buckets::new(segments, segments);
+        for i in (0..len).rev() {
+            for m in (0..segments).filter(|m| self.filled[m * len + i]) {
+                let point = (m * len + i) as u32;
+                totals.add(&self.sums, Addition::plain(m, point));
+            }
+            totals.finish(&self.sums);
+            for m in (0..segments).filter(|&m| totals.filled[m]) {
+                weighted.add(&totals.sums, Addition::plain(m, m as u32));
+            }
+            weighted.finish(&totals.sums);
+        }
+        debug_assert!(totals.overflow.is_empty() && weighted.overflow.is_empty());
+        let mut sum = blst_p1::default();
         let mut running = blst_p1::default();
-        let mut total = blst_p1::default();
-        let mut started = false;
-        for j in (0..self.sums.len()).rev() {
-            // SAFETY: blst adds valid points.
-            unsafe {
-                if self.filled[j] {
-                    blst_p1_add_or_double_affine(&mut running, &running, &self.sums[j]);
-                    started = true;
+        let mut by_segment = blst_p1::default();
+        // SAFETY: blst adds and doubles valid points.
+        unsafe {
+            for m in (0..segments).rev() {
+                if weighted.filled[m] {
+                    blst_p1_add_or_double_affine(&mut sum, &sum, &weighted.sums[m]);
                 }
-                if let Some(overflow) = self.overflow.get(j) {
+                if m > 0 {
+                    if totals.filled[m] {
+                        blst_p1_add_or_double_affine(&mut running, &running, &totals.sums[m]);
+                    }
+                    blst_p1_add_or_double(&mut by_segment, &by_segment, &running);
+                }
+            }
+            for _ in 0..len.trailing_zeros() {
+                blst_p1_double(&mut by_segment, &by_segment);
+            }
+            blst_p1_add_or_double(&mut sum, &sum, &by_segment);
+            if !self.overflow.is_empty() {
+                let mut running = blst_p1::default();
+                for overflow in self.overflow.iter().rev() {
                     blst_p1_add_or_double(&mut running, &running, overflow);
-                    started = true;
-                }
-                if started {
-                    blst_p1_add_or_double(&mut total, &total, &running);
+                    blst_p1_add_or_double(&mut sum, &sum, &running);
                 }
             }
         }
-        total
+        sum
+    }
+}
+
+/// `±points[point]` of an addition.
+fn signed_point(points: &[blst_p1_affine], addition: Addition) -> blst_p1_affine {
+    let point = points[addition.point as usize];
+    if addition.negate {
+        blst_p1_affine {
+            x: point.x,
+            y: negated(&point.y),
+        }
+    } else {
+        point
     }
 }
 
@@ -452,7 +498,7 @@ fn with_window(points: &[blst_p1_affine], scalars: &[pce_scalar], c: usize) -> b
             let (w, slice) = (task / slices, task % slices);
             let start = slice * slice_len;
             let end = (start + slice_len).min(points.len());
-            let mut buckets = Buckets::new(points, bucket_count, batch_size);
+            let mut buckets = Buckets::new(bucket_count, batch_size);
             // Digits are found a block ahead, and their buckets fetched into
             // the cache while the block before is added.
             let mut ahead = Vec::with_capacity(PREFETCH_BLOCK);
@@ -472,11 +518,11 @@ fn with_window(points: &[blst_p1_affine], scalars: &[pce_scalar], c: usize) -> b
                     }
                 }
                 for &addition in &current {
-                    buckets.add(addition);
+                    buckets.add(points, addition);
                 }
                 std::mem::swap(&mut ahead, &mut current);
             }
-            buckets.finish();
+            buckets.finish(points);
             buckets.reduce()
         })
         .collect();
@@ -524,8 +570,9 @@ mod tests {
             .collect()
     }
 
-    /// Our MSM equals blst's at the chosen window and at a narrow one
-    /// (many additions per bucket, so batches conflict and defer).
+    /// Our MSM equals blst's at the chosen window, at a narrow one (many
+    /// additions per bucket, so batches conflict and defer) and at a wide
+    /// one (more buckets than reduction segments: several running-sum steps).
     fn check(points: &[G1Affine], scalars: &[pce_scalar]) {
         if !ifma::available() {
             eprintln!("no AVX-512 IFMA on this CPU: nothing to test");
@@ -533,7 +580,7 @@ mod tests {
         }
         let points = g1_as_blst(g1_affines_as_pce(points));
         let blst = points.mult(scalar_bytes(scalars), 255);
-        for c in [window_bits(points.len()), 4] {
+        for c in [window_bits(points.len()), 4, 12] {
             // SAFETY: the CPU has the features (checked above).
             let ours = unsafe { with_window(points, scalars, c) };
             // SAFETY: two valid points.

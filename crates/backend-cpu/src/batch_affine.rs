@@ -45,9 +45,11 @@ const PREFETCH_BLOCK: usize = 32;
 const POINT_WORDS: i64 = 12;
 /// Words of one coordinate.
 const FP_WORDS: i64 = 6;
-/// The cost of a bucket in the reduction (two batch-affine additions with
-/// smaller batches), in batch-affine additions of the main pass.
-const BUCKET_COST: usize = 3;
+/// The cost of a bucket, in additions of the main pass: two additions in
+/// the reduction, and the cache misses of a wider bucket array. Fitted to
+/// the best measured windows here: 11 bits at 2^16 points, 13 at 2^18,
+/// 16 at 2^20 and 2^22.
+const BUCKET_COST: usize = 8;
 /// Segments of buckets whose running sums run side by side in the reduction
 /// (additions per batch there).
 const REDUCTION_SEGMENTS: usize = 512;

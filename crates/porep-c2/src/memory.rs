@@ -10,6 +10,7 @@
 //! per partition = witness + proving working set (+ one decoded query, when streamed)
 //!   witness     = (inputs + aux) · 32 B, held from its generation to the end of its proof
 //!   proving     = max(4n · 32 B  (a, b, c over the domain of size n, and h),
+//!                     3n · 32 B + 40n B  (a, b, c and the NTT scratch),
 //!                     n · 32 B + 3 · witness  (h and the MSM scalars of L, A, B))
 //! ```
 //!
@@ -31,6 +32,10 @@ const SCALAR: u64 = 32;
 const G1: u64 = 96;
 /// Bytes of one decoded G2 affine point.
 const G2: u64 = 192;
+/// Bytes per domain element of the scratch buffer the CPU plugin's NTT
+/// (its AVX-512 IFMA path) holds during a batch of transforms: the
+/// elements as five 52-bit limbs.
+const NTT_SCRATCH: u64 = 40;
 
 /// What a run needs, in bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,7 +76,9 @@ impl MemoryModel {
             + pce.b_input_density().len()
             + pce.b_aux_density().len()) as u64
             / 8;
-        let working = (4 * n * SCALAR).max(n * SCALAR + 3 * witness);
+        let working = (4 * n * SCALAR)
+            .max(3 * n * SCALAR + n * NTT_SCRATCH)
+            .max(n * SCALAR + 3 * witness);
         Self {
             process,
             pce: pce.matrix_bytes() as u64 + densities,
@@ -235,7 +242,11 @@ mod tests {
         // 3 rows: a domain of 4.
         assert_eq!(resident.witness, 3 * 32);
         assert_eq!(resident.ntt, 4 * 32);
-        assert_eq!(resident.proving, 4 * 4 * 32);
+        assert_eq!(
+            resident.proving,
+            3 * 4 * 32 + 4 * 40,
+            "a, b, c and the NTT scratch"
+        );
         assert_eq!(resident.srs, (3 + 1 + 3 + 2) * 96 + 2 * 192);
         assert_eq!(
             resident.static_bytes(),
@@ -245,7 +256,7 @@ mod tests {
         assert_eq!(streamed.srs, 0);
         assert_eq!(
             streamed.proving,
-            4 * 4 * 32 + 2 * 192,
+            3 * 4 * 32 + 4 * 40 + 2 * 192,
             "plus the largest query"
         );
     }

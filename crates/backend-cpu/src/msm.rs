@@ -12,6 +12,7 @@
 
 use backend_api::ffi::pce_scalar;
 use blst::{blst_p1, blst_p1_add_or_double, blst_p2, blst_p2_add_or_double, MultiPoint};
+use rayon::prelude::*;
 
 /// Bits of a BLS12-381 scalar.
 const SCALAR_BITS: usize = 255;
@@ -31,7 +32,7 @@ fn is_one(s: &pce_scalar) -> bool {
 /// Operations of one group that the split MSM needs.
 pub trait SplitMsm {
     /// Affine point (blst layout).
-    type Affine: Copy + Sync;
+    type Affine: Copy + Send + Sync;
     /// Jacobian point (blst layout).
     type Point: Copy + Default;
     /// Pippenger over `points`.
@@ -118,24 +119,107 @@ impl SplitMsm for G2 {
 /// `Σ scalars[i] · points[i]`.
 pub fn msm<G: SplitMsm>(points: &[G::Affine], scalars: &[pce_scalar]) -> G::Point {
     debug_assert_eq!(points.len(), scalars.len());
-    let trivial = scalars.iter().filter(|s| is_zero(s) || is_one(s)).count();
-    if trivial * 2 < scalars.len() {
+    let counts = count_by_chunk(scalars);
+    let rest: usize = counts.iter().map(|count| count.rest).sum();
+    if rest * 2 > scalars.len() {
         return G::pippenger(points, scalars);
     }
-    let mut ones = Vec::new();
-    let mut rest_points = Vec::new();
-    let mut rest_scalars = Vec::new();
-    for (point, scalar) in points.iter().zip(scalars) {
-        if is_one(scalar) {
-            ones.push(*point);
-        } else if !is_zero(scalar) {
-            rest_points.push(*point);
-            rest_scalars.push(*scalar);
-        }
-    }
-    let ones = G::sum(&ones);
-    let rest = G::pippenger(&rest_points, &rest_scalars);
+    let split = split(points, scalars, &counts);
+    let ones = G::sum(&split.ones);
+    let rest = G::pippenger(&split.rest_points, &split.rest_scalars);
     G::add(&ones, &rest)
+}
+
+/// Scalars per task when splitting by scalar.
+const SPLIT_CHUNK: usize = 1 << 14;
+
+/// Ones and other non-zero scalars in one chunk of `SPLIT_CHUNK`.
+#[derive(Clone, Copy, Default)]
+struct Counts {
+    ones: usize,
+    rest: usize,
+}
+
+fn count_by_chunk(scalars: &[pce_scalar]) -> Vec<Counts> {
+    scalars
+        .par_chunks(SPLIT_CHUNK)
+        .map(|chunk| {
+            chunk.iter().fold(Counts::default(), |mut counts, scalar| {
+                if is_one(scalar) {
+                    counts.ones += 1;
+                } else if !is_zero(scalar) {
+                    counts.rest += 1;
+                }
+                counts
+            })
+        })
+        .collect()
+}
+
+/// The terms of an MSM split by scalar: bases of ones, the other non-zero terms.
+struct Split<A> {
+    ones: Vec<A>,
+    rest_points: Vec<A>,
+    rest_scalars: Vec<pce_scalar>,
+}
+
+/// Splits the terms in parallel: each chunk writes straight into its own
+/// ranges of the outputs, sized from `counts` (of [`count_by_chunk`]).
+fn split<A: Copy + Send + Sync>(
+    points: &[A],
+    scalars: &[pce_scalar],
+    counts: &[Counts],
+) -> Split<A> {
+    let total = counts.iter().fold(Counts::default(), |sum, c| Counts {
+        ones: sum.ones + c.ones,
+        rest: sum.rest + c.rest,
+    });
+    let mut out = Split {
+        ones: Vec::with_capacity(total.ones),
+        rest_points: Vec::with_capacity(total.rest),
+        rest_scalars: Vec::with_capacity(total.rest),
+    };
+    let mut ones = &mut out.ones.spare_capacity_mut()[..total.ones];
+    let mut rest_points = &mut out.rest_points.spare_capacity_mut()[..total.rest];
+    let mut rest_scalars = &mut out.rest_scalars.spare_capacity_mut()[..total.rest];
+    let mut ranges = Vec::with_capacity(counts.len());
+    for count in counts {
+        let (chunk_ones, tail) = std::mem::take(&mut ones).split_at_mut(count.ones);
+        ones = tail;
+        let (chunk_points, tail) = std::mem::take(&mut rest_points).split_at_mut(count.rest);
+        rest_points = tail;
+        let (chunk_scalars, tail) = std::mem::take(&mut rest_scalars).split_at_mut(count.rest);
+        rest_scalars = tail;
+        ranges.push((chunk_ones, chunk_points, chunk_scalars));
+    }
+    ranges
+        .into_par_iter()
+        .zip(
+            points
+                .par_chunks(SPLIT_CHUNK)
+                .zip(scalars.par_chunks(SPLIT_CHUNK)),
+        )
+        .for_each(|((ones, rest_points, rest_scalars), (points, scalars))| {
+            let (mut one, mut other) = (0, 0);
+            for (point, scalar) in points.iter().zip(scalars) {
+                if is_one(scalar) {
+                    ones[one].write(*point);
+                    one += 1;
+                } else if !is_zero(scalar) {
+                    rest_points[other].write(*point);
+                    rest_scalars[other].write(*scalar);
+                    other += 1;
+                }
+            }
+        });
+    // SAFETY: the chunks' ranges tile the outputs, and each chunk wrote as
+    // many elements of each as it had counted.
+    unsafe {
+        out.ones.set_len(total.ones);
+        out.rest_points.set_len(total.rest);
+        out.rest_scalars.set_len(total.rest);
+    }
+    out
 }
 
 /// One MSM over `points` per batch of `points.len()` scalars, into `out`.

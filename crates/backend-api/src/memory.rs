@@ -17,7 +17,7 @@ pub fn advise_huge_pages<T>(buffer: &mut Vec<T>) {
     let start = buffer.as_mut_ptr() as usize;
     let end = start + buffer.capacity() * std::mem::size_of::<T>();
     let first = start.next_multiple_of(HUGE_PAGE);
-    if end > first + HUGE_PAGE {
+    if end >= first + HUGE_PAGE {
         let len = (end - first) / HUGE_PAGE * HUGE_PAGE;
         #[cfg(target_os = "linux")]
         // SAFETY: advice on whole pages inside the buffer's allocation; it

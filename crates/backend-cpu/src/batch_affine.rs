@@ -16,7 +16,13 @@
 //! needs `2^(c−1)` buckets, and a negative digit adds `−P` (a negation in
 //! affine coordinates). Work is split into (window, slice of points)
 //! tasks, one bucket array each; a task's buckets are summed with running
-//! sums in Jacobian coordinates, and windows are combined by doubling.
+//! sums, batch-affine as well (segments of buckets side by side), and
+//! windows are combined by doubling.
+//!
+//! Known weak spot: a top window with few distinct digits (windows of 11
+//! to 15 bits) fills the deferred list, and its additions go to the
+//! Jacobian overflow, several times dearer. The dense H query (2^22 points
+//! and up, 16-bit windows) is not affected.
 //!
 //! An addition whose bucket already has one pending in the batch waits for
 //! the next batch. An addition that needs no inversion is done on the spot:
@@ -35,8 +41,11 @@ use rayon::prelude::*;
 
 use crate::ifma::{self, Lanes, FP};
 
-/// Widest window considered.
-const MAX_WINDOW_BITS: usize = 20;
+/// Widest window considered: the widest measured best (2^20 and 2^22
+/// points). Wider windows looked cheaper to the cost model at 2^27 (the
+/// H query of a 32 GiB sector), but their bucket arrays (48 MiB at 20 bits,
+/// per task) were never measured.
+const MAX_WINDOW_BITS: usize = 16;
 /// Additions that share one inversion, at most.
 const MAX_BATCH: usize = 2048;
 /// Buckets of [`sum`] (and additions per batch).
@@ -161,6 +170,8 @@ struct Buckets {
     batch: Vec<Addition>,
     /// Additions whose bucket was busy: they go into a later batch.
     deferred: Vec<Addition>,
+    /// An empty list of `deferred`'s capacity, to swap with it.
+    spare: Vec<Addition>,
     /// Jacobian sums per bucket of the additions that found both their
     /// bucket busy and `deferred` full: many scalars sharing a digit (a
     /// top window, a repeated value) would otherwise wait batch after batch.
@@ -179,6 +190,7 @@ impl Buckets {
             busy: vec![false; count],
             batch: Vec::with_capacity(batch_size),
             deferred: Vec::with_capacity(batch_size),
+            spare: Vec::with_capacity(batch_size),
             overflow: Vec::new(),
             forward: Vec::with_capacity(batch_size / 8 + 1),
             batch_size,
@@ -191,9 +203,13 @@ impl Buckets {
         self.place(points, addition);
         if self.batch.len() >= self.batch_size {
             self.flush(points);
-            for addition in std::mem::take(&mut self.deferred) {
+            // Re-placed from a second list, so that neither loses its capacity.
+            let deferred = std::mem::replace(&mut self.deferred, std::mem::take(&mut self.spare));
+            for &addition in &deferred {
                 self.place(points, addition);
             }
+            self.spare = deferred;
+            self.spare.clear();
         }
     }
 
@@ -373,6 +389,10 @@ impl Buckets {
         let count = self.sums.len();
         let segments = count.min(REDUCTION_SEGMENTS);
         let len = count / segments;
+        debug_assert!(
+            len.is_power_of_two(),
+            "powers of two of buckets and segments"
+        );
         let mut totals = Buckets::new(segments, segments);
         let mut weighted = Buckets::new(segments, segments);
         for i in (0..len).rev() {
@@ -488,6 +508,15 @@ fn inverted(lanes: FpLanes) -> FpLanes {
 /// or `None` where this CPU lacks AVX-512 IFMA.
 pub fn msm(points: &[blst_p1_affine], scalars: &[pce_scalar]) -> Option<blst_p1> {
     assert_eq!(points.len(), scalars.len(), "one scalar per point");
+    assert!(
+        points.len() <= u32::MAX as usize,
+        "points are indexed by u32"
+    );
+    // Digits cover 256 bits with the top one a zero bit (see `windows`).
+    debug_assert!(
+        scalars.iter().all(|s| s.l[3] >> 63 == 0),
+        "scalars below 2^255"
+    );
     ifma::available().then(|| {
         // SAFETY: the CPU has the features (checked just above).
         unsafe { with_window(points, scalars, window_bits(points.len())) }
@@ -497,13 +526,18 @@ pub fn msm(points: &[blst_p1_affine], scalars: &[pce_scalar]) -> Option<blst_p1>
 /// `Σ points[i]`, or `None` where this CPU lacks AVX-512 IFMA: the bases
 /// of the scalars 1 of a PoRep witness (a third of each query).
 pub fn sum(points: &[blst_p1_affine]) -> Option<blst_p1> {
+    assert!(
+        points.len() <= u32::MAX as usize,
+        "points are indexed by u32"
+    );
     // SAFETY: the CPU has the features (checked first).
     ifma::available().then(|| unsafe { sum_on_ifma(points) })
 }
 
 /// [`sum`]: each thread adds its slice of the points into
 /// [`SUM_BUCKETS`] buckets in turn (point `i` into bucket `i mod
-/// SUM_BUCKETS`), so every batch finds its buckets distinct.
+/// SUM_BUCKETS`), so a batch rarely finds a bucket busy (only where points
+/// at infinity were skipped).
 #[target_feature(enable = "avx512f,avx512ifma")]
 fn sum_on_ifma(points: &[blst_p1_affine]) -> blst_p1 {
     let slice = points.len().div_ceil(rayon::current_num_threads()).max(1);

@@ -11,8 +11,10 @@
 //! limbs are 52 bits: the reduction runs whole 52-bit rounds, then one
 //! shorter round for the remaining bits. So a lane holds exactly blst's
 //! Montgomery value, and moving between blst's `[u64; words]` and lanes is
-//! a repacking of bits, with no multiplication. Every operation takes and
-//! returns canonical values (below the modulus).
+//! a repacking of bits, with no multiplication. `mul`, `add`, `sub` and
+//! `reduce` return canonical values (below the modulus); the `_unreduced`
+//! operations and `reduce_below_2p` serve lazy reduction, each with its
+//! stated bounds.
 
 use std::arch::x86_64::*;
 
@@ -482,7 +484,7 @@ pub fn mul<const WORDS: usize, const LIMBS: usize>(
 
 /// [`mul`] without the final subtraction, for lazy reduction:
 /// `a·b·2^(−64·WORDS)` up to a multiple of p, below
-/// `a·b·2^(−64·WORDS) + p`. The limbs of `a` must be normalized; its value
+/// `a·b·2^(−64·WORDS) + p`. The limbs of `a` and `b` must be normalized; their values
 /// may exceed p.
 #[inline]
 #[target_feature(enable = "avx512f,avx512ifma")]

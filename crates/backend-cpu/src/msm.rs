@@ -124,7 +124,7 @@ impl SplitMsm for G2 {
 
 /// `Σ scalars[i] · points[i]`.
 pub fn msm<G: SplitMsm>(points: &[G::Affine], scalars: &[pce_scalar]) -> G::Point {
-    debug_assert_eq!(points.len(), scalars.len());
+    assert_eq!(points.len(), scalars.len(), "one scalar per point");
     let counts = count_by_chunk(scalars);
     let rest: usize = counts.iter().map(|count| count.rest).sum();
     if rest * 2 > scalars.len() {

@@ -108,6 +108,7 @@ struct Factors {
 impl Factors {
     /// `start·lanes[l]` in lane `l`.
     fn new(start: Scalar, lanes: &[Scalar; 8], step: Option<Scalar>) -> Self {
+        debug_assert!(ifma::available());
         let words = lanes.map(|lane| words(&(start * lane)));
         // SAFETY: `Factors` exist only on the IFMA path (see `transform`).
         unsafe {
@@ -303,6 +304,7 @@ unsafe fn column(vectors: *mut Fr, s: u32, r: u32, c: usize, twiddles: &[Limbs])
 /// position `p = (n − e) mod n` times `c·h^(n−e)`: for `e = 0` that is
 /// `c·h^n`, which the caller corrects.
 fn finish(buf: &[Fr], data: &mut [Scalar], twiddles: &[Scalar], scale: Option<(Scalar, Scalar)>) {
+    debug_assert!(ifma::available());
     let scale = scale.map(|(c, h)| (c, h, h.invert().expect("nonzero")));
     let n = data.len();
     let m = n.ilog2() - 3;

@@ -801,6 +801,9 @@ mod tests {
     }
 }
 
+/// Window widths timed against blst, for tuning (not a test that can fail):
+/// `PCE_MSM_TUNE=22 PCE_MSM_WINDOWS=15,16 cargo test --release -p backend-cpu
+/// --lib tune -- --ignored --nocapture` (`PCE_MSM_SKIP_BLST=1` times ours only).
 #[cfg(test)]
 mod tune {
     use super::*;
@@ -817,6 +820,9 @@ mod tune {
     #[test]
     #[ignore]
     fn tune() {
+        if !ifma::available() {
+            return;
+        }
         let log: u32 = std::env::var("PCE_MSM_TUNE").map_or(18, |v| v.parse().unwrap());
         let n = 1usize << log;
         let mut rng = ChaCha8Rng::seed_from_u64(4);
@@ -836,7 +842,7 @@ mod tune {
             .collect();
         let points = g1_as_blst(g1_affines_as_pce(&affine));
         // CPU seconds of this process: less disturbed by other load than wall time.
-        let wall = || {
+        let cpu_seconds = || {
             let stat = std::fs::read_to_string("/proc/self/stat").unwrap();
             let fields: Vec<&str> = stat
                 .rsplit(')')
@@ -847,19 +853,20 @@ mod tune {
             (fields[11].parse::<f64>().unwrap() + fields[12].parse::<f64>().unwrap()) / 100.0
         };
         for round in 0..2 {
-            let start = wall();
+            let start = cpu_seconds();
             if std::env::var("PCE_MSM_SKIP_BLST").is_err() {
                 let _ = points.mult(scalar_bytes(&scalars), 255);
             }
-            let blst = wall() - start;
+            let blst = cpu_seconds() - start;
             let widths: Vec<usize> = std::env::var("PCE_MSM_WINDOWS").map_or(
                 vec![window_bits(n) - 1, window_bits(n), window_bits(n) + 1],
                 |v| v.split(',').map(|c| c.parse().unwrap()).collect(),
             );
             for &c in &widths {
-                let start = wall();
+                let start = cpu_seconds();
+                // SAFETY: the CPU has the features (checked above).
                 let _ = unsafe { with_window(points, &scalars, c) };
-                let ours = wall() - start;
+                let ours = cpu_seconds() - start;
                 println!(
                     "round {round} 2^{log} c={c}: ours {ours:.2} s blst {blst:.2} s ratio {:.2}",
                     blst / ours

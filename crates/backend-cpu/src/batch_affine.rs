@@ -145,9 +145,23 @@ impl Addition {
     }
 }
 
+/// Where eight additions of a batch read and write: the first words of
+/// their buckets and points, the lanes to negate, the lanes that are real
+/// additions (the last vector is padded with copies of the first addition,
+/// which are computed but not written).
+#[derive(Clone, Copy)]
+struct Slots {
+    buckets: __m512i,
+    points: __m512i,
+    negate: __mmask8,
+    real: __mmask8,
+}
+
 /// What the first pass over a batch keeps for the second, per eight additions.
 #[derive(Clone, Copy)]
 struct Forward {
+    /// Where the eight additions read and write.
+    slots: Slots,
     /// The buckets' x.
     x1: FpLanes,
     /// `x₂ − x₁`.
@@ -258,12 +272,9 @@ impl Buckets {
         unsafe { blst_p1_add_or_double_affine(sum, sum, point) };
     }
 
-    /// Where lanes `8v..8v+8` of the batch read and write: the first words
-    /// of their buckets and points, the lanes to negate, the lanes that are
-    /// real additions (the last vector is padded with copies of the first
-    /// addition, which are computed but not written).
+    /// The slots of lanes `8v..8v+8` of the batch.
     #[target_feature(enable = "avx512f,avx512ifma")]
-    fn lanes(&self, v: usize) -> (__m512i, __m512i, __mmask8, __mmask8) {
+    fn slots(&self, v: usize) -> Slots {
         let mut buckets = [0i64; 8];
         let mut points = [0i64; 8];
         let (mut negate, mut real) = (0u8, 0u8);
@@ -287,7 +298,12 @@ impl Buckets {
                 _mm512_loadu_si512(points.as_ptr().cast()),
             )
         };
-        (buckets, points, negate, real)
+        Slots {
+            buckets,
+            points,
+            negate,
+            real,
+        }
     }
 
     /// The pending additions, with one inversion: `λ = (y₂ − y₁)/(x₂ − x₁)`,
@@ -307,12 +323,12 @@ impl Buckets {
         let zero = FpLanes::from_words(&[[0u64; 6]; 8]);
         self.forward.clear();
         for v in 0..vectors {
-            let (bucket_at, point_at, _, _) = self.lanes(v);
+            let slots = self.slots(v);
             // SAFETY: every lane indexes a bucket of `sums` and a point of `points`.
             let (x1, x2) = unsafe {
                 (
-                    FpLanes::gather::<6>(sums, bucket_at),
-                    FpLanes::gather::<6>(points, point_at),
+                    FpLanes::gather::<6>(sums, slots.buckets),
+                    FpLanes::gather::<6>(points, slots.points),
                 )
             };
             let dx = ifma::sub(&x2, &x1, &FP);
@@ -320,24 +336,28 @@ impl Buckets {
                 Some(previous) => ifma::mul_unreduced(&previous.product, &dx, &FP),
                 None => dx,
             };
-            self.forward.push(Forward { x1, dx, product });
+            self.forward.push(Forward {
+                slots,
+                x1,
+                dx,
+                product,
+            });
         }
         let mut inverse = inverted(ifma::reduce(&self.forward[vectors - 1].product, &FP));
         for v in (0..vectors).rev() {
-            let (bucket_at, point_at, negate, real) = self.lanes(v);
-            let bucket_y = _mm512_add_epi64(bucket_at, y_offset);
+            let Forward { slots, x1, dx, .. } = self.forward[v];
+            let bucket_y = _mm512_add_epi64(slots.buckets, y_offset);
             // SAFETY: as above.
             let (y1, y2) = unsafe {
                 (
                     FpLanes::gather::<6>(sums, bucket_y),
-                    FpLanes::gather::<6>(points, _mm512_add_epi64(point_at, y_offset)),
+                    FpLanes::gather::<6>(points, _mm512_add_epi64(slots.points, y_offset)),
                 )
             };
             let minus_y2 = ifma::sub(&zero, &y2, &FP);
             let y2 = Lanes(std::array::from_fn(|i| {
-                _mm512_mask_blend_epi64(negate, y2.0[i], minus_y2.0[i])
+                _mm512_mask_blend_epi64(slots.negate, y2.0[i], minus_y2.0[i])
             }));
-            let Forward { x1, dx, .. } = self.forward[v];
             let inverse_dx = if v == 0 {
                 inverse
             } else {
@@ -356,8 +376,8 @@ impl Buckets {
             );
             // SAFETY: the real lanes index distinct buckets of `sums`.
             unsafe {
-                x3.scatter::<6>(sums, bucket_at, real);
-                y3.scatter::<6>(sums, bucket_y, real);
+                x3.scatter::<6>(sums, slots.buckets, slots.real);
+                y3.scatter::<6>(sums, bucket_y, slots.real);
             }
         }
         for addition in &self.batch {

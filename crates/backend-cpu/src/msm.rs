@@ -2,7 +2,7 @@
 //!
 //! PoRep witnesses are 97–98 % zeros and ones. When most scalars are 0 or 1
 //! the MSM is split: zeros are skipped, the bases of ones are summed with
-//! blst's batch addition (no scalar multiplication at all), and only the
+//! batch additions (no scalar multiplication at all), and only the
 //! remaining points go through Pippenger. Dense inputs (the H query) go to
 //! Pippenger directly over the bases in place.
 //!
@@ -126,11 +126,11 @@ impl SplitMsm for G2 {
 pub fn msm<G: SplitMsm>(points: &[G::Affine], scalars: &[pce_scalar]) -> G::Point {
     assert_eq!(points.len(), scalars.len(), "one scalar per point");
     let counts = count_by_chunk(scalars);
-    let rest: usize = counts.iter().map(|count| count.rest).sum();
-    if rest * 2 > scalars.len() {
+    let total = Counts::sum(&counts);
+    if total.rest * 2 > scalars.len() {
         return G::pippenger(points, scalars);
     }
-    let split = split(points, scalars, &counts);
+    let split = split(points, scalars, &counts, total);
     let ones = G::sum(&split.ones);
     let rest = G::pippenger(&split.rest_points, &split.rest_scalars);
     G::add(&ones, &rest)
@@ -144,6 +144,16 @@ const SPLIT_CHUNK: usize = 1 << 14;
 struct Counts {
     ones: usize,
     rest: usize,
+}
+
+impl Counts {
+    /// The counts of all chunks together.
+    fn sum(counts: &[Counts]) -> Counts {
+        counts.iter().fold(Counts::default(), |sum, c| Counts {
+            ones: sum.ones + c.ones,
+            rest: sum.rest + c.rest,
+        })
+    }
 }
 
 fn count_by_chunk(scalars: &[pce_scalar]) -> Vec<Counts> {
@@ -170,16 +180,14 @@ struct Split<A> {
 }
 
 /// Splits the terms in parallel: each chunk writes straight into its own
-/// ranges of the outputs, sized from `counts` (of [`count_by_chunk`]).
+/// ranges of the outputs, sized from `counts` (of [`count_by_chunk`]) and
+/// their `total`.
 fn split<A: Copy + Send + Sync>(
     points: &[A],
     scalars: &[pce_scalar],
     counts: &[Counts],
+    total: Counts,
 ) -> Split<A> {
-    let total = counts.iter().fold(Counts::default(), |sum, c| Counts {
-        ones: sum.ones + c.ones,
-        rest: sum.rest + c.rest,
-    });
     let mut out = Split {
         ones: Vec::with_capacity(total.ones),
         rest_points: Vec::with_capacity(total.rest),

@@ -6,10 +6,15 @@
 #   scripts/gpu-check.sh [BIN_DIR]
 #
 # BIN_DIR holds pce-prover and libpce_backend_{cpu,cuda,opencl}.so
-# (default: target/release). Logs go to $OUT (default: a temporary
-# directory); each step has a time limit, cut so that the whole run ends
-# within TOTAL_SECONDS (470, under 8 minutes). GPU_BACKEND=opencl checks the OpenCL plugin instead (e.g. on
-# AMD GPUs); QUICK=1 uses small sizes, to try the script on any machine.
+# (default: target/release). Parameters and logs go to $WORK (default: a
+# temporary directory). When $OUT is set, only three files are written
+# there, small enough to come back from a borrowed machine: summary.txt
+# (the table), timings.json (every step's status and time, and the timing
+# lines of the benchmarks and proofs) and logs.tar.gz (every log).
+# Each step has a time limit, cut so that the whole run ends within
+# TOTAL_SECONDS (470, under 8 minutes). GPU_BACKEND=opencl checks the
+# OpenCL plugin instead (e.g. on AMD GPUs); QUICK=1 uses small sizes, to
+# try the script on any machine.
 set -uo pipefail
 
 BIN_DIR=${1:-target/release}
@@ -27,12 +32,51 @@ else
 fi
 PCE="$BIN_DIR/pce-prover"
 export PCE_BACKEND_DIR="$BIN_DIR"
-OUT=${OUT:-$(mktemp -d)}
-export FIL_PROOFS_PARAMETER_CACHE=${FIL_PROOFS_PARAMETER_CACHE:-$OUT/params}
-mkdir -p "$OUT" "$FIL_PROOFS_PARAMETER_CACHE"
+WORK=${WORK:-$(mktemp -d)}
+LOGS="$WORK/logs"
+export FIL_PROOFS_PARAMETER_CACHE=${FIL_PROOFS_PARAMETER_CACHE:-$WORK/params}
+mkdir -p "$LOGS" "$FIL_PROOFS_PARAMETER_CACHE"
 
 ROWS=()
+STEPS_JSON=()
 FAILED=0
+
+# find_nvrtc: puts the directory of libnvrtc.so on LD_LIBRARY_PATH and says
+# which one it is, or fails: the CUDA plugin compiles its kernels with
+# NVRTC, and without it every CUDA step would fail for the same reason.
+find_nvrtc() {
+  local dir candidates=()
+  if ldconfig -p 2>/dev/null | grep -q 'libnvrtc\.so'; then
+    echo "NVRTC: $(ldconfig -p | grep -m1 -o '/[^ ]*libnvrtc\.so[^ ]*') (system loader path)"
+    return 0
+  fi
+  for dir in /usr/local/cuda*/lib64 /usr/local/cuda*/targets/*/lib /usr/lib/x86_64-linux-gnu; do
+    candidates+=("$dir")
+  done
+  if command -v python3 >/dev/null; then
+    while IFS= read -r dir; do candidates+=("$dir"); done < <(python3 - 2>/dev/null <<'PY'
+import glob, os, site, sys
+roots = site.getsitepackages() + [site.getusersitepackages()] + sys.path
+for root in roots:
+    for lib in glob.glob(os.path.join(root, "nvidia", "**", "libnvrtc.so*"), recursive=True):
+        print(os.path.dirname(lib))
+PY
+    )
+  fi
+  for dir in "${candidates[@]}"; do
+    for lib in "$dir"/libnvrtc.so*; do
+      [ -e "$lib" ] || continue
+      case "$lib" in *builtins*) continue ;; esac
+      export LD_LIBRARY_PATH="$dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+      echo "NVRTC: $lib"
+      return 0
+    done
+  done
+  echo "NVRTC not found (looked in ldconfig -p, /usr/local/cuda*/lib64, /usr/local/cuda*/targets/*/lib," \
+    "/usr/lib/x86_64-linux-gnu and the Python nvidia wheels); install the CUDA toolkit's NVRTC or" \
+    "'pip install nvidia-cuda-nvrtc-cu12' and rerun"
+  return 1
+}
 
 # The whole run ends within TOTAL_SECONDS (default 470: under 8 minutes):
 # each step's limit is cut to what is left, and a step with under 10 s left
@@ -53,25 +97,43 @@ step() {
   fi
   [ "$limit" -gt "$left" ] && limit=$left
   start=$(date +%s.%N)
-  echo "== $name: $*" | tee -a "$OUT/all.log"
-  if timeout "$limit" "$@" >"$OUT/$name.log" 2>&1; then
+  echo "== $name: $*"
+  if timeout "$limit" "$@" >"$LOGS/$name.log" 2>&1; then
     status=PASS
   else
     status="FAIL (exit $?)"
     FAILED=1
   fi
   end=$(date +%s.%N)
-  cat "$OUT/$name.log" >>"$OUT/all.log"
-  tail -n 40 "$OUT/$name.log"
-  ROWS+=("$(printf '%-22s %-14s %8.1f s' "$name" "$status" "$(awk "BEGIN { print $end - $start }")")")
+  tail -n 40 "$LOGS/$name.log"
+  local seconds
+  seconds=$(awk "BEGIN { printf \"%.1f\", $end - $start }")
+  ROWS+=("$(printf '%-22s %-14s %8s s' "$name" "$status" "$seconds")")
+  STEPS_JSON+=("{\"step\": \"$name\", \"status\": \"$status\", \"seconds\": $seconds}")
 }
 
+if [ "$BACKEND" = cuda ]; then
+  if find_nvrtc >"$LOGS/nvrtc.log" 2>&1; then
+    ROWS+=("$(printf '%-22s %-14s %8s' nvrtc "FOUND" "-")")
+  else
+    ROWS+=("$(printf '%-22s %-14s %8s' nvrtc "MISSING" "-")")
+    FAILED=1
+    DEADLINE=0 # every CUDA step would fail the same way: skip them all
+  fi
+  cat "$LOGS/nvrtc.log"
+fi
+
 step devices 30 "$PCE" devices "$BACKEND"
-# Opening the device compiles the kernels (NVRTC to a CUBIN: 8 s to PTX on
-# 2 cores, ptxas after that), cached for the steps after it. A timeout here
+# Opening the device compiles the kernels (NVRTC to a CUBIN, times in
+# docs/benchmarks.md), cached for the steps after it. A timeout here
 # would make every later step compile again, so the limit is generous.
 step compile-kernels 180 "$PCE" backend-check "$BACKEND" \
   --max-log-ntt 1 --max-log-msm-g1 4 --max-log-msm-g2 4 --proofs 0
+# The first proof on the device, before anything else can eat the time:
+# a fresh 2 KiB sector proven with the CPU plugin and with this backend,
+# with the same r and s, each checked with verify_seal, and compared byte
+# for byte (this also generates the test parameters, once).
+step "c2-2kib-$BACKEND-vs-cpu" 150 "$PCE" demo --backend "$BACKEND" --reference cpu
 step backend-check 90 "$PCE" backend-check "$BACKEND" "${CHECK_SIZES[@]}"
 # A small "device memory" (32 MiB; 64 KiB with QUICK=1): the largest MSM
 # bases (G1 2^19, G2 2^18: 48 MiB) exceed its 24 MiB for bases and are
@@ -82,31 +144,61 @@ step streamed-bases 60 env PCE_GPU_MEMORY_LIMIT=$STREAM_LIMIT "$PCE" backend-che
   "${STREAM_SIZES[@]}"
 step "bench-$BACKEND-vs-cpu" 150 "$PCE" bench backend "$BACKEND" --versus cpu \
   "${BENCH_SIZES[@]}" --reps 1
-step c2-2kib-cpu 90 "$PCE" demo --backend cpu
-step "c2-2kib-$BACKEND" 60 "$PCE" demo --backend "$BACKEND"
 # The OpenCL checks only when more than two minutes are left.
 if [ "$BACKEND" = cuda ] && [ $((DEADLINE - $(date +%s))) -gt 120 ] &&
-  "$PCE" devices opencl >"$OUT/opencl-devices.log" 2>&1; then
+  "$PCE" devices opencl >"$LOGS/opencl-devices.log" 2>&1; then
   step opencl-check 90 "$PCE" backend-check opencl \
     --max-log-ntt 16 --max-log-msm-g1 16 --max-log-msm-g2 12 --proofs 1
   step bench-opencl-vs-cpu 60 "$PCE" bench backend opencl --versus cpu \
     --msm-g1 16..22 --msm-g2 16..20 --ntt 16..24 --reps 1
 fi
 
+# timing_lines: the lines of the logs that carry timings.
+timing_lines() {
+  grep -E '^(MSM|NTT|case|ratio)' "$LOGS/bench-$BACKEND-vs-cpu.log" 2>/dev/null | sed "s/^/$BACKEND vs cpu: /"
+  if [ "$BACKEND" != opencl ]; then
+    grep -E '^(MSM|NTT|case|ratio)' "$LOGS/bench-opencl-vs-cpu.log" 2>/dev/null | sed 's/^/opencl vs cpu: /'
+  fi
+  grep -E '"(backend|device|pce_load_or_record|params_read|witness|prove|finish|verify_seal|peak_rss_bytes)"|identical' \
+    "$LOGS/c2-2kib-$BACKEND-vs-cpu.log" 2>/dev/null | sed "s/^ */2 KiB C2, $BACKEND then cpu: /"
+}
+
+summary() {
+  echo "== pce-prover GPU check, $(date -u +%Y-%m-%d), $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
+  printf '%-22s %-14s %10s\n' step status time
+  for row in "${ROWS[@]}"; do echo "$row"; done
+  echo
+  timing_lines
+}
+
+# json_string TEXT: TEXT as a JSON string.
+json_string() {
+  printf '"%s"' "$(printf '%s' "$1" | sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/\t/ /g')"
+}
+
 echo
-echo "== pce-prover GPU check, $(date -u +%Y-%m-%d), $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
-printf '%-22s %-14s %10s\n' step status time
-for row in "${ROWS[@]}"; do echo "$row"; done
-echo
-echo "-- timings ($BACKEND vs cpu)"
-grep -E '^(MSM|NTT|case|ratio)' "$OUT/bench-$BACKEND-vs-cpu.log" 2>/dev/null
-for backend in cpu "$BACKEND"; do
-  echo "-- 2 KiB C2 with $backend"
-  grep -E '"(backend|device|pce_load_or_record|params_read|witness|prove|verify_partitions|verify_seal|peak_rss_bytes)"' "$OUT/c2-2kib-$backend.log" 2>/dev/null
-done
-if [ -e "$OUT/bench-opencl-vs-cpu.log" ]; then
-  echo "-- timings (opencl vs cpu)"
-  grep -E '^(MSM|NTT|case|ratio)' "$OUT/bench-opencl-vs-cpu.log"
+summary
+echo "logs: $LOGS"
+if [ -n "${OUT:-}" ]; then
+  mkdir -p "$OUT"
+  summary >"$OUT/summary.txt"
+  {
+    echo "{\"date\": \"$(date -u +%Y-%m-%dT%H:%M:%SZ)\", \"backend\": \"$BACKEND\","
+    echo " \"gpu\": $(json_string "$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | head -1)"),"
+    echo " \"steps\": ["
+    (IFS=,; echo "  ${STEPS_JSON[*]}")
+    echo " ],"
+    echo " \"timings\": ["
+    first=1
+    while IFS= read -r line; do
+      [ $first = 1 ] || echo ","
+      printf '  %s' "$(json_string "$line")"
+      first=0
+    done < <(timing_lines)
+    echo
+    echo " ]}"
+  } >"$OUT/timings.json"
+  tar -C "$WORK" -czf "$OUT/logs.tar.gz" logs
+  echo "summary.txt, timings.json and logs.tar.gz written to $OUT"
 fi
-echo "logs: $OUT"
 exit $FAILED

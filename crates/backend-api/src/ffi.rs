@@ -5,12 +5,32 @@
 
 #![allow(non_camel_case_types)]
 
-use std::ffi::c_char;
+use std::ffi::{c_char, c_void, CStr};
 
-/// ABI version this crate speaks.
-pub const PCE_BACKEND_ABI_VERSION: u32 = 1;
+/// ABI version this crate speaks. Version 2 reaches optional and
+/// domain-specific operations by name ([`pce_backend_vtable::get_proc_address`])
+/// and takes the host's log callback ([`pce_backend_vtable::set_logger`]);
+/// version 1 had `qap_h` as a vtable field.
+pub const PCE_BACKEND_ABI_VERSION: u32 = 2;
 /// Name of the one symbol a plugin exports.
 pub const PCE_BACKEND_ENTRY_SYMBOL: &[u8] = b"pce_backend_entry\0";
+
+/// Bytes of a scalar-field element ([`pce_fr`]).
+pub const FR_BYTES: usize = 32;
+/// Bytes of an MSM scalar ([`pce_scalar`]).
+pub const SCALAR_BYTES: usize = 32;
+/// Bytes of a base-field element ([`pce_fp`]).
+pub const FP_BYTES: usize = 48;
+/// Bytes of a quadratic-extension element ([`pce_fp2`]).
+pub const FP2_BYTES: usize = 2 * FP_BYTES;
+/// Bytes of a G1 affine point ([`pce_g1_affine`]).
+pub const G1_AFFINE_BYTES: usize = 2 * FP_BYTES;
+/// Bytes of a G2 affine point ([`pce_g2_affine`]).
+pub const G2_AFFINE_BYTES: usize = 2 * FP2_BYTES;
+/// Bytes of a G1 Jacobian point ([`pce_g1_projective`]).
+pub const G1_PROJECTIVE_BYTES: usize = 3 * FP_BYTES;
+/// Bytes of a G2 Jacobian point ([`pce_g2_projective`]).
+pub const G2_PROJECTIVE_BYTES: usize = 3 * FP2_BYTES;
 
 /// Status returned by every plugin call; 0 is success.
 pub type pce_status = i32;
@@ -171,7 +191,51 @@ pub const PCE_G2: u32 = 2;
 /// Bases flag: the host keeps the points alive until release.
 pub const PCE_BASES_HOST_RESIDENT: u32 = 1;
 
+/// Log levels of [`pce_log_fn`]; a logger's `max_level` of 0 is "off".
+pub const PCE_LOG_ERROR: u32 = 1;
+/// Warnings.
+pub const PCE_LOG_WARN: u32 = 2;
+/// Information.
+pub const PCE_LOG_INFO: u32 = 3;
+/// Debugging detail.
+pub const PCE_LOG_DEBUG: u32 = 4;
+/// Tracing detail.
+pub const PCE_LOG_TRACE: u32 = 5;
+
+/// The host's log sink: `level` is one of `PCE_LOG_*`, `target` the
+/// plugin's module path, both strings NUL-terminated and valid during the
+/// call only. Callable from any thread.
+pub type pce_log_fn =
+    unsafe extern "C" fn(level: u32, target: *const c_char, message: *const c_char);
+
+/// `"qap_h"`: the QAP step of a Groth16 proof in one call (see the header).
+pub type pce_qap_h_fn = unsafe extern "C" fn(
+    device: *mut pce_device,
+    domain: *const pce_ntt_domain,
+    data: *mut pce_fr,
+) -> pce_status;
+
+/// `"device_memory"`: free and total memory of an open device, in bytes.
+pub type pce_device_memory_fn =
+    unsafe extern "C" fn(device: *mut pce_device, free: *mut u64, total: *mut u64) -> pce_status;
+
+/// `"ntt_scratch_bytes"`: host memory one `ntt` or `qap_h` call on a domain
+/// of size `2^log_size` allocates beyond the caller's data, in bytes.
+pub type pce_ntt_scratch_bytes_fn =
+    unsafe extern "C" fn(device: *mut pce_device, log_size: u32, bytes: *mut u64) -> pce_status;
+
+/// Name of the [`pce_qap_h_fn`] operation for `get_proc_address`.
+pub const PCE_PROC_QAP_H: &CStr = c"qap_h";
+/// Name of the [`pce_device_memory_fn`] operation.
+pub const PCE_PROC_DEVICE_MEMORY: &CStr = c"device_memory";
+/// Name of the [`pce_ntt_scratch_bytes_fn`] operation.
+pub const PCE_PROC_NTT_SCRATCH_BYTES: &CStr = c"ntt_scratch_bytes";
+
 /// The plugin's table of operations.
+///
+/// The core operations are curve- and proof-agnostic in shape; optional
+/// and domain-specific ones (the QAP step, memory reports) are looked up by
+/// name through `get_proc_address`, so adding one needs no new field.
 #[repr(C)]
 pub struct pce_backend_vtable {
     /// ABI version the plugin implements.
@@ -184,6 +248,12 @@ pub struct pce_backend_vtable {
     pub description: *const c_char,
     /// Copies the last error message of this thread; returns its full length.
     pub last_error: unsafe extern "C" fn(buf: *mut c_char, cap: usize) -> usize,
+    /// The operation called `name` (e.g. `"qap_h"`), or null when the
+    /// plugin does not have it.
+    pub get_proc_address: unsafe extern "C" fn(name: *const c_char) -> *mut c_void,
+    /// Optional (may be null): gives the plugin the host's log sink and the
+    /// most verbose level the host wants; `log` null means "no sink".
+    pub set_logger: Option<unsafe extern "C" fn(log: Option<pce_log_fn>, max_level: u32)>,
     /// Number of devices.
     pub device_count: unsafe extern "C" fn(count: *mut u32) -> pce_status,
     /// Describes device `index`.
@@ -213,7 +283,7 @@ pub struct pce_backend_vtable {
     pub msm_bases_upload: unsafe extern "C" fn(
         device: *mut pce_device,
         group: u32,
-        points: *const std::ffi::c_void,
+        points: *const c_void,
         count: u64,
         flags: u32,
         bases: *mut *mut pce_msm_bases,
@@ -228,26 +298,18 @@ pub struct pce_backend_vtable {
         count: u64,
         scalars: *const pce_scalar,
         batch: u32,
-        out: *mut std::ffi::c_void,
+        out: *mut c_void,
     ) -> pce_status,
-    /// Optional: the QAP step (a, b, c to the coefficients of h) in one call;
-    /// `None` when the plugin does not provide it.
-    pub qap_h: Option<
-        unsafe extern "C" fn(
-            device: *mut pce_device,
-            domain: *const pce_ntt_domain,
-            data: *mut pce_fr,
-        ) -> pce_status,
-    >,
 }
 
-/// Size of a version-1 vtable without the optional operations: the least
-/// `struct_size` a plugin may report.
-pub const PCE_BACKEND_VTABLE_V1_BASE_SIZE: usize = std::mem::offset_of!(pce_backend_vtable, qap_h);
+/// Size of a version-2 vtable: the least `struct_size` a plugin may
+/// report. Fields appended later within version 2 are optional.
+pub const PCE_BACKEND_VTABLE_V2_SIZE: usize = std::mem::size_of::<pce_backend_vtable>();
 
 // SAFETY: a vtable is immutable static data (function pointers and pointers
 // to static strings), shared by all threads of the plugin by contract.
 unsafe impl Sync for pce_backend_vtable {}
+// SAFETY: as above; nothing in it is tied to the thread that made it.
 unsafe impl Send for pce_backend_vtable {}
 
 /// Signature of the entry symbol.
@@ -270,7 +332,15 @@ mod tests {
         assert_eq!(size_of::<pce_g1_projective>(), 144);
         assert_eq!(size_of::<pce_g2_projective>(), 288);
         assert_eq!(size_of::<pce_device_info>(), 4 + 4 + 8 + 16 + 128 + 64);
-        assert_eq!(PCE_BACKEND_VTABLE_V1_BASE_SIZE, 8 + 2 * 8 + 11 * 8);
-        assert_eq!(size_of::<pce_backend_vtable>(), 8 + 2 * 8 + 12 * 8);
+        assert_eq!(size_of::<pce_backend_vtable>(), 8 + 2 * 8 + 13 * 8);
+        assert_eq!(PCE_BACKEND_VTABLE_V2_SIZE, size_of::<pce_backend_vtable>());
+        assert_eq!(size_of::<pce_fr>(), FR_BYTES);
+        assert_eq!(size_of::<pce_scalar>(), SCALAR_BYTES);
+        assert_eq!(size_of::<pce_fp>(), FP_BYTES);
+        assert_eq!(size_of::<pce_fp2>(), FP2_BYTES);
+        assert_eq!(size_of::<pce_g1_affine>(), G1_AFFINE_BYTES);
+        assert_eq!(size_of::<pce_g2_affine>(), G2_AFFINE_BYTES);
+        assert_eq!(size_of::<pce_g1_projective>(), G1_PROJECTIVE_BYTES);
+        assert_eq!(size_of::<pce_g2_projective>(), G2_PROJECTIVE_BYTES);
     }
 }

@@ -1,9 +1,11 @@
 //! The host's safe view of a loaded plugin.
 //!
-//! Every call goes through [`Backend::call`], which turns a status into a
+//! Every call goes through `Backend::call`, which turns a status into a
 //! [`BackendError`] carrying the plugin's message. Handles free themselves
 //! through the plugin when dropped, and their lifetimes keep the device
 //! (and, for host-resident bases, the points) alive as long as needed.
+//! Optional operations are looked up by name once, at load, and a missing
+//! one is an answer (`None`, `false`, 0), never an error.
 
 use std::ffi::{c_char, c_void, CStr};
 use std::marker::PhantomData;
@@ -19,6 +21,56 @@ pub(crate) struct BackendInner {
     pub(crate) name: String,
     pub(crate) description: String,
     pub(crate) vtable: &'static pce_backend_vtable,
+    pub(crate) ops: Operations,
+}
+
+/// The optional operations a plugin has, found by name at load.
+#[derive(Default)]
+pub(crate) struct Operations {
+    pub(crate) qap_h: Option<pce_qap_h_fn>,
+    pub(crate) device_memory: Option<pce_device_memory_fn>,
+    pub(crate) ntt_scratch_bytes: Option<pce_ntt_scratch_bytes_fn>,
+}
+
+impl Operations {
+    /// Looks each operation up through `get_proc_address`.
+    ///
+    /// # Safety
+    /// `vtable` is a plugin's valid vtable, whose `get_proc_address` returns
+    /// null or a function of the signature the header gives that name.
+    pub(crate) unsafe fn find(vtable: &pce_backend_vtable) -> Self {
+        // SAFETY: a static NUL-terminated name; per the function contract.
+        let find = |name: &CStr| unsafe { (vtable.get_proc_address)(name.as_ptr()) };
+        // SAFETY: non-null addresses have the signature of their name (the
+        // function contract); fn pointers and data pointers share a size.
+        unsafe {
+            Self {
+                qap_h: as_fn(find(PCE_PROC_QAP_H)),
+                device_memory: as_fn(find(PCE_PROC_DEVICE_MEMORY)),
+                ntt_scratch_bytes: as_fn(find(PCE_PROC_NTT_SCRATCH_BYTES)),
+            }
+        }
+    }
+}
+
+/// `address` as the function type `F`, `None` when null.
+///
+/// # Safety
+/// `address` is null or the address of a function of type `F`, and `F` is
+/// a function pointer type.
+unsafe fn as_fn<F: Copy>(address: *mut c_void) -> Option<F> {
+    debug_assert_eq!(size_of::<F>(), size_of::<*mut c_void>());
+    // SAFETY: per the function contract.
+    (!address.is_null()).then(|| unsafe { std::mem::transmute_copy::<*mut c_void, F>(&address) })
+}
+
+/// Free and total memory of a device, in bytes, as its plugin reports them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DeviceMemory {
+    /// Bytes that can be allocated now.
+    pub free: u64,
+    /// Bytes of the device (as the plugin uses it).
+    pub total: u64,
 }
 
 /// A loaded backend plugin. Cheap to clone.
@@ -99,8 +151,17 @@ impl Backend {
         &self.inner.path
     }
 
-    fn vtable(&self) -> &'static pce_backend_vtable {
+    /// The plugin's vtable, for tools that exercise the raw ABI (such as
+    /// `backend-check`'s edge cases); everything else goes through the
+    /// safe methods.
+    pub fn vtable(&self) -> &'static pce_backend_vtable {
         self.inner.vtable
+    }
+
+    /// Whether the plugin has the operation called `name` (e.g. `"qap_h"`).
+    pub fn has_operation(&self, name: &CStr) -> bool {
+        // SAFETY: a NUL-terminated name; the lookup only reads it.
+        !unsafe { (self.vtable().get_proc_address)(name.as_ptr()) }.is_null()
     }
 
     fn error(&self, operation: &'static str, status: Status, message: String) -> BackendError {
@@ -192,8 +253,9 @@ pub struct Device {
 }
 
 // SAFETY: the ABI requires plugins to accept calls on a device from any
-// thread, concurrently.
+// thread, concurrently, and to let any thread close it.
 unsafe impl Send for Device {}
+// SAFETY: as above: concurrent calls on one device are allowed.
 unsafe impl Sync for Device {}
 
 impl Drop for Device {
@@ -210,10 +272,17 @@ pub struct NttDomain<'d> {
     log_size: u32,
 }
 
+// SAFETY: the ABI lets a domain be used and destroyed from any thread.
 unsafe impl Send for NttDomain<'_> {}
+// SAFETY: the ABI lets a domain be used from several threads at once.
 unsafe impl Sync for NttDomain<'_> {}
 
 impl NttDomain<'_> {
+    /// The plugin's handle of this domain, for raw ABI calls.
+    pub fn as_raw(&self) -> *mut pce_ntt_domain {
+        self.handle.as_ptr()
+    }
+
     /// log2 of the transform size.
     pub fn log_size(&self) -> u32 {
         self.log_size
@@ -267,10 +336,18 @@ pub struct MsmBases<'a, G: Group> {
     _group: PhantomData<G>,
 }
 
+// SAFETY: the ABI lets bases be used and released from any thread; the
+// points they may borrow are shared read-only.
 unsafe impl<G: Group> Send for MsmBases<'_, G> {}
+// SAFETY: the ABI lets MSMs over the same bases run concurrently.
 unsafe impl<G: Group> Sync for MsmBases<'_, G> {}
 
 impl<G: Group> MsmBases<'_, G> {
+    /// The plugin's handle of these bases, for raw ABI calls.
+    pub fn as_raw(&self) -> *mut pce_msm_bases {
+        self.handle.as_ptr()
+    }
+
     /// Number of points.
     pub fn len(&self) -> usize {
         self.len
@@ -317,11 +394,45 @@ impl Device {
         })
     }
 
+    /// The plugin's handle of this device, for raw ABI calls (see
+    /// [`Backend::vtable`]).
+    pub fn as_raw(&self) -> *mut pce_device {
+        self.handle.as_ptr()
+    }
+
+    /// Free and total memory of the device, `None` when the plugin does not
+    /// report them (operation `"device_memory"`).
+    pub fn memory(&self) -> Result<Option<DeviceMemory>, BackendError> {
+        let Some(device_memory) = self.backend.inner.ops.device_memory else {
+            return Ok(None);
+        };
+        let (mut free, mut total) = (0u64, 0u64);
+        // SAFETY: a live device handle and two valid out-pointers.
+        let status = unsafe { device_memory(self.handle.as_ptr(), &mut free, &mut total) };
+        self.backend.call("device_memory", status)?;
+        Ok(Some(DeviceMemory { free, total }))
+    }
+
+    /// Host memory, in bytes, that one NTT (or QAP step) on a domain of
+    /// size `2^log_size` allocates beyond the caller's data; 0 when the
+    /// plugin does not say (operation `"ntt_scratch_bytes"`).
+    pub fn ntt_scratch_bytes(&self, log_size: u32) -> Result<u64, BackendError> {
+        let Some(ntt_scratch_bytes) = self.backend.inner.ops.ntt_scratch_bytes else {
+            return Ok(0);
+        };
+        let mut bytes = 0u64;
+        // SAFETY: a live device handle and a valid out-pointer.
+        let status = unsafe { ntt_scratch_bytes(self.handle.as_ptr(), log_size, &mut bytes) };
+        self.backend.call("ntt_scratch_bytes", status)?;
+        Ok(bytes)
+    }
+
     /// The QAP step in one plugin call when the plugin offers it: `abc`
-    /// holds a, b, c (three vectors of the domain's size); on success its
-    /// first vector holds the coefficients of h and `Ok(true)` is returned.
-    /// `Ok(false)` (data untouched) when the plugin lacks the operation or
-    /// calls it unsupported: the caller composes it from [`Device::ntt`].
+    /// holds the evaluations a, b, c of a satisfied R1CS (three vectors of
+    /// the domain's size, zero padded); on success its first vector holds
+    /// the coefficients of h and `Ok(true)` is returned. `Ok(false)` (data
+    /// untouched) when the plugin lacks the operation or calls it
+    /// unsupported: the caller composes it from [`Device::ntt`].
     pub fn qap_h(&self, domain: &NttDomain<'_>, abc: &mut [pce_fr]) -> Result<bool, BackendError> {
         if !std::ptr::eq(domain.device, self) {
             return Err(self.refuse("qap_h", "the domain belongs to another device".into()));
@@ -336,7 +447,7 @@ impl Device {
                 ),
             ));
         }
-        let Some(qap_h) = self.backend.vtable().qap_h else {
+        let Some(qap_h) = self.backend.inner.ops.qap_h else {
             return Ok(false);
         };
         // SAFETY: handles are live, abc holds three vectors of the domain's size.

@@ -26,4 +26,10 @@ pub mod memory;
 pub mod plugin;
 
 pub use error::{BackendError, LoadError, Status};
-pub use host::{Backend, Device, DeviceInfo, Group, MsmBases, NttDirection, NttDomain, G1, G2};
+pub use ffi::{
+    FP2_BYTES, FP_BYTES, FR_BYTES, G1_AFFINE_BYTES, G1_PROJECTIVE_BYTES, G2_AFFINE_BYTES,
+    G2_PROJECTIVE_BYTES, SCALAR_BYTES,
+};
+pub use host::{
+    Backend, Device, DeviceInfo, DeviceMemory, Group, MsmBases, NttDirection, NttDomain, G1, G2,
+};

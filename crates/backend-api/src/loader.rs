@@ -9,16 +9,91 @@
 //!
 //! Libraries are never unloaded: a plugin may keep threads or driver state
 //! alive until the process exits.
+//!
+//! Loading also hands the plugin [`host_log`], so its log events come out
+//! of the host's `tracing` under the target [`PLUGIN_LOG_TARGET`], filtered
+//! like the host's own (`RUST_LOG=pce_plugin=debug` for a plugin's debug
+//! output).
 
 use std::ffi::CStr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use std::ffi::c_char;
+
 use tracing::debug;
+use tracing::level_filters::LevelFilter;
 
 use crate::error::LoadError;
 use crate::ffi::{self, pce_backend_entry_fn, pce_backend_vtable};
-use crate::host::{Backend, BackendInner};
+use crate::host::{Backend, BackendInner, Operations};
+
+/// The `tracing` target of the events plugins send to the host.
+pub const PLUGIN_LOG_TARGET: &str = "pce_plugin";
+
+/// The log callback the host gives plugins: re-emits the event on the
+/// host's `tracing` under [`PLUGIN_LOG_TARGET`], with the plugin's module
+/// path as the field `plugin`.
+///
+/// # Safety
+/// `target` and `message` are null or NUL-terminated strings.
+pub unsafe extern "C" fn host_log(level: u32, target: *const c_char, message: *const c_char) {
+    let text = |ptr: *const c_char| {
+        if ptr.is_null() {
+            String::new()
+        } else {
+            // SAFETY: per the function contract.
+            unsafe { CStr::from_ptr(ptr) }
+                .to_string_lossy()
+                .into_owned()
+        }
+    };
+    let (target, message) = (text(target), text(message));
+    // A subscriber that panics must not unwind into the plugin.
+    let _ = std::panic::catch_unwind(|| match level {
+        ffi::PCE_LOG_ERROR => {
+            tracing::error!(target: PLUGIN_LOG_TARGET, plugin = %target, "{message}")
+        }
+        ffi::PCE_LOG_WARN => {
+            tracing::warn!(target: PLUGIN_LOG_TARGET, plugin = %target, "{message}")
+        }
+        ffi::PCE_LOG_INFO => {
+            tracing::info!(target: PLUGIN_LOG_TARGET, plugin = %target, "{message}")
+        }
+        ffi::PCE_LOG_DEBUG => {
+            tracing::debug!(target: PLUGIN_LOG_TARGET, plugin = %target, "{message}")
+        }
+        _ => tracing::trace!(target: PLUGIN_LOG_TARGET, plugin = %target, "{message}"),
+    });
+}
+
+/// The vtable's function pointers that may not be null, with their offsets.
+const REQUIRED_FUNCTIONS: [(&str, usize); 12] = {
+    use std::mem::offset_of;
+    type V = pce_backend_vtable;
+    [
+        ("last_error", offset_of!(V, last_error)),
+        ("get_proc_address", offset_of!(V, get_proc_address)),
+        ("device_count", offset_of!(V, device_count)),
+        ("device_info", offset_of!(V, device_info)),
+        ("device_open", offset_of!(V, device_open)),
+        ("device_close", offset_of!(V, device_close)),
+        ("ntt_domain_create", offset_of!(V, ntt_domain_create)),
+        ("ntt_domain_destroy", offset_of!(V, ntt_domain_destroy)),
+        ("ntt", offset_of!(V, ntt)),
+        ("msm_bases_upload", offset_of!(V, msm_bases_upload)),
+        ("msm_bases_release", offset_of!(V, msm_bases_release)),
+        ("msm", offset_of!(V, msm)),
+    ]
+};
+
+/// The most verbose level the host's subscribers may want, as a `PCE_LOG_*` code.
+fn host_max_level() -> u32 {
+    match LevelFilter::current().into_level() {
+        None => 0,
+        Some(level) => crate::plugin::log::level_code(&level),
+    }
+}
 
 /// Environment variable naming extra plugin directories.
 pub const BACKEND_DIR_ENV: &str = "PCE_BACKEND_DIR";
@@ -134,28 +209,26 @@ impl Backend {
                 host,
             });
         }
-        let needed = ffi::PCE_BACKEND_VTABLE_V1_BASE_SIZE;
+        let needed = ffi::PCE_BACKEND_VTABLE_V2_SIZE;
         if struct_size < needed {
             return Err(bad(format!(
                 "struct_size {struct_size} is smaller than the {needed} bytes of ABI version {host}"
             )));
         }
-        // A plugin built against an older header has a shorter vtable: copy
-        // the part it has, and leave the optional operations it lacks None.
-        let mut copy = std::mem::MaybeUninit::<pce_backend_vtable>::zeroed();
-        // SAFETY: the plugin's vtable has `struct_size` readable bytes; the
-        // copy has room for size_of bytes.
-        unsafe {
-            std::ptr::copy_nonoverlapping(
-                vtable as *const u8,
-                copy.as_mut_ptr() as *mut u8,
-                struct_size.min(std::mem::size_of::<pce_backend_vtable>()),
-            )
-        };
-        // SAFETY: every required field lies in the copied base part; the
-        // optional fields are Options of function pointers, None when zero.
-        let vtable: &'static pce_backend_vtable =
-            Box::leak(Box::new(unsafe { copy.assume_init() }));
+        // Required function pointers must not be null before the vtable is
+        // viewed as a Rust struct (where a null function pointer is invalid).
+        for (field, offset) in REQUIRED_FUNCTIONS {
+            // SAFETY: `offset` lies in the `needed` readable bytes, at a
+            // pointer-aligned field of the static vtable.
+            let address = unsafe { *((vtable as *const u8).add(offset) as *const usize) };
+            if address == 0 {
+                return Err(bad(format!("{field} is null")));
+            }
+        }
+        // SAFETY: the plugin's vtable has at least `needed` readable bytes,
+        // every field this host knows, the required functions non-null; it
+        // is static and immutable.
+        let vtable: &'static pce_backend_vtable = unsafe { &*vtable };
         let text = |ptr: *const std::ffi::c_char, field: &str| -> Result<String, LoadError> {
             if ptr.is_null() {
                 return Err(bad(format!("{field} is null")));
@@ -167,6 +240,13 @@ impl Backend {
         };
         let name = text(vtable.name, "name")?;
         let description = text(vtable.description, "description")?;
+        // The logger first: the header promises it before any other call.
+        if let Some(set_logger) = vtable.set_logger {
+            // SAFETY: the callback is a static function of this host.
+            unsafe { set_logger(Some(host_log), host_max_level()) };
+        }
+        // SAFETY: a valid vtable of this ABI version.
+        let ops = unsafe { Operations::find(vtable) };
         debug!(path = %path.display(), %name, %description, "backend loaded");
         Ok(Backend {
             inner: Arc::new(BackendInner {
@@ -174,6 +254,7 @@ impl Backend {
                 name,
                 description,
                 vtable,
+                ops,
             }),
         })
     }

@@ -2,10 +2,9 @@
 //!
 //! A proof allocates vectors of hundreds of megabytes (parameter queries,
 //! NTT buffers) and touches every page of them once more per proof. With
-//! 4 KiB pages every first touch is a page fault, about 0.4 s per GiB on
-//! the virtual machines measured; asking for transparent huge pages cuts
-//! the faults (and the TLB misses of strided passes) about 500-fold. The
-//! advice is only advice: where the kernel has none to give, nothing
+//! 4 KiB pages every first touch is a page fault; asking for transparent
+//! huge pages cuts the faults (and the TLB misses of strided passes) by a
+//! large factor (docs/benchmarks.md). The advice is only advice: where the kernel has none to give, nothing
 //! changes.
 
 /// Size of a huge page on x86-64 and aarch64 (with 4 KiB base pages).

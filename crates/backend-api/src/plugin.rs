@@ -3,7 +3,14 @@
 //! The macro exports `pce_backend_entry` and a static vtable whose functions
 //! check pointers, convert handles, catch panics and record error messages
 //! for [`crate::ffi::pce_backend_vtable::last_error`], so the trait methods
-//! are plain safe Rust returning `Result`.
+//! are plain safe Rust returning `Result`. The optional operations are
+//! found by name (`get_proc_address`) when the plugin says it has them
+//! (`Plugin::QAP_H` and the like); the plugin's `tracing` events go to the
+//! host's log callback ([`log`]); [`split`] holds the zeros / ones / rest
+//! rule of MSM scalars every plugin applies.
+
+pub mod log;
+pub mod split;
 
 use std::any::Any;
 use std::cell::RefCell;
@@ -36,6 +43,15 @@ impl PluginError {
     }
 }
 
+/// Free and total memory of a device, in bytes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct MemoryReport {
+    /// Bytes that can be allocated now.
+    pub free: u64,
+    /// Bytes of the device (as the plugin uses it).
+    pub total: u64,
+}
+
 /// What a plugin says about one of its devices.
 #[derive(Debug, Clone, Default)]
 pub struct DeviceDescription {
@@ -63,8 +79,11 @@ pub struct HostPoints<T> {
     pub resident: bool,
 }
 
-// SAFETY: read-only view of host memory that the ABI keeps valid.
+// SAFETY: a read-only view of host memory that the ABI keeps valid for as
+// long as the view is used (the call, or until release for lent bases);
+// sending it to another thread only shares `T`s, which are `Sync`.
 unsafe impl<T: Sync> Send for HostPoints<T> {}
+// SAFETY: as above; the view never writes, so sharing it shares `&T`s.
 unsafe impl<T: Sync> Sync for HostPoints<T> {}
 
 impl<T> HostPoints<T> {
@@ -174,10 +193,19 @@ pub trait Plugin: 'static {
         scalars: &[pce_scalar],
         out: MsmResults<'_>,
     ) -> Result<(), PluginError>;
-    /// Optional: the QAP step in one call (see `qap_h` in the header):
+    /// Whether the plugin has [`Plugin::qap_h`]: `get_proc_address("qap_h")`
+    /// finds it only then.
+    const QAP_H: bool = false;
+    /// Whether the plugin has [`Plugin::device_memory`].
+    const DEVICE_MEMORY: bool = false;
+    /// Whether the plugin has [`Plugin::ntt_scratch_bytes`].
+    const NTT_SCRATCH_BYTES: bool = false;
+
+    /// Optional ([`Plugin::QAP_H`]): the QAP step in one call, for the
+    /// evaluations a, b, c of a satisfied R1CS (see `qap_h` in the header):
     /// `abc` holds a, b, c, each of the domain's size; on return its first
-    /// vector holds the coefficients of h. The default says unsupported,
-    /// and the host composes the step from [`Plugin::ntt`] calls.
+    /// vector holds the coefficients of h. Without it the host composes the
+    /// step from [`Plugin::ntt`] calls.
     fn qap_h(
         device: &Self::Device,
         domain: &Self::Domain,
@@ -188,6 +216,22 @@ pub trait Plugin: 'static {
             ffi::PCE_ERR_UNSUPPORTED,
             "this backend has no fused QAP step",
         ))
+    }
+    /// Optional ([`Plugin::DEVICE_MEMORY`]): free and total memory of an
+    /// open device.
+    fn device_memory(device: &Self::Device) -> Result<MemoryReport, PluginError> {
+        let _ = device;
+        Err(PluginError::new(
+            ffi::PCE_ERR_UNSUPPORTED,
+            "this backend does not report its memory",
+        ))
+    }
+    /// Optional ([`Plugin::NTT_SCRATCH_BYTES`]): host memory one NTT (or
+    /// QAP step) on a domain of size `2^log_size` allocates beyond the
+    /// caller's data.
+    fn ntt_scratch_bytes(device: &Self::Device, log_size: u32) -> Result<u64, PluginError> {
+        let _ = (device, log_size);
+        Ok(0)
     }
     /// Number of elements of one vector of a domain.
     fn domain_size(domain: &Self::Domain) -> usize;
@@ -207,7 +251,8 @@ fn panic_message(panic: &(dyn Any + Send)) -> &str {
         .unwrap_or("unknown panic")
 }
 
-/// Runs `f`, catching panics and recording the message of any failure.
+/// Runs `f`, catching panics and recording the message of any failure;
+/// a success clears the message (`last_error` then returns 0).
 #[doc(hidden)]
 pub fn guard(f: impl FnOnce() -> Result<(), PluginError>) -> pce_status {
     let result = catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|panic| {
@@ -217,7 +262,10 @@ pub fn guard(f: impl FnOnce() -> Result<(), PluginError>) -> pce_status {
         ))
     });
     match result {
-        Ok(()) => PCE_OK,
+        Ok(()) => {
+            LAST_ERROR.with(|last| last.borrow_mut().clear());
+            PCE_OK
+        }
         Err(error) => {
             LAST_ERROR.with(|last| *last.borrow_mut() = error.message);
             error.status
@@ -302,8 +350,8 @@ unsafe extern "C" fn device_open<P: Plugin>(
 
 unsafe extern "C" fn device_close<P: Plugin>(device: *mut pce_device) {
     if !device.is_null() {
-        // SAFETY: created by device_open as a Box<P::Device>.
         guard(|| {
+            // SAFETY: created by device_open as a Box<P::Device>.
             drop(unsafe { Box::from_raw(device as *mut P::Device) });
             Ok(())
         });
@@ -349,7 +397,8 @@ unsafe extern "C" fn ntt_domain_destroy<P: Plugin>(domain: *mut pce_ntt_domain) 
     }
 }
 
-/// Wraps [`Plugin::ntt`]; the plugin only ever sees whole batches.
+/// Wraps [`Plugin::ntt`]; the plugin only ever sees whole, non-empty
+/// batches (a batch of 0 is a successful no-op, `data` may then be null).
 unsafe extern "C" fn ntt<P: Plugin>(
     device: *mut pce_device,
     domain: *const pce_ntt_domain,
@@ -359,10 +408,10 @@ unsafe extern "C" fn ntt<P: Plugin>(
     batch: u32,
 ) -> pce_status {
     guard(|| {
-        // SAFETY: handles of this plugin.
+        // SAFETY: a device handle of this plugin.
         let device = unsafe { handle::<P::Device>(device as *const c_void, "device")? };
+        // SAFETY: a domain handle of this plugin.
         let domain = unsafe { handle::<P::Domain>(domain as *const c_void, "domain")? };
-        non_null(data, "data")?;
         let inverse = match direction {
             PCE_NTT_FORWARD => false,
             PCE_NTT_INVERSE => true,
@@ -377,9 +426,12 @@ unsafe extern "C" fn ntt<P: Plugin>(
                 "unknown NTT flags {flags:#x}"
             )));
         }
+        if batch == 0 {
+            return Ok(());
+        }
+        non_null(data, "data")?;
         let len = (batch as usize)
             .checked_mul(P::domain_size(domain))
-            .filter(|&len| len > 0)
             .ok_or_else(|| PluginError::invalid(format!("batch of {batch} vectors")))?;
         // SAFETY: the host provides batch·n elements.
         let data = unsafe { std::slice::from_raw_parts_mut(data, len) };
@@ -387,21 +439,89 @@ unsafe extern "C" fn ntt<P: Plugin>(
     })
 }
 
-/// Wraps [`Plugin::qap_h`].
+/// Wraps [`Plugin::qap_h`]; found by name as `"qap_h"`.
 unsafe extern "C" fn qap_h<P: Plugin>(
     device: *mut pce_device,
     domain: *const pce_ntt_domain,
     data: *mut pce_fr,
 ) -> pce_status {
     guard(|| {
-        // SAFETY: handles of this plugin.
+        // SAFETY: a device handle of this plugin.
         let device = unsafe { handle::<P::Device>(device as *const c_void, "device")? };
+        // SAFETY: a domain handle of this plugin.
         let domain = unsafe { handle::<P::Domain>(domain as *const c_void, "domain")? };
         non_null(data, "data")?;
         // SAFETY: the host provides three vectors of the domain's size.
         let abc = unsafe { std::slice::from_raw_parts_mut(data, 3 * P::domain_size(domain)) };
         P::qap_h(device, domain, abc)
     })
+}
+
+/// Wraps [`Plugin::device_memory`]; found by name as `"device_memory"`.
+unsafe extern "C" fn device_memory<P: Plugin>(
+    device: *mut pce_device,
+    free: *mut u64,
+    total: *mut u64,
+) -> pce_status {
+    guard(|| {
+        // SAFETY: a device handle of this plugin.
+        let device = unsafe { handle::<P::Device>(device as *const c_void, "device")? };
+        non_null(free, "free")?;
+        non_null(total, "total")?;
+        let report = P::device_memory(device)?;
+        // SAFETY: checked non-null; the host provides the out-pointers.
+        unsafe {
+            *free = report.free;
+            *total = report.total;
+        }
+        Ok(())
+    })
+}
+
+/// Wraps [`Plugin::ntt_scratch_bytes`]; found by name as `"ntt_scratch_bytes"`.
+unsafe extern "C" fn ntt_scratch_bytes<P: Plugin>(
+    device: *mut pce_device,
+    log_size: u32,
+    bytes: *mut u64,
+) -> pce_status {
+    guard(|| {
+        // SAFETY: a device handle of this plugin.
+        let device = unsafe { handle::<P::Device>(device as *const c_void, "device")? };
+        non_null(bytes, "bytes")?;
+        if !(1..=32).contains(&log_size) {
+            return Err(PluginError::invalid(format!(
+                "log_size {log_size} outside 1..=32"
+            )));
+        }
+        let scratch = P::ntt_scratch_bytes(device, log_size)?;
+        // SAFETY: checked non-null; the host provides the out-pointer.
+        unsafe { *bytes = scratch };
+        Ok(())
+    })
+}
+
+/// The operations of `P` found by name: those it says it has.
+unsafe extern "C" fn get_proc_address<P: Plugin>(name: *const c_char) -> *mut c_void {
+    if name.is_null() {
+        return std::ptr::null_mut();
+    }
+    // SAFETY: the host passes a NUL-terminated string.
+    let name = unsafe { CStr::from_ptr(name) };
+    let found: Option<*mut c_void> = if name == PCE_PROC_QAP_H {
+        P::QAP_H.then_some(qap_h::<P> as pce_qap_h_fn as *mut c_void)
+    } else if name == PCE_PROC_DEVICE_MEMORY {
+        P::DEVICE_MEMORY.then_some(device_memory::<P> as pce_device_memory_fn as *mut c_void)
+    } else if name == PCE_PROC_NTT_SCRATCH_BYTES {
+        P::NTT_SCRATCH_BYTES
+            .then_some(ntt_scratch_bytes::<P> as pce_ntt_scratch_bytes_fn as *mut c_void)
+    } else {
+        None
+    };
+    found.unwrap_or(std::ptr::null_mut())
+}
+
+unsafe extern "C" fn set_logger(log: Option<pce_log_fn>, max_level: u32) {
+    log::set_sink(log, max_level);
 }
 
 unsafe extern "C" fn msm_bases_upload<P: Plugin>(
@@ -456,6 +576,8 @@ unsafe extern "C" fn msm_bases_release<P: Plugin>(bases: *mut pce_msm_bases) {
     }
 }
 
+/// Wraps [`Plugin::msm`]: the range is checked against the bases first; a
+/// batch of 0 is then a successful no-op (`scalars` and `out` may be null).
 unsafe extern "C" fn msm<P: Plugin>(
     device: *mut pce_device,
     bases: *const pce_msm_bases,
@@ -466,18 +588,21 @@ unsafe extern "C" fn msm<P: Plugin>(
     out: *mut c_void,
 ) -> pce_status {
     guard(|| {
-        // SAFETY: handles of this plugin.
+        // SAFETY: a device handle of this plugin.
         let device = unsafe { handle::<P::Device>(device as *const c_void, "device")? };
+        // SAFETY: a bases handle of this plugin.
         let bases = unsafe { handle::<P::Bases>(bases as *const c_void, "bases")? };
-        non_null(out, "out")?;
         let (len, group) = P::bases_shape(bases);
-        let (offset, count) = (offset as usize, count as usize);
-        if offset.checked_add(count).is_none_or(|end| end > len) {
+        if offset.checked_add(count).is_none_or(|end| end > len as u64) {
             return Err(PluginError::invalid(format!(
                 "range {offset}..+{count} outside {len} bases"
             )));
         }
-        let batch = batch as usize;
+        if batch == 0 {
+            return Ok(());
+        }
+        non_null(out, "out")?;
+        let (offset, count, batch) = (offset as usize, count as usize, batch as usize);
         let total = count
             .checked_mul(batch)
             .ok_or_else(|| PluginError::invalid("batch overflows"))?;
@@ -488,11 +613,12 @@ unsafe extern "C" fn msm<P: Plugin>(
             // SAFETY: the host provides batch·count scalars.
             unsafe { std::slice::from_raw_parts(scalars, total) }
         };
-        // SAFETY: the host provides `batch` results of the bases' group.
         let out = match group {
+            // SAFETY: the host provides `batch` results of the bases' group.
             PCE_G1 => MsmResults::G1(unsafe {
                 std::slice::from_raw_parts_mut(out as *mut pce_g1_projective, batch)
             }),
+            // SAFETY: as above.
             _ => MsmResults::G2(unsafe {
                 std::slice::from_raw_parts_mut(out as *mut pce_g2_projective, batch)
             }),
@@ -501,7 +627,7 @@ unsafe extern "C" fn msm<P: Plugin>(
     })
 }
 
-/// The vtable of plugin `P`; used by [`export_backend!`].
+/// The vtable of plugin `P`; used by [`export_backend!`](crate::export_backend!).
 pub const fn vtable<P: Plugin>() -> pce_backend_vtable {
     pce_backend_vtable {
         abi_version: PCE_BACKEND_ABI_VERSION,
@@ -509,6 +635,8 @@ pub const fn vtable<P: Plugin>() -> pce_backend_vtable {
         name: P::NAME.as_ptr(),
         description: P::DESCRIPTION.as_ptr(),
         last_error,
+        get_proc_address: get_proc_address::<P>,
+        set_logger: Some(set_logger),
         device_count: device_count::<P>,
         device_info: device_info::<P>,
         device_open: device_open::<P>,
@@ -519,7 +647,6 @@ pub const fn vtable<P: Plugin>() -> pce_backend_vtable {
         msm_bases_upload: msm_bases_upload::<P>,
         msm_bases_release: msm_bases_release::<P>,
         msm: msm::<P>,
-        qap_h: Some(qap_h::<P>),
     }
 }
 
@@ -538,32 +665,12 @@ pub unsafe fn entry(
         // SAFETY: per the function contract.
         unsafe { *plugin_abi_version = vtable.abi_version };
     }
-    install_log_subscriber();
+    log::install();
     if host_abi_version == vtable.abi_version {
         vtable
     } else {
         std::ptr::null()
     }
-}
-
-/// Sends the plugin's `tracing` events to standard error.
-///
-/// A plugin is a shared library with its own copy of `tracing`, whose
-/// events the host's subscriber never sees; without a subscriber of its own
-/// a plugin's warnings (e.g. "cache corrupt, rebuilding") would be lost.
-/// Filtered by `RUST_LOG` like the host (default: warnings), prefixed with
-/// the plugin's target. Does nothing when a subscriber is already set (a
-/// plugin linked into the host's binary shares the host's).
-fn install_log_subscriber() {
-    static INSTALL: std::sync::Once = std::sync::Once::new();
-    INSTALL.call_once(|| {
-        let filter =
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into());
-        let _already_set = tracing_subscriber::fmt()
-            .with_env_filter(filter)
-            .with_writer(std::io::stderr)
-            .try_init();
-    });
 }
 
 /// Exports `pce_backend_entry` for a type implementing [`Plugin`].

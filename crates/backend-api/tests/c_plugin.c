@@ -1,6 +1,11 @@
-/* A minimal backend written in C against pce_backend.h: it has a device,
- * refuses NTTs and MSMs with a message, and reports the struct layouts its
- * compiler sees so the Rust mirror can be compared with the header. */
+/* A minimal backend written in C against pce_backend.h: it has a device
+ * that reports its memory (an operation found by name), refuses NTTs and
+ * MSMs with a message, and reports the struct layouts its compiler sees so
+ * the Rust mirror can be compared with the header. Built with
+ * -DPCE_TEST_CLAIM_VERSION=1 it claims ABI version 1 instead, as a plugin
+ * built against the old header would; with -DPCE_TEST_KEEP_ERRORS a success
+ * leaves the last error message in place, against the ABI, for the test of
+ * backend-check's edge cases. */
 #include <stddef.h>
 #include <string.h>
 
@@ -24,9 +29,16 @@ static size_t last_error(char *buf, size_t cap) {
   return n;
 }
 
+static pce_status succeed(void) {
+#ifndef PCE_TEST_KEEP_ERRORS
+  last_message[0] = 0;
+#endif
+  return PCE_OK;
+}
+
 static pce_status device_count(uint32_t *count) {
   *count = 1;
-  return PCE_OK;
+  return succeed();
 }
 
 static pce_status device_info(uint32_t index, pce_device_info *info) {
@@ -36,13 +48,30 @@ static pce_status device_info(uint32_t index, pce_device_info *info) {
   info->memory_bytes = 1u << 20;
   info->compute_units = 1;
   memset(info->id, 0xab, sizeof info->id);
-  return PCE_OK;
+  return succeed();
 }
 
 static pce_status device_open(uint32_t index, pce_device **device) {
   if (index != 0) return fail(PCE_ERR_NO_DEVICE, "no such device");
   *device = (pce_device *)&the_device;
-  return PCE_OK;
+  return succeed();
+}
+
+static pce_status device_memory(pce_device *device, uint64_t *free, uint64_t *total) {
+  (void)device;
+  *free = 1u << 19;
+  *total = 1u << 20;
+  return succeed();
+}
+
+static void *get_proc_address(const char *name) {
+  if (name && strcmp(name, PCE_PROC_DEVICE_MEMORY) == 0) {
+    pce_device_memory_fn f = device_memory;
+    void *address;
+    memcpy(&address, &f, sizeof address);
+    return address;
+  }
+  return NULL;
 }
 
 static void device_close(pce_device *device) { (void)device; }
@@ -74,14 +103,19 @@ static pce_status msm(pce_device *d, const pce_msm_bases *bases, uint64_t offset
   return fail(PCE_ERR_UNSUPPORTED, "this C backend has no MSM");
 }
 
+#ifndef PCE_TEST_CLAIM_VERSION
+#define PCE_TEST_CLAIM_VERSION PCE_BACKEND_ABI_VERSION
+#endif
+
 static const pce_backend_vtable VTABLE = {
-    .abi_version = PCE_BACKEND_ABI_VERSION,
-    /* Built as a plugin from before the optional operations: the host must
-     * accept the shorter vtable and treat them as absent. */
-    .struct_size = PCE_BACKEND_VTABLE_V1_BASE_SIZE,
+    .abi_version = PCE_TEST_CLAIM_VERSION,
+    .struct_size = sizeof(pce_backend_vtable),
     .name = "c-test",
     .description = "minimal backend written in C",
     .last_error = last_error,
+    .get_proc_address = get_proc_address,
+    /* No logger: the plugin logs nothing, and must work without one. */
+    .set_logger = NULL,
     .device_count = device_count,
     .device_info = device_info,
     .device_open = device_open,
@@ -95,8 +129,8 @@ static const pce_backend_vtable VTABLE = {
 };
 
 const pce_backend_vtable *pce_backend_entry(uint32_t host_abi_version, uint32_t *plugin_abi_version) {
-  if (plugin_abi_version) *plugin_abi_version = PCE_BACKEND_ABI_VERSION;
-  return host_abi_version == PCE_BACKEND_ABI_VERSION ? &VTABLE : NULL;
+  if (plugin_abi_version) *plugin_abi_version = PCE_TEST_CLAIM_VERSION;
+  return host_abi_version == PCE_TEST_CLAIM_VERSION ? &VTABLE : NULL;
 }
 
 /* Layouts as this compiler sees them, for the test. */
@@ -106,7 +140,9 @@ size_t pce_test_layout(size_t *out, size_t cap) {
       sizeof(pce_g1_projective), sizeof(pce_g2_projective), sizeof(pce_device_info),
       offsetof(pce_device_info, name), sizeof(pce_backend_vtable),
       offsetof(pce_backend_vtable, last_error), offsetof(pce_backend_vtable, msm),
-      offsetof(pce_backend_vtable, qap_h), PCE_BACKEND_VTABLE_V1_BASE_SIZE,
+      offsetof(pce_backend_vtable, get_proc_address), offsetof(pce_backend_vtable, set_logger),
+      PCE_BACKEND_VTABLE_V2_SIZE, PCE_G1_AFFINE_BYTES, PCE_G2_AFFINE_BYTES,
+      PCE_G1_PROJECTIVE_BYTES, PCE_G2_PROJECTIVE_BYTES, PCE_FP_BYTES, PCE_FR_BYTES,
   };
   size_t n = sizeof values / sizeof values[0];
   for (size_t i = 0; i < n && i < cap; i++) out[i] = values[i];

@@ -11,13 +11,19 @@
 //!   offsets into the bases, against the CPU multiexp bellperson uses
 //!   (ec-gpu-gen's bucket method).
 //!
+//! - the ABI's edge cases hosts rely on (batch 0, ranges beyond the bases,
+//!   sizes beyond the device, `last_error` after a success), through the
+//!   raw vtable;
 //! - whole proofs ([`check_proofs`]): random circuits and a SHA-256
 //!   circuit proven through the backend and through a reference backend
 //!   with the same r and s must give byte-identical, valid proofs.
 //!
 //! Every case is one [`Row`] of the [`Report`]; a backend error is a failed
-//! row with the plugin's message, never a crash.
+//! row with the plugin's message, never a crash. An optional operation the
+//! plugin does not have is an [`Verdict::Absent`] row: neither a pass nor a
+//! failure.
 
+mod edges;
 mod msm;
 mod ntt;
 mod proofs;
@@ -50,15 +56,54 @@ impl Default for Limits {
     }
 }
 
+/// What a case found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// The backend matched the reference (or the contract).
+    Pass,
+    /// It did not, or it failed.
+    Fail,
+    /// The plugin does not have this optional operation.
+    Absent,
+}
+
+impl From<bool> for Verdict {
+    fn from(passed: bool) -> Self {
+        if passed {
+            Verdict::Pass
+        } else {
+            Verdict::Fail
+        }
+    }
+}
+
+impl Verdict {
+    /// The label printed before a row.
+    pub fn label(self) -> &'static str {
+        match self {
+            Verdict::Pass => "PASS",
+            Verdict::Fail => "FAIL",
+            Verdict::Absent => "ABSENT",
+        }
+    }
+}
+
 /// One checked case.
 #[derive(Debug, Clone)]
 pub struct Row {
     /// What was checked, e.g. "NTT coset-inverse 2^10 ×3".
     pub case: String,
-    /// Whether the backend matched the reference.
-    pub passed: bool,
-    /// Why it failed (empty when it passed).
+    /// What the check found.
+    pub verdict: Verdict,
+    /// Why it failed, or what is absent (empty when it passed).
     pub detail: String,
+}
+
+impl Row {
+    /// Whether the row is not a failure (an absent operation is none).
+    pub fn passed(&self) -> bool {
+        self.verdict != Verdict::Fail
+    }
 }
 
 /// All checked cases.
@@ -69,41 +114,59 @@ pub struct Report {
 }
 
 impl Report {
-    fn record<E: Display>(&mut self, case: String, outcome: Result<bool, E>) {
-        let (passed, detail) = match outcome {
-            Ok(true) => (true, String::new()),
-            Ok(false) => (false, "result differs from the reference".to_owned()),
-            Err(e) => (false, e.to_string()),
+    fn record<E: Display>(&mut self, case: String, outcome: Result<Verdict, E>) {
+        let (verdict, detail) = match outcome {
+            Ok(Verdict::Pass) => (Verdict::Pass, String::new()),
+            Ok(Verdict::Fail) => (
+                Verdict::Fail,
+                "result differs from the reference".to_owned(),
+            ),
+            Ok(Verdict::Absent) => (
+                Verdict::Absent,
+                "the plugin does not have this operation".to_owned(),
+            ),
+            Err(e) => (Verdict::Fail, e.to_string()),
         };
         self.rows.push(Row {
             case,
-            passed,
+            verdict,
             detail,
         });
     }
 
-    /// Whether every row passed.
+    /// Whether no row failed.
     pub fn passed(&self) -> bool {
-        self.rows.iter().all(|row| row.passed)
+        self.rows.iter().all(Row::passed)
     }
 
     /// Number of failed rows.
     pub fn failures(&self) -> usize {
-        self.rows.iter().filter(|row| !row.passed).count()
+        self.rows.iter().filter(|row| !row.passed()).count()
+    }
+
+    /// Number of rows of absent operations.
+    pub fn absent(&self) -> usize {
+        self.rows
+            .iter()
+            .filter(|row| row.verdict == Verdict::Absent)
+            .count()
     }
 }
 
 /// Runs every check on `device`, calling `progress` after each row.
 pub fn check(device: &Device, limits: Limits, mut progress: impl FnMut(&Row)) -> Report {
     let mut report = Report::default();
-    let mut record = |report: &mut Report, case: String, outcome: Result<bool, _>| {
+    let mut record = |report: &mut Report, case: String, outcome: Result<Verdict, String>| {
         report.record(case, outcome);
         progress(report.rows.last().expect("just recorded"));
     };
     ntt::check(device, limits.max_log_ntt, &mut |case, outcome| {
-        record(&mut report, case, outcome)
+        record(&mut report, case, outcome.map_err(|e| e.to_string()))
     });
     msm::check(device, limits, &mut |case, outcome| {
+        record(&mut report, case, outcome.map_err(|e| e.to_string()))
+    });
+    edges::check(device, &mut |case, outcome| {
         record(&mut report, case, outcome)
     });
     report
@@ -121,7 +184,7 @@ pub fn check_proofs(
 ) -> Report {
     let mut report = Report::default();
     proofs::check(device, reference, random_circuits, &mut |case, outcome| {
-        report.record(case, outcome);
+        report.record(case, outcome.map(Verdict::from));
         progress(report.rows.last().expect("just recorded"));
     });
     report

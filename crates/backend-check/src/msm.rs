@@ -15,7 +15,7 @@ use group::{Curve, Group};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use crate::Limits;
+use crate::{Limits, Verdict};
 
 /// A group the check runs over: blstrs types and their ABI counterparts.
 trait CheckedGroup {
@@ -163,7 +163,7 @@ fn case<G: CheckedGroup>(
 fn check_group<G: CheckedGroup>(
     device: &Device,
     max_log: u32,
-    record: &mut dyn FnMut(String, Result<bool, BackendError>),
+    record: &mut dyn FnMut(String, Result<Verdict, BackendError>),
 ) {
     let mut rng = ChaCha8Rng::seed_from_u64(0x004d_534d);
     let small = [0usize, 1, 2, 3, 5, 17, 100, 257];
@@ -183,7 +183,10 @@ fn check_group<G: CheckedGroup>(
                     "distinct"
                 };
                 let outcome = case::<G>(device, n, 0, 1, kind, awkward, &mut rng);
-                record(format!("MSM {} n={n} {kind:?} {points}", G::NAME), outcome);
+                record(
+                    format!("MSM {} n={n} {kind:?} {points}", G::NAME),
+                    outcome.map(Verdict::from),
+                );
             }
         }
     }
@@ -191,7 +194,7 @@ fn check_group<G: CheckedGroup>(
         let outcome = case::<G>(device, n, offset, batch, Scalars::PoRepMix, true, &mut rng);
         record(
             format!("MSM {} n={n} offset={offset} batch={batch}", G::NAME),
-            outcome,
+            outcome.map(Verdict::from),
         );
     }
     for log in 4..=max_log {
@@ -205,7 +208,7 @@ fn check_group<G: CheckedGroup>(
             };
             record(
                 format!("MSM {} n=2^{log} {kind:?} {points}", G::NAME),
-                outcome,
+                outcome.map(Verdict::from),
             );
         }
     }
@@ -215,7 +218,7 @@ fn check_group<G: CheckedGroup>(
 pub fn check(
     device: &Device,
     limits: Limits,
-    record: &mut dyn FnMut(String, Result<bool, BackendError>),
+    record: &mut dyn FnMut(String, Result<Verdict, BackendError>),
 ) {
     check_group::<G1>(device, limits.max_log_msm_g1, record);
     check_group::<G2>(device, limits.max_log_msm_g2, record);

@@ -14,7 +14,7 @@ use bellperson::groth16::{Parameters, Proof};
 use blstrs::{Bls12, Scalar};
 use ff::Field;
 use groth16_prover::setup::generate_random_parameters;
-use groth16_prover::{Bases, Prover, Srs, Verification};
+use groth16_prover::{Bases, Prover, Srs};
 use pce_core::{synthesize_witness, PrecompiledCircuit};
 use pce_testkit::random::random_circuit;
 use pce_testkit::sha256::Sha256Circuit;
@@ -58,10 +58,9 @@ fn compare<C: Circuit<Scalar> + Clone>(
     let witness = synthesize_witness(circuit).map_err(|e| e.to_string())?;
     let (r, s) = (Scalar::random(&mut *rng), Scalar::random(&mut *rng));
     let prove = |device: &Device| -> Result<Vec<u8>, String> {
-        let prover = Prover::new(device, Bases::Resident(&srs), Verification::Verify)
-            .map_err(|e| e.to_string())?;
+        let prover = Prover::new(device, Bases::Resident(&srs)).map_err(|e| e.to_string())?;
         let proof = prover
-            .prove(&pce, &witness, r, s)
+            .prove(&pce, &witness, &witness.inputs[1..], r, s)
             .map_err(|e| e.to_string())?;
         Ok(encode(&proof))
     };

@@ -3,8 +3,8 @@
 //! Loaded by the prover like any other backend, through the C ABI of
 //! `backend-api` (it is a `cdylib`, never linked into the prover). One
 //! device, the host; NTTs are parallel radix-2 transforms with a per-domain
-//! twiddle table ([`ntt`]), MSMs split zeros and ones out and run a
-//! Pippenger ([`msm`]). Where the CPU has AVX-512 IFMA, both run on eight
+//! twiddle table (`ntt`), MSMs split zeros and ones out and run a
+//! Pippenger (`msm`). Where the CPU has AVX-512 IFMA, both run on eight
 //! field elements at a time (`ifma`): the NTT on limb-sliced data, the G1
 //! Pippenger with batch-affine buckets (`batch_affine`); elsewhere the
 //! scalar NTT and blst's Pippenger. Lent bases are used in place, so the
@@ -13,9 +13,14 @@
 use std::ffi::CStr;
 
 use backend_api::export_backend;
-use backend_api::ffi::{pce_fr, pce_scalar, PCE_ERR_INVALID_ARGUMENT, PCE_G1, PCE_G2};
+use backend_api::ffi::{
+    pce_fr, pce_scalar, PCE_ERR_INVALID_ARGUMENT, PCE_ERR_OUT_OF_MEMORY, PCE_ERR_UNSUPPORTED,
+    PCE_G1, PCE_G2,
+};
 use backend_api::interop::{fr_as_scalars_mut, g1_as_blst, g1_from_blst, g2_as_blst, g2_from_blst};
-use backend_api::plugin::{DeviceDescription, MsmResults, Plugin, PluginError, Points, Storage};
+use backend_api::plugin::{
+    DeviceDescription, MemoryReport, MsmResults, Plugin, PluginError, Points, Storage,
+};
 
 #[cfg(target_arch = "x86_64")]
 mod batch_affine;
@@ -23,6 +28,11 @@ mod batch_affine;
 mod ifma;
 mod msm;
 mod ntt;
+
+/// Largest NTT domain: 2^32 needs 64 GiB of twiddles before any data
+/// (Filecoin's largest domain is 2^27), so it is refused as unsupported
+/// rather than built.
+const MAX_LOG_SIZE: u32 = 31;
 
 /// The CPU backend.
 pub struct CpuBackend;
@@ -46,15 +56,21 @@ fn ifma_available() -> bool {
     return false;
 }
 
-fn physical_memory() -> u64 {
+/// A `/proc/meminfo` value (`MemTotal`, `MemAvailable`) in bytes; 0 where
+/// there is no such file.
+fn meminfo(key: &str) -> u64 {
     std::fs::read_to_string("/proc/meminfo")
         .ok()
         .and_then(|info| {
-            let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
+            let line = info.lines().find(|l| l.split(':').next() == Some(key))?;
             let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
             Some(kib * 1024)
         })
         .unwrap_or(0)
+}
+
+fn physical_memory() -> u64 {
+    meminfo("MemTotal")
 }
 
 impl Plugin for CpuBackend {
@@ -64,6 +80,8 @@ impl Plugin for CpuBackend {
     type Device = Host;
     type Domain = ntt::Domain;
     type Bases = Bases;
+    const DEVICE_MEMORY: bool = true;
+    const NTT_SCRATCH_BYTES: bool = true;
 
     fn device_count() -> Result<u32, PluginError> {
         Ok(1)
@@ -99,7 +117,36 @@ impl Plugin for CpuBackend {
     }
 
     fn ntt_domain(_: &Host, log_size: u32) -> Result<ntt::Domain, PluginError> {
+        if log_size > MAX_LOG_SIZE {
+            return Err(PluginError::new(
+                PCE_ERR_UNSUPPORTED,
+                format!("the CPU backend's transforms have at most 2^{MAX_LOG_SIZE} elements, not 2^{log_size}"),
+            ));
+        }
+        // A domain's tables are allocated at once, and a failed allocation
+        // aborts the process: refuse sizes whose tables cannot fit.
+        let tables = ntt::Domain::table_bytes(log_size);
+        let available = meminfo("MemAvailable");
+        if available > 0 && tables > available {
+            return Err(PluginError::new(
+                PCE_ERR_OUT_OF_MEMORY,
+                format!(
+                    "an NTT domain of 2^{log_size} needs {tables} bytes of tables; {available} bytes of memory are available"
+                ),
+            ));
+        }
         Ok(ntt::Domain::new(log_size))
+    }
+
+    fn device_memory(_: &Host) -> Result<MemoryReport, PluginError> {
+        Ok(MemoryReport {
+            free: meminfo("MemAvailable"),
+            total: physical_memory(),
+        })
+    }
+
+    fn ntt_scratch_bytes(_: &Host, log_size: u32) -> Result<u64, PluginError> {
+        Ok(ntt::Domain::scratch_bytes(log_size))
     }
 
     fn domain_size(domain: &ntt::Domain) -> usize {

@@ -1,16 +1,19 @@
 //! Multi-scalar multiplication, split by scalar.
 //!
 //! PoRep witnesses are 97–98 % zeros and ones. When most scalars are 0 or 1
-//! the MSM is split: zeros are skipped, the bases of ones are summed with
-//! batch additions (no scalar multiplication at all), and only the
-//! remaining points go through Pippenger. Dense inputs (the H query) go to
+//! the MSM is split by the rule of [`backend_api::plugin::split`]: zeros are
+//! skipped, the bases of ones are summed with batch additions (no scalar
+//! multiplication at all), and only the remaining points go through
+//! Pippenger. The split runs on chunks in parallel, each writing straight
+//! into its own ranges of the outputs. Dense inputs (the H query) go to
 //! Pippenger directly over the bases in place.
 //!
 //! Pippenger and the sum of the ones are blst's, except for G1 on CPUs with
 //! AVX-512 IFMA, where the batch-affine additions of [`crate::batch_affine`]
-//! run at two to three times its speed from [`BATCH_AFFINE_MIN`] points on.
+//! run faster (docs/benchmarks.md) from [`BATCH_AFFINE_MIN`] points on.
 
 use backend_api::ffi::pce_scalar;
+use backend_api::plugin::split::{split_into, Counts, Slots};
 use blst::{blst_p1, blst_p1_add_or_double, blst_p2, blst_p2_add_or_double, MultiPoint};
 use rayon::prelude::*;
 
@@ -20,14 +23,6 @@ const SCALAR_BITS: usize = 255;
 /// batches are too small to share their inversions well.
 #[cfg(target_arch = "x86_64")]
 const BATCH_AFFINE_MIN: usize = 1 << 12;
-
-fn is_zero(s: &pce_scalar) -> bool {
-    s.l == [0; 4]
-}
-
-fn is_one(s: &pce_scalar) -> bool {
-    s.l == [1, 0, 0, 0]
-}
 
 /// Operations of one group that the split MSM needs.
 pub trait SplitMsm {
@@ -125,9 +120,9 @@ impl SplitMsm for G2 {
 /// `Σ scalars[i] · points[i]`.
 pub fn msm<G: SplitMsm>(points: &[G::Affine], scalars: &[pce_scalar]) -> G::Point {
     assert_eq!(points.len(), scalars.len(), "one scalar per point");
-    let counts = count_by_chunk(scalars);
-    let total = Counts::sum(&counts);
-    if total.rest * 2 > scalars.len() {
+    let counts: Vec<Counts> = scalars.par_chunks(SPLIT_CHUNK).map(Counts::of).collect();
+    let total = counts.iter().fold(Counts::default(), |sum, c| sum.plus(*c));
+    if total.others * 2 > scalars.len() {
         return G::pippenger(points, scalars);
     }
     let split = split(points, scalars, &counts, total);
@@ -139,39 +134,6 @@ pub fn msm<G: SplitMsm>(points: &[G::Affine], scalars: &[pce_scalar]) -> G::Poin
 /// Scalars per task when splitting by scalar.
 const SPLIT_CHUNK: usize = 1 << 14;
 
-/// Ones and other non-zero scalars in one chunk of `SPLIT_CHUNK`.
-#[derive(Clone, Copy, Default)]
-struct Counts {
-    ones: usize,
-    rest: usize,
-}
-
-impl Counts {
-    /// The counts of all chunks together.
-    fn sum(counts: &[Counts]) -> Counts {
-        counts.iter().fold(Counts::default(), |sum, c| Counts {
-            ones: sum.ones + c.ones,
-            rest: sum.rest + c.rest,
-        })
-    }
-}
-
-fn count_by_chunk(scalars: &[pce_scalar]) -> Vec<Counts> {
-    scalars
-        .par_chunks(SPLIT_CHUNK)
-        .map(|chunk| {
-            chunk.iter().fold(Counts::default(), |mut counts, scalar| {
-                if is_one(scalar) {
-                    counts.ones += 1;
-                } else if !is_zero(scalar) {
-                    counts.rest += 1;
-                }
-                counts
-            })
-        })
-        .collect()
-}
-
 /// The terms of an MSM split by scalar: bases of ones, the other non-zero terms.
 struct Split<A> {
     ones: Vec<A>,
@@ -179,9 +141,9 @@ struct Split<A> {
     rest_scalars: Vec<pce_scalar>,
 }
 
-/// Splits the terms in parallel: each chunk writes straight into its own
-/// ranges of the outputs, sized from `counts` (of [`count_by_chunk`]) and
-/// their `total`.
+/// Splits the terms in parallel: each chunk of `SPLIT_CHUNK` writes
+/// straight into its own ranges of the outputs, sized from its `counts`
+/// (one per chunk, [`Counts::of`]) and their `total`.
 fn split<A: Copy + Send + Sync>(
     points: &[A],
     scalars: &[pce_scalar],
@@ -190,21 +152,28 @@ fn split<A: Copy + Send + Sync>(
 ) -> Split<A> {
     let mut out = Split {
         ones: Vec::with_capacity(total.ones),
-        rest_points: Vec::with_capacity(total.rest),
-        rest_scalars: Vec::with_capacity(total.rest),
+        rest_points: Vec::with_capacity(total.others),
+        rest_scalars: Vec::with_capacity(total.others),
     };
     let mut ones = &mut out.ones.spare_capacity_mut()[..total.ones];
-    let mut rest_points = &mut out.rest_points.spare_capacity_mut()[..total.rest];
-    let mut rest_scalars = &mut out.rest_scalars.spare_capacity_mut()[..total.rest];
+    let mut rest_points = &mut out.rest_points.spare_capacity_mut()[..total.others];
+    let mut rest_scalars = &mut out.rest_scalars.spare_capacity_mut()[..total.others];
     let mut ranges = Vec::with_capacity(counts.len());
     for count in counts {
         let (chunk_ones, tail) = std::mem::take(&mut ones).split_at_mut(count.ones);
         ones = tail;
-        let (chunk_points, tail) = std::mem::take(&mut rest_points).split_at_mut(count.rest);
+        let (chunk_points, tail) = std::mem::take(&mut rest_points).split_at_mut(count.others);
         rest_points = tail;
-        let (chunk_scalars, tail) = std::mem::take(&mut rest_scalars).split_at_mut(count.rest);
+        let (chunk_scalars, tail) = std::mem::take(&mut rest_scalars).split_at_mut(count.others);
         rest_scalars = tail;
-        ranges.push((chunk_ones, chunk_points, chunk_scalars));
+        ranges.push((
+            *count,
+            Slots {
+                ones: chunk_ones,
+                others: chunk_points,
+                other_scalars: chunk_scalars,
+            },
+        ));
     }
     ranges
         .into_par_iter()
@@ -213,25 +182,17 @@ fn split<A: Copy + Send + Sync>(
                 .par_chunks(SPLIT_CHUNK)
                 .zip(scalars.par_chunks(SPLIT_CHUNK)),
         )
-        .for_each(|((ones, rest_points, rest_scalars), (points, scalars))| {
-            let (mut one, mut other) = (0, 0);
-            for (point, scalar) in points.iter().zip(scalars) {
-                if is_one(scalar) {
-                    ones[one].write(*point);
-                    one += 1;
-                } else if !is_zero(scalar) {
-                    rest_points[other].write(*point);
-                    rest_scalars[other].write(*scalar);
-                    other += 1;
-                }
-            }
+        .for_each(|((counted, slots), (points, scalars))| {
+            let written = split_into(scalars, points.iter().copied(), slots);
+            assert_eq!(written, counted, "a chunk split as it was counted");
         });
-    // SAFETY: the chunks' ranges tile the outputs, and each chunk wrote as
-    // many elements of each as it had counted.
+    // SAFETY: the chunks' ranges tile the outputs, and each chunk wrote
+    // exactly as many elements of each as it had counted (asserted above,
+    // and `split_into` initialises the first `written` slots).
     unsafe {
         out.ones.set_len(total.ones);
-        out.rest_points.set_len(total.rest);
-        out.rest_scalars.set_len(total.rest);
+        out.rest_points.set_len(total.others);
+        out.rest_scalars.set_len(total.others);
     }
     out
 }

@@ -12,9 +12,11 @@
 //! (inverse) the transform, as bellperson's `coset_fft`/`icoset_fft` do.
 //!
 //! Where the CPU has AVX-512 IFMA, sizes from 2^6 on take the eight-lane
-//! path of [`lanes`] instead (about 2.5 times faster, same results); it
+//! path of [`lanes`] instead (faster, same results; docs/benchmarks.md); it
 //! keeps a further 5 bytes an element of twiddles per domain and
-//! allocates 40 bytes an element of scratch per transform.
+//! allocates 40 bytes an element (`SCRATCH_BYTES_PER_ELEMENT`) of
+//! scratch per transform, which [`Domain::scratch_bytes`] reports to the
+//! host.
 
 use backend_api::interop::root_of_unity;
 use blstrs::Scalar;
@@ -23,6 +25,14 @@ use rayon::prelude::*;
 
 #[cfg(target_arch = "x86_64")]
 mod lanes;
+#[cfg(target_arch = "x86_64")]
+use lanes::{SCRATCH_BYTES_PER_ELEMENT, TABLE_BYTES_PER_ELEMENT};
+/// Without the IFMA path there is no limb-sliced copy.
+#[cfg(not(target_arch = "x86_64"))]
+const SCRATCH_BYTES_PER_ELEMENT: u64 = 0;
+/// Without the IFMA path there are no limb-sliced tables.
+#[cfg(not(target_arch = "x86_64"))]
+const TABLE_BYTES_PER_ELEMENT: u64 = 0;
 
 /// Stages that run inside one cache-resident chunk of `2^LOCAL_LOG` elements.
 const LOCAL_LOG: u32 = 12;
@@ -74,7 +84,10 @@ impl<T> Clone for SharedMut<T> {
     }
 }
 impl<T> Copy for SharedMut<T> {}
+// SAFETY: the pointer is only dereferenced at indices that one task owns
+// (see each use), while the borrowed slice outlives the parallel loop.
 unsafe impl<T> Send for SharedMut<T> {}
+// SAFETY: as above: sharing the pointer never lets two tasks touch one index.
 unsafe impl<T> Sync for SharedMut<T> {}
 
 impl<T> SharedMut<T> {
@@ -129,8 +142,7 @@ impl Domain {
         let local = 1usize << log_n.min(LOCAL_LOG);
         let local_twiddles = gather(&twiddles, n / local, local / 2);
         #[cfg(target_arch = "x86_64")]
-        let lanes = (crate::ifma::available() && log_n >= lanes::MIN_LOG)
-            .then(|| lanes::Tables::new(log_n, &twiddles));
+        let lanes = Self::uses_lanes(log_n).then(|| lanes::Tables::new(log_n, &twiddles));
         Self {
             log_n,
             twiddles,
@@ -144,6 +156,42 @@ impl Domain {
     /// Number of elements of one vector.
     pub fn size(&self) -> usize {
         1 << self.log_n
+    }
+
+    /// Whether transforms of size `2^log_n` take the IFMA path.
+    fn uses_lanes(log_n: u32) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        return crate::ifma::available() && log_n >= lanes::MIN_LOG;
+        #[cfg(not(target_arch = "x86_64"))]
+        return {
+            let _ = log_n;
+            false
+        };
+    }
+
+    /// Bytes of the tables [`Domain::new`] allocates for `2^log_n`: the
+    /// twiddles `ω^j, j < n/2`, the in-chunk copy, and the IFMA path's
+    /// tables where it runs.
+    pub fn table_bytes(log_n: u32) -> u64 {
+        let n = 1u64 << log_n;
+        let element = size_of::<Scalar>() as u64;
+        let local = 1u64 << log_n.min(LOCAL_LOG);
+        let lanes = if Self::uses_lanes(log_n) {
+            TABLE_BYTES_PER_ELEMENT * n
+        } else {
+            0
+        };
+        n / 2 * element + local / 2 * element + lanes
+    }
+
+    /// Host memory one transform of `2^log_n` allocates beyond its data:
+    /// the IFMA path's limb-sliced copy, nothing on the scalar path.
+    pub fn scratch_bytes(log_n: u32) -> u64 {
+        if Self::uses_lanes(log_n) {
+            SCRATCH_BYTES_PER_ELEMENT << log_n
+        } else {
+            0
+        }
     }
 
     /// Transforms each vector of `data` (a whole number of vectors) in place.
@@ -309,6 +357,19 @@ mod tests {
         for log_n in 14..=17 {
             check_lanes(log_n);
         }
+    }
+
+    #[test]
+    fn scratch_is_the_lane_copy_where_ifma_runs() {
+        assert_eq!(SCRATCH_BYTES_PER_ELEMENT, 40);
+        assert_eq!(TABLE_BYTES_PER_ELEMENT, 5);
+        let expected = if crate::ifma::available() {
+            40 << 20
+        } else {
+            0
+        };
+        assert_eq!(Domain::scratch_bytes(20), expected);
+        assert_eq!(Domain::scratch_bytes(lanes::MIN_LOG - 1), 0);
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! Compiling the shared kernels with NVRTC to a CUBIN for the device's
-//! compute capability, cached on disk (see [`gpu_kernels::cache`]) under
+//! compute capability, cached on disk (see [`gpu_backend::cache`]) under
 //! the source hash, the architecture and the NVRTC version.
 
 use backend_api::ffi::PCE_ERR_DEVICE;
@@ -7,7 +7,7 @@ use backend_api::plugin::PluginError;
 use std::ffi::{c_char, CString};
 
 use cudarc::nvrtc::{result, sys, Ptx};
-use gpu_kernels::cache;
+use gpu_backend::cache;
 use tracing::info;
 
 use crate::driver::probe_nvrtc;
@@ -51,13 +51,14 @@ pub fn compile(arch: &str, output: Output) -> Result<Vec<u8>, PluginError> {
             format!("compiling the CUDA kernels for sm_{arch} failed: {detail}"),
         )
     };
-    let source = CString::new(gpu_kernels::source()).expect("the kernel source has no NUL");
+    let source = CString::new(gpu_backend::source()).expect("the kernel source has no NUL");
     let program = result::create_program(&source, Some(c"pce_kernels.cu"))
         .map_err(|e| failed(e.to_string()))?;
-    let options = [
+    let mut options = vec![
         format!("--gpu-architecture=sm_{arch}"),
         "--std=c++17".to_owned(),
     ];
+    options.extend(gpu_backend::compiler_defines());
     let started = std::time::Instant::now();
     // SAFETY: `program` is live until destroyed below; sizes come from NVRTC.
     let compiled = unsafe {

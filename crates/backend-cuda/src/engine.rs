@@ -1,5 +1,5 @@
 //! An open CUDA device: context, streams, staging memory and the loaded
-//! kernels, as the shared algorithms' [`gpu_kernels::engine::Engine`].
+//! kernels, as the shared algorithms' [`gpu_backend::engine::Engine`].
 //!
 //! Kernels and downloads run on one stream, uploads on a second, so that
 //! the MSM driver's uploads of the next chunk overlap the kernels of the
@@ -15,21 +15,22 @@ use std::ops::Range;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use backend_api::ffi::pce_fr;
-use backend_api::plugin::PluginError;
+use backend_api::plugin::{MemoryReport, PluginError};
 use cudarc::driver::sys::{CUdevice_attribute, CU_MEMHOSTALLOC_WRITECOMBINED};
 use cudarc::driver::{
     result, CudaContext, CudaEvent, CudaFunction, CudaSlice, CudaStream, DevicePtr, DevicePtrMut,
     DeviceRepr, DriverError, HostSlice, LaunchConfig, PinnedHostSlice, PushKernelArg,
 };
-use gpu_kernels::engine::{
+use gpu_backend::engine::{
     Arg, Engine as GpuEngine, Limits, KERNELS, NTT_MAX_LOCAL_LOG, STAGING_PIECE_BYTES,
 };
 
 use crate::compile;
 use crate::driver::{check_index, cuda_error};
 
-/// Threads per block when the algorithm leaves the choice to the engine.
-const DEFAULT_BLOCK: usize = 256;
+/// Threads per block when the algorithm leaves the choice to the engine:
+/// the kernels' launch bound.
+const DEFAULT_BLOCK: usize = gpu_backend::MAX_BLOCK_THREADS as usize;
 
 /// Upload staging buffers, used in turn: enough for the pieces of one MSM
 /// job (a chunk of bases and three arrays of terms) to be staged while the
@@ -237,6 +238,21 @@ impl GpuEngine for Engine {
         let reserve = self.limits.memory / 4;
         free.saturating_sub(reserve)
             .min((self.limits.memory as f64 * 0.75) as u64)
+    }
+
+    /// `cuMemGetInfo`'s free memory (other processes count), within the
+    /// memory this engine may use (`PCE_GPU_MEMORY_LIMIT` caps it).
+    fn memory(&self) -> Result<MemoryReport, PluginError> {
+        let (free, _) = self
+            .stream
+            .context()
+            .mem_get_info()
+            .map_err(|e| cuda_error("querying free device memory", e))?;
+        let total = self.limits.memory;
+        Ok(MemoryReport {
+            free: (free as u64).min(total),
+            total,
+        })
     }
 
     fn buffer(&self, bytes: usize) -> Result<CudaSlice<u8>, PluginError> {

@@ -4,17 +4,17 @@
 //! `backend-api`. It links nothing from CUDA: the driver (libcuda) and
 //! NVRTC are loaded at run time, so the plugin loads everywhere and says
 //! "no CUDA driver" where there is none ([`driver`]). Opening a device
-//! compiles the shared kernels of `kernels/` for its compute capability
+//! compiles the shared kernels of `gpu-backend` for its compute capability
 //! with NVRTC (cached on disk, [`compile`]). MSM bases stay in device
 //! memory under their handle, NTT twiddles under the domain's. The
-//! algorithms' host side is in `gpu-kernels`, shared with the OpenCL
+//! algorithms' host side is in `gpu-backend`, shared with the OpenCL
 //! backend; this crate is the CUDA plumbing ([`engine`]).
 
 use std::ffi::CStr;
 
 use backend_api::export_backend;
 use backend_api::plugin::{DeviceDescription, PluginError};
-use gpu_kernels::plugin::{GpuApi, GpuPlugin};
+use gpu_backend::plugin::{GpuApi, GpuPlugin};
 
 pub mod compile;
 mod driver;

@@ -12,14 +12,14 @@ fn kernels_compile_as_cuda() {
         eprintln!("skipped: libnvrtc.so not found (set LD_LIBRARY_PATH to a CUDA or pip NVRTC lib directory)");
         return;
     }
-    // Hopper (H100/H200); one architecture keeps CI short (about a minute
-    // on 2 cores), and the source is the same for all.
+    // Hopper (H100/H200); one architecture keeps CI short (times in
+    // docs/benchmarks.md), and the source is the same for all.
     for arch in ["90"] {
-        // PTX: the same front end as the backend's CUBIN, minutes faster
-        // (ptxas on these kernels takes five minutes on 2 cores).
+        // PTX: the same front end as the backend's CUBIN, without ptxas,
+        // the slow part of producing a CUBIN.
         let ptx = compile(arch, Output::Ptx).unwrap_or_else(|e| panic!("sm_{arch}: {}", e.message));
         let ptx = String::from_utf8(ptx).expect("PTX is text");
-        for kernel in gpu_kernels::engine::KERNELS {
+        for kernel in gpu_backend::engine::KERNELS {
             assert!(
                 ptx.contains(&format!(".entry {kernel}(")),
                 "sm_{arch}: kernel {kernel} missing from the PTX"

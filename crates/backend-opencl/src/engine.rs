@@ -1,5 +1,5 @@
 //! An open OpenCL device: context, queues and the built kernels, as the
-//! shared algorithms' [`gpu_kernels::engine::Engine`].
+//! shared algorithms' [`gpu_backend::engine::Engine`].
 //!
 //! OpenCL kernel objects carry their arguments, so one device serves one
 //! operation at a time: the plugin keeps an [`Engine`] behind a mutex.
@@ -14,8 +14,8 @@ use std::collections::HashMap;
 use std::ptr;
 use std::sync::{Mutex, PoisonError};
 
-use backend_api::plugin::PluginError;
-use gpu_kernels::engine::{
+use backend_api::plugin::{MemoryReport, PluginError};
+use gpu_backend::engine::{
     Arg, Engine as GpuEngine, Limits, KERNELS, NTT_MAX_LOCAL_LOG, STAGING_PIECE_BYTES,
 };
 use opencl3::command_queue::CommandQueue;
@@ -57,6 +57,8 @@ pub struct Engine {
     /// Each kernel and the largest work-group the device runs it with.
     kernels: HashMap<&'static str, (Kernel, usize)>,
     limits: Limits,
+    /// The device, for memory queries.
+    device: opencl3::device::Device,
 }
 
 /// Work-group size when the algorithm leaves the choice to the engine.
@@ -113,6 +115,7 @@ impl Engine {
             staging: Mutex::default(),
             kernels,
             limits,
+            device: opencl3::device::Device::new(device.id()),
         })
     }
 }
@@ -122,6 +125,21 @@ impl GpuEngine for Engine {
 
     fn limits(&self) -> Limits {
         self.limits
+    }
+
+    /// OpenCL has no portable free-memory query: AMD's extension answers
+    /// where the driver has it (in KiB), otherwise the whole memory is
+    /// reported free. Within the memory this engine may use.
+    fn memory(&self) -> Result<MemoryReport, PluginError> {
+        let total = self.limits.memory;
+        let free = self
+            .device
+            .global_free_memory_amd()
+            .map_or(total, |kib| (kib as u64).saturating_mul(1024));
+        Ok(MemoryReport {
+            free: free.min(total),
+            total,
+        })
     }
 
     fn buffer(&self, bytes: usize) -> Result<Buffer<u8>, PluginError> {

@@ -2,17 +2,17 @@
 //!
 //! Loaded by the prover like any other backend, through the C ABI of
 //! `backend-api`. Devices are every device of every OpenCL platform, in the
-//! loader's order; opening one builds the shared kernels of `kernels/` for
+//! loader's order; opening one builds the shared kernels of `gpu-backend` for
 //! it (cached on disk, see [`program`]). MSM bases stay in device memory
 //! under their handle, NTT twiddles under the domain's. The kernels and
-//! the host side of the algorithms are in `gpu-kernels`, shared with the
+//! the host side of the algorithms are in `gpu-backend`, shared with the
 //! CUDA backend; this crate is the OpenCL plumbing ([`engine`]).
 
 use std::ffi::CStr;
 
 use backend_api::export_backend;
 use backend_api::plugin::{DeviceDescription, PluginError};
-use gpu_kernels::plugin::{GpuApi, GpuPlugin};
+use gpu_backend::plugin::{GpuApi, GpuPlugin};
 
 mod engine;
 mod platform;

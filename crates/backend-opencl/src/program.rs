@@ -10,7 +10,7 @@
 use std::path::PathBuf;
 
 use backend_api::plugin::PluginError;
-use gpu_kernels::cache;
+use gpu_backend::cache;
 use opencl3::context::Context;
 use opencl3::device::Device;
 use opencl3::program::Program;
@@ -18,8 +18,10 @@ use tracing::{info, warn};
 
 use crate::platform::{cl_error, device_error, Found};
 
-/// Options for `clBuildProgram`.
-const BUILD_OPTIONS: &str = "";
+/// Options for `clBuildProgram`: the kernels' constants.
+fn build_options() -> String {
+    gpu_backend::compiler_defines().join(" ")
+}
 
 /// Environment variable naming the cache directory.
 pub const CACHE_ENV: &str = "PCE_OPENCL_CACHE";
@@ -34,7 +36,7 @@ fn cache_path(found: &Found) -> Option<PathBuf> {
             &text(found.platform.version()),
             &text(found.device.name()),
             &text(found.device.driver_version()),
-            BUILD_OPTIONS,
+            &build_options(),
         ],
         "bin",
     );
@@ -45,7 +47,7 @@ fn from_binary(context: &Context, device: &Device, binary: &[u8]) -> Option<Prog
     // SAFETY: `device` is the context's only device.
     let mut program =
         unsafe { Program::create_from_binary(context, &[device.id()], &[binary]) }.ok()?;
-    program.build(&[device.id()], BUILD_OPTIONS).ok()?;
+    program.build(&[device.id()], &build_options()).ok()?;
     Some(program)
 }
 
@@ -53,7 +55,7 @@ fn from_source(context: &Context) -> Result<Program, PluginError> {
     info!("building the OpenCL kernels (cached afterwards)");
     let started = std::time::Instant::now();
     let program =
-        Program::create_and_build_from_source(context, &gpu_kernels::source(), BUILD_OPTIONS)
+        Program::create_and_build_from_source(context, &gpu_backend::source(), &build_options())
             .map_err(|log| device_error(format!("building the OpenCL kernels failed:\n{log}")))?;
     info!(
         seconds = started.elapsed().as_secs_f64(),

@@ -14,5 +14,5 @@ pub mod setup;
 pub mod srs;
 pub mod unchecked;
 
-pub use prover::{Bases, ProveError, Prover, Verification};
+pub use prover::{Bases, ProveError, Prover, PROOF_BYTES};
 pub use srs::{read_verifying_key, G1Query, Srs, SrsError, SrsFile, SrsShape};

@@ -13,17 +13,19 @@
 //!
 //! and the proof is assembled with the blinding factors r and s exactly as
 //! bellperson's prover does, so that with the same r and s the proofs are
-//! byte-identical. Each proof is verified before it is returned unless the
-//! caller turns that off (benchmarks only).
+//! byte-identical. Each proof is verified before it is returned, against
+//! public inputs the caller derives from its own input (not read back from
+//! the witness, which could carry the backend's or the circuit's error).
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
 use backend_api::ffi::{pce_g1_projective, pce_g2_projective, pce_scalar};
 use backend_api::interop::{
     g1_affines_as_pce, g2_affines_as_pce, pce_g1_projectives, pce_g2_projectives, scalar_of,
 };
+use backend_api::plugin::split::Term;
 use backend_api::{BackendError, Device, MsmBases, NttDomain, G1, G2};
 use bellperson::groth16::{
     prepare_verifying_key, verify_proof, PreparedVerifyingKey, Proof, VerifyingKey,
@@ -37,6 +39,10 @@ use tracing::debug;
 
 use crate::qap::{domain_log_size, h_coefficients};
 use crate::srs::{G1Query, PointCheck, Srs, SrsError, SrsFile, SrsShape};
+
+/// Bytes of a serialized proof (`Proof::write`): A and C as compressed G1
+/// points (48 bytes each), B as a compressed G2 point (96 bytes).
+pub const PROOF_BYTES: usize = 2 * 48 + 96;
 
 /// Why a proof could not be produced.
 #[derive(Debug, thiserror::Error)]
@@ -63,24 +69,30 @@ pub enum ProveError {
         /// s values given.
         s: usize,
     },
-    /// A proof failed verification: the backend computed something wrong.
-    #[error("proof {index} of the batch does not verify; the backend produced a wrong result")]
+    /// The number of public-input vectors differs from the number of witnesses.
+    #[error("{witnesses} witnesses but {public_inputs} public-input vectors")]
+    PublicInputs {
+        /// Witnesses given.
+        witnesses: usize,
+        /// Public-input vectors given.
+        public_inputs: usize,
+    },
+    /// A proof does not verify against its public inputs: the backend
+    /// computed something wrong, or the witness does not belong to them.
+    #[error("proof {index} of the batch does not verify against its public inputs")]
     Invalid {
         /// Index in the batch.
         index: usize,
     },
-    /// The verifier itself failed.
-    #[error("verification failed: {0}")]
-    Verifier(String),
-}
-
-/// Whether proofs are verified before they are returned.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verification {
-    /// Verify every proof (the default, and the only safe choice).
-    Verify,
-    /// Skip it: for benchmarks, which must say so in their output.
-    SkipForBenchmark,
+    /// The verifier itself failed (e.g. the wrong number of public inputs).
+    #[error("verifying proof {index} of the batch")]
+    Verifier {
+        /// Index in the batch.
+        index: usize,
+        /// The verifier's error.
+        #[source]
+        source: bellperson::SynthesisError,
+    },
 }
 
 /// Where a prover's MSM bases come from.
@@ -120,13 +132,13 @@ pub struct Prover<'a> {
     /// uses all of it) while their host-side work (PCE evaluation, scalar
     /// conversion, verification) overlaps.
     device_turn: Mutex<()>,
-    verification: Verification,
 }
 
 /// The terms a batch of MSMs over streamed bases needs. A point whose
 /// scalar is zero in every MSM of the batch adds nothing, so it is neither
 /// decoded from the parameter file nor sent to the device: about 60 % of
-/// the L, A and B terms of a PoRep witness.
+/// the L, A and B terms of a PoRep witness. What counts as zero is the
+/// plugins' split rule ([`Term`]); the ones stay for the plugin to split.
 enum NonZeroTerms {
     /// Every point is needed (the H query): nothing is copied.
     All,
@@ -143,7 +155,7 @@ impl NonZeroTerms {
         let count = scalars.len() / batch;
         let mut keep: Vec<bool> = (0..count)
             .into_par_iter()
-            .map(|i| (0..batch).any(|k| scalars[k * count + i].l != [0; 4]))
+            .map(|i| (0..batch).any(|k| Term::of(&scalars[k * count + i]) != Term::Zero))
             .collect();
         let kept = keep.iter().filter(|&&k| k).count();
         if kept == count {
@@ -212,11 +224,7 @@ fn canonical(values: &[Scalar]) -> Vec<pce_scalar> {
 impl<'a> Prover<'a> {
     /// A prover over `bases` on `device` (resident bases are lent to the
     /// device once, here).
-    pub fn new(
-        device: &'a Device,
-        bases: Bases<'a>,
-        verification: Verification,
-    ) -> Result<Self, ProveError> {
+    pub fn new(device: &'a Device, bases: Bases<'a>) -> Result<Self, ProveError> {
         let (vk, shape, queries) = match bases {
             Bases::Resident(srs) => (
                 &srs.vk,
@@ -239,7 +247,6 @@ impl<'a> Prover<'a> {
             queries,
             domains: Mutex::new(HashMap::new()),
             device_turn: Mutex::new(()),
-            verification,
         })
     }
 
@@ -294,8 +301,17 @@ impl<'a> Prover<'a> {
         }
     }
 
+    /// Waits for this thread's turn on the device. A proof that panicked
+    /// while holding it leaves nothing inconsistent (the lock guards no
+    /// data), so the other proofs go on.
+    fn device_turn(&self) -> MutexGuard<'_, ()> {
+        self.device_turn
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
     fn domain(&self, log_size: u32) -> Result<Arc<NttDomain<'a>>, BackendError> {
-        let mut domains = self.domains.lock().expect("domain cache poisoned");
+        let mut domains = self.domains.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(domain) = domains.get(&log_size) {
             return Ok(domain.clone());
         }
@@ -325,27 +341,43 @@ impl<'a> Prover<'a> {
         Ok(())
     }
 
-    /// Proves one witness with blinding factors `r` and `s`.
+    /// Proves one witness with blinding factors `r` and `s`; the proof is
+    /// verified against `public_inputs` (without the leading ONE).
     pub fn prove(
         &self,
         pce: &PrecompiledCircuit,
         witness: &Witness,
+        public_inputs: &[Scalar],
         r: Scalar,
         s: Scalar,
     ) -> Result<Proof<Bls12>, ProveError> {
         Ok(self
-            .prove_batch(pce, std::slice::from_ref(witness), &[r], &[s])?
+            .prove_batch(
+                pce,
+                std::slice::from_ref(witness),
+                &[public_inputs],
+                &[r],
+                &[s],
+            )?
             .remove(0))
     }
 
-    /// Proves several witnesses of the same circuit; `r_s[i]`, `s_s[i]` blind proof `i`.
+    /// Proves several witnesses of the same circuit; `r_s[i]`, `s_s[i]`
+    /// blind proof `i`, which is verified against `public_inputs[i]`.
     pub fn prove_batch(
         &self,
         pce: &PrecompiledCircuit,
         witnesses: &[Witness],
+        public_inputs: &[&[Scalar]],
         r_s: &[Scalar],
         s_s: &[Scalar],
     ) -> Result<Vec<Proof<Bls12>>, ProveError> {
+        if witnesses.len() != public_inputs.len() {
+            return Err(ProveError::PublicInputs {
+                witnesses: witnesses.len(),
+                public_inputs: public_inputs.len(),
+            });
+        }
         if witnesses.len() != r_s.len() || witnesses.len() != s_s.len() {
             return Err(ProveError::Randomness {
                 witnesses: witnesses.len(),
@@ -368,7 +400,7 @@ impl<'a> Prover<'a> {
                 pce.evaluate_into(witness, &mut a[..m], &mut b[..m], &mut c[..m])
             })?;
             let h = {
-                let _turn = self.device_turn.lock().expect("device turn poisoned");
+                let _turn = self.device_turn();
                 timed("QAP reduction", || {
                     h_coefficients(self.device, &domain, &mut abc)
                 })?
@@ -394,7 +426,7 @@ impl<'a> Prover<'a> {
             l_scalars.extend(aux);
         }
         let batch = witnesses.len();
-        let turn = self.device_turn.lock().expect("device turn poisoned");
+        let turn = self.device_turn();
         let h = timed("H MSM", || self.msm_g1(G1Query::H, batch, &h_scalars))?;
         drop(h_scalars);
         let l = timed("L MSM", || self.msm_g1(G1Query::L, batch, &l_scalars))?;
@@ -430,20 +462,28 @@ impl<'a> Prover<'a> {
             })
             .collect();
 
-        if self.verification == Verification::Verify {
-            for (index, (proof, witness)) in proofs.iter().zip(witnesses).enumerate() {
-                let valid = verify_proof(&self.pvk, proof, &witness.inputs[1..])
-                    .map_err(|e| ProveError::Verifier(e.to_string()))?;
-                if !valid {
-                    // Streamed queries skip the curve check: a corrupt
-                    // parameter file is named here rather than blamed on the backend.
-                    if let Queries::Streamed(file) = &self.queries {
-                        file.check_points()?;
-                    }
-                    return Err(ProveError::Invalid { index });
+        timed("verification", || self.verify(&proofs, public_inputs))?;
+        Ok(proofs)
+    }
+
+    /// Checks each proof against its public inputs.
+    fn verify(
+        &self,
+        proofs: &[Proof<Bls12>],
+        public_inputs: &[&[Scalar]],
+    ) -> Result<(), ProveError> {
+        for (index, (proof, inputs)) in proofs.iter().zip(public_inputs).enumerate() {
+            let valid = verify_proof(&self.pvk, proof, inputs)
+                .map_err(|source| ProveError::Verifier { index, source })?;
+            if !valid {
+                // Streamed queries skip the curve check: a corrupt
+                // parameter file is named here rather than blamed on the backend.
+                if let Queries::Streamed(file) = &self.queries {
+                    file.check_points()?;
                 }
+                return Err(ProveError::Invalid { index });
             }
         }
-        Ok(proofs)
+        Ok(())
     }
 }

@@ -15,11 +15,20 @@
 //!    `L + γ·U`;
 //! 4. `h = U = (C − (L + γ·U)) / (1 − γ)`, the `n − 1` low coefficients.
 //!
-//! The result equals bellperson's for every satisfied R1CS (h is unique);
-//! for an unsatisfied one both are garbage and the proof fails to verify.
-//! The transforms run on the backend, or the whole step in one call when
-//! the backend offers it (`qap_h`: a GPU then keeps a, b, c on the device
-//! between the transforms).
+//! The result equals bellperson's seven-transform one (interpolate a, b,
+//! c, evaluate all three on the coset, divide `a·b − c` by `Z` there,
+//! interpolate) for every satisfied R1CS, h being unique; step 4 is only
+//! valid for a satisfied R1CS, and for an unsatisfied one both results are
+//! garbage (different garbage) and the proof fails to verify.
+//!
+//! This module is the one derivation of the step: the backend operation
+//! `qap_h` (found by name, see `pce_backend.h`) has the same contract (a,
+//! b, c of a satisfied R1CS, zero padded, in; the coefficients of h out),
+//! the bundled GPU plugin runs exactly these four steps on the device
+//! (keeping a, b, c there between the transforms), and backend-check
+//! compares a plugin's `qap_h` with bellperson's on satisfied inputs only.
+//! Without the operation the transforms run here, through the backend's
+//! NTT.
 
 use backend_api::interop::{fr_as_scalars, scalars_as_fr_mut};
 use backend_api::{BackendError, Device, NttDirection, NttDomain};

@@ -38,7 +38,7 @@ const G2_BYTES: usize = 192;
 #[derive(Debug, thiserror::Error)]
 pub enum SrsError {
     /// The file could not be opened or mapped.
-    #[error("{path}: {source}")]
+    #[error("{path}")]
     Io {
         /// The file.
         path: PathBuf,

@@ -9,7 +9,7 @@ use bellpepper_core::Circuit;
 use bellperson::groth16::{create_proof_batch, generate_random_parameters, Proof};
 use blstrs::{Bls12, Scalar};
 use ff::Field;
-use groth16_prover::{Bases, Prover, Srs, SrsFile, Verification};
+use groth16_prover::{Bases, Prover, Srs, SrsFile};
 use pce_core::{synthesize_witness, PrecompiledCircuit};
 use pce_testkit::random::random_circuit;
 use pce_testkit::sha256::Sha256Circuit;
@@ -48,10 +48,16 @@ fn prove_both<C: Circuit<Scalar> + Clone + Send>(
         .into_iter()
         .map(|c| synthesize_witness(c).unwrap())
         .collect();
-    let resident = Prover::new(&device, Bases::Resident(&srs), Verification::Verify).unwrap();
-    let proofs = resident.prove_batch(&pce, &witnesses, &r_s, &s_s).unwrap();
-    let streamed = Prover::new(&device, Bases::Streamed(&file), Verification::Verify).unwrap();
-    let streamed_proofs = streamed.prove_batch(&pce, &witnesses, &r_s, &s_s).unwrap();
+    // The circuits' own inputs are the statements proven.
+    let public_inputs: Vec<&[Scalar]> = witnesses.iter().map(|w| &w.inputs[1..]).collect();
+    let resident = Prover::new(&device, Bases::Resident(&srs)).unwrap();
+    let proofs = resident
+        .prove_batch(&pce, &witnesses, &public_inputs, &r_s, &s_s)
+        .unwrap();
+    let streamed = Prover::new(&device, Bases::Streamed(&file)).unwrap();
+    let streamed_proofs = streamed
+        .prove_batch(&pce, &witnesses, &public_inputs, &r_s, &s_s)
+        .unwrap();
     assert_eq!(
         proofs, streamed_proofs,
         "streamed and resident bases prove alike"

@@ -77,7 +77,7 @@ fn damaged_parameter_files_are_refused() {
 fn corrupt_streamed_point_is_named() {
     use backend_api::Backend;
     use ff::Field;
-    use groth16_prover::{Bases, ProveError, Prover, SrsFile, Verification};
+    use groth16_prover::{Bases, ProveError, Prover, SrsFile};
     use pce_core::{synthesize_witness, PrecompiledCircuit};
 
     let mut rng = ChaCha8Rng::seed_from_u64(4);
@@ -98,11 +98,17 @@ fn corrupt_streamed_point_is_named() {
     let backend = Backend::load("cpu").unwrap();
     let device = backend.open(0).unwrap();
     let file = SrsFile::open(&path).unwrap();
-    let prover = Prover::new(&device, Bases::Streamed(&file), Verification::Verify).unwrap();
+    let prover = Prover::new(&device, Bases::Streamed(&file)).unwrap();
     let pce = PrecompiledCircuit::extract(circuit.clone()).unwrap();
     let witness = synthesize_witness(circuit).unwrap();
     let err = prover
-        .prove(&pce, &witness, blstrs::Scalar::ONE, blstrs::Scalar::ONE)
+        .prove(
+            &pce,
+            &witness,
+            &witness.inputs[1..],
+            blstrs::Scalar::ONE,
+            blstrs::Scalar::ONE,
+        )
         .unwrap_err();
     assert!(
         matches!(

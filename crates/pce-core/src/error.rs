@@ -8,7 +8,7 @@ use pce_csr::FormatError;
 #[derive(Debug, thiserror::Error)]
 pub enum PceError {
     /// The circuit's own synthesis failed.
-    #[error("circuit synthesis failed: {0}")]
+    #[error("circuit synthesis failed")]
     Synthesis(#[from] SynthesisError),
     /// The circuit has more variables than `u32` columns can address.
     #[error("circuit too large: {inputs} inputs and {aux} aux variables exceed the 2^31 limit of each kind")]

@@ -23,10 +23,11 @@
 //! inconsistency, and verifies the checksum at the end: a truncated or
 //! corrupted file is an error, never a panic or a silently wrong matrix.
 
-use std::fs::{self, File};
+use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
+use atomic_write::AtomicFile;
 use bytemuck::Pod;
 
 /// Length of the file header in bytes.
@@ -40,7 +41,7 @@ const PARALLEL_HASH_BYTES: usize = 1 << 20;
 #[derive(Debug, thiserror::Error)]
 pub enum FormatError {
     /// The operating system refused an operation.
-    #[error("{path}: {source}")]
+    #[error("{path}")]
     Io {
         /// The file.
         path: PathBuf,
@@ -128,11 +129,13 @@ fn hash_into(hasher: &mut blake3::Hasher, bytes: &[u8]) {
     }
 }
 
-/// Writes a sectioned file atomically (temporary file, then rename).
+/// Writes a sectioned file atomically ([`atomic_write::AtomicFile`]: the
+/// header, written last, and the rename make it appear complete or not at all).
 pub struct FileWriter {
-    path: PathBuf,
-    tmp_path: PathBuf,
-    out: Option<BufWriter<File>>,
+    // Dropped before `atomic`: an abandoned writer's last buffer goes to
+    // the temporary file, which `atomic` then removes.
+    out: BufWriter<File>,
+    atomic: AtomicFile,
     hasher: blake3::Hasher,
     content_len: u64,
     magic: [u8; 8],
@@ -142,21 +145,15 @@ pub struct FileWriter {
 impl FileWriter {
     /// Starts writing `path`; nothing appears under that name before [`FileWriter::finish`].
     pub fn create(path: &Path, magic: [u8; 8], version: u32) -> Result<Self, FormatError> {
-        let file_name = path.file_name().ok_or_else(|| FormatError::Io {
-            path: path.to_owned(),
-            source: io::Error::new(io::ErrorKind::InvalidInput, "not a file path"),
-        })?;
-        let mut tmp_name = file_name.to_owned();
-        tmp_name.push(format!(".{}.tmp", std::process::id()));
-        let tmp_path = path.with_file_name(tmp_name);
-        let file = File::create(&tmp_path).map_err(io_error(&tmp_path))?;
+        let mut atomic = AtomicFile::create(path).map_err(io_error(path))?;
+        let tmp_path = atomic.temporary_path().to_owned();
+        let file = atomic.file().try_clone().map_err(io_error(&tmp_path))?;
         let mut out = BufWriter::with_capacity(1 << 20, file);
         out.write_all(&[0u8; HEADER_LEN as usize])
             .map_err(io_error(&tmp_path))?;
         Ok(Self {
-            path: path.to_owned(),
-            tmp_path,
-            out: Some(out),
+            out,
+            atomic,
             hasher: blake3::Hasher::new(),
             content_len: 0,
             magic,
@@ -168,10 +165,8 @@ impl FileWriter {
         hash_into(&mut self.hasher, bytes);
         self.content_len += bytes.len() as u64;
         self.out
-            .as_mut()
-            .expect("writer is open until finish")
             .write_all(bytes)
-            .map_err(io_error(&self.tmp_path))
+            .map_err(io_error(self.atomic.temporary_path()))
     }
 
     /// Appends a section holding `data`.
@@ -189,39 +184,31 @@ impl FileWriter {
     }
 
     /// Writes the header, syncs, and renames the file into place.
-    pub fn finish(mut self) -> Result<(), FormatError> {
-        let out = self.out.take().expect("finish is called once");
+    pub fn finish(self) -> Result<(), FormatError> {
+        let Self {
+            out,
+            atomic,
+            hasher,
+            content_len,
+            magic,
+            version,
+        } = self;
+        let tmp = atomic.temporary_path().to_owned();
         let mut file = out
             .into_inner()
-            .map_err(|e| io_error(&self.tmp_path)(e.into_error()))?;
+            .map_err(|e| io_error(&tmp)(e.into_error()))?;
         let mut header = Vec::with_capacity(HEADER_LEN as usize);
-        header.extend_from_slice(&self.magic);
-        header.extend_from_slice(&self.version.to_le_bytes());
+        header.extend_from_slice(&magic);
+        header.extend_from_slice(&version.to_le_bytes());
         header.extend_from_slice(&(HEADER_LEN as u32).to_le_bytes());
-        header.extend_from_slice(&self.content_len.to_le_bytes());
-        header.extend_from_slice(self.hasher.finalize().as_bytes());
+        header.extend_from_slice(&content_len.to_le_bytes());
+        header.extend_from_slice(hasher.finalize().as_bytes());
         header.extend_from_slice(&[0u8; 8]);
-        let tmp = &self.tmp_path;
-        file.seek(SeekFrom::Start(0)).map_err(io_error(tmp))?;
-        file.write_all(&header).map_err(io_error(tmp))?;
-        file.sync_all().map_err(io_error(tmp))?;
+        file.seek(SeekFrom::Start(0)).map_err(io_error(&tmp))?;
+        file.write_all(&header).map_err(io_error(&tmp))?;
         drop(file);
-        fs::rename(tmp, &self.path).map_err(io_error(&self.path))?;
-        if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            // Persist the rename; not every filesystem allows syncing a directory.
-            let _ = File::open(dir).and_then(|d| d.sync_all());
-        }
-        Ok(())
-    }
-}
-
-impl Drop for FileWriter {
-    fn drop(&mut self) {
-        if self.out.is_some() {
-            // Abandoned before finish: leave nothing behind.
-            self.out = None;
-            let _ = fs::remove_file(&self.tmp_path);
-        }
+        let path = atomic.path().to_owned();
+        atomic.commit().map_err(io_error(&path))
     }
 }
 

@@ -177,7 +177,7 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
         max_log_msm_g2: args.max_log_msm_g2,
     };
     let print = |row: &Row| {
-        let status = if row.passed { "PASS" } else { "FAIL" };
+        let status = row.verdict.label();
         if row.detail.is_empty() {
             println!("{status}  {}", row.case);
         } else {
@@ -197,8 +197,12 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
         let proofs = check_proofs(&device, &reference_device, args.proofs, print);
         report.rows.extend(proofs.rows);
     }
+    let absent = match report.absent() {
+        0 => String::new(),
+        n => format!(" ({n} of them for optional operations the backend does not have)"),
+    };
     println!(
-        "{} of {} cases passed{}",
+        "{} of {} cases passed{absent}{}",
         report.rows.len() - report.failures(),
         report.rows.len(),
         if report.passed() {
@@ -229,6 +233,23 @@ pub fn devices(args: DevicesArgs) -> Result<ExitCode> {
         backend.name(),
         backend.path().display(),
         backend.description()
+    );
+    let operations: Vec<&str> = [
+        backend_api::ffi::PCE_PROC_QAP_H,
+        backend_api::ffi::PCE_PROC_DEVICE_MEMORY,
+        backend_api::ffi::PCE_PROC_NTT_SCRATCH_BYTES,
+    ]
+    .into_iter()
+    .filter(|name| backend.has_operation(name))
+    .map(|name| name.to_str().expect("ASCII names"))
+    .collect();
+    println!(
+        "  optional operations: {}",
+        if operations.is_empty() {
+            "none".to_owned()
+        } else {
+            operations.join(", ")
+        }
     );
     for d in devices {
         println!(

@@ -10,35 +10,22 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Mutex;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use base64::Engine;
-use clap::{Args, ValueEnum};
-use porep_c2::c1::C1Input;
-use porep_c2::c2::{prover_id_of_miner, run, C2Options, C2Outcome};
-use porep_c2::memory::{gib, parse_size, ProcessMemory};
-use porep_c2::pipeline::{prove_sectors, Event, MemoryPlan, Run};
-use porep_c2::proof_type::ProofType;
+use clap::Args;
+use filecoin_prover::c1::C1Input;
+use filecoin_prover::c2::{prove_sectors, prover_id_of_miner, run, C2Options, C2Outcome, C2Run};
+use filecoin_prover::proof_type::ProofType;
+use proving_engine::chain;
+use proving_engine::memory::{gib, parse_size};
+use proving_engine::{EngineOptions, Event};
 use serde_json::json;
 
+use crate::output::{
+    encode, expand_inputs, peak_rss_bytes, plan_json, report, summary, write_output, Format,
+};
 use crate::progress::{partitions_bar, step};
-
-/// How the proof is written.
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum Format {
-    /// The bytes filecoin-proofs' seal_commit_phase2 returns (192 per
-    /// partition; for non-interactive PoRep, the SnarkPack aggregate).
-    Raw,
-    /// Those bytes as hexadecimal text.
-    Hex,
-    /// Those bytes as base64 text.
-    Base64,
-    /// {"proof_type", "partitions", "proof" (base64); for non-interactive
-    /// PoRep also "partition_proofs" (base64, 192 bytes each)}.
-    Json,
-}
 
 /// Arguments of `c2`.
 #[derive(Args)]
@@ -112,17 +99,19 @@ pub struct ProveArgs {
 }
 
 impl ProveArgs {
-    /// Options for [`porep_c2::c2::run`].
+    /// Options for [`filecoin_prover::c2::run`].
     pub fn options(&self, prover_id: Option<[u8; 32]>, sector_id: Option<u64>) -> C2Options {
         C2Options {
-            backend: self.backend.clone(),
-            device: self.device,
-            partitions_in_flight: self.partitions_in_flight as usize,
-            jobs: self.jobs as usize,
-            memory_budget: self.memory_budget,
+            engine: EngineOptions {
+                backend: self.backend.clone(),
+                device: self.device,
+                partitions_in_flight: self.partitions_in_flight as usize,
+                jobs: self.jobs as usize,
+                memory_budget: self.memory_budget,
+                randomness: None,
+            },
             prover_id,
             sector_id,
-            randomness: None,
         }
     }
 }
@@ -133,97 +122,6 @@ fn parse_prover_id(hex_text: &str) -> Result<[u8; 32]> {
     bytes
         .try_into()
         .map_err(|b: Vec<u8>| anyhow::anyhow!("--prover-id must be 32 bytes, got {}", b.len()))
-}
-
-/// Peak resident memory of this process, from /proc/self/status.
-pub fn peak_rss_bytes() -> Option<u64> {
-    Some(ProcessMemory::now().peak).filter(|&peak| peak > 0)
-}
-
-fn encode(format: Format, outcome: &C2Outcome) -> Vec<u8> {
-    let b64 = || base64::engine::general_purpose::STANDARD.encode(&outcome.proof);
-    match format {
-        Format::Raw => outcome.proof.clone(),
-        Format::Hex => (hex::encode(&outcome.proof) + "\n").into_bytes(),
-        Format::Base64 => (b64() + "\n").into_bytes(),
-        Format::Json => {
-            let mut doc = json!({"proof_type": outcome.proof_type, "partitions": outcome.partitions, "proof": b64()});
-            if outcome.aggregate.is_some() {
-                doc["partition_proofs"] = base64::engine::general_purpose::STANDARD
-                    .encode(&outcome.partition_proofs)
-                    .into();
-            }
-            (serde_json::to_string_pretty(&doc).expect("serialisable") + "\n").into_bytes()
-        }
-    }
-}
-
-/// The JSON report of a run.
-pub fn report(outcome: &C2Outcome) -> serde_json::Value {
-    let secs = |d: std::time::Duration| d.as_secs_f64();
-    json!({
-        "proof_type": outcome.proof_type,
-        "partitions": outcome.partitions,
-        "backend": outcome.backend,
-        "device": outcome.device,
-        "seconds": {
-            "pce_load_or_record": secs(outcome.pce_time),
-            "params_read": secs(outcome.params_time),
-            "witness": secs(outcome.stages.witness),
-            "prove": secs(outcome.stages.prove),
-            "verify_partitions": secs(outcome.stages.verify),
-            "aggregate": outcome.aggregate.map(secs),
-            "verify_aggregate": outcome.verify_aggregate.map(secs),
-            "verify_seal": outcome.verify_seal.map(secs),
-        },
-        "peak_rss_bytes": peak_rss_bytes(),
-    })
-}
-
-/// The memory plan of a run as JSON.
-pub fn plan_json(plan: &MemoryPlan) -> serde_json::Value {
-    let model = plan.model;
-    json!({
-        "budget_bytes": plan.budget,
-        "margin_bytes": model.margin(),
-        "static_bytes": model.static_bytes(),
-        "per_partition_bytes": model.per_partition(),
-        "model": {
-            "process": model.process,
-            "pce": model.pce,
-            "srs": model.srs,
-            "ntt": model.ntt,
-            "witness": model.witness,
-            "proving": model.proving,
-        },
-        "partitions_admitted": plan.admitted,
-        "partitions_in_flight_limit": plan.slots,
-        "partitions_in_flight_peak": plan.peak_in_flight,
-    })
-}
-
-/// The C1 files named by `paths`: files as given, directories replaced by
-/// their `*.json` files in name order.
-pub fn expand_inputs(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
-    let mut files = Vec::new();
-    for path in paths {
-        if !path.is_dir() {
-            files.push(path.clone());
-            continue;
-        }
-        let mut found: Vec<PathBuf> = std::fs::read_dir(path)
-            .with_context(|| format!("listing {}", path.display()))?
-            .map(|entry| entry.map(|e| e.path()))
-            .collect::<std::io::Result<_>>()
-            .with_context(|| format!("listing {}", path.display()))?;
-        found.retain(|p| p.is_file() && p.extension().is_some_and(|e| e == "json"));
-        if found.is_empty() {
-            bail!("{}: no .json files in this directory", path.display());
-        }
-        found.sort();
-        files.extend(found);
-    }
-    Ok(files)
 }
 
 /// `dir/<stem>.proof` for each input; two inputs with one stem are refused.
@@ -249,38 +147,19 @@ fn proof_paths(inputs: &[PathBuf], dir: &Path) -> Result<Vec<PathBuf>> {
         .collect()
 }
 
-/// Writes `bytes` to `path` atomically.
-pub fn write_output(path: &Path, bytes: &[u8]) -> Result<()> {
-    porep_c2::atomic::write_atomically(path, |out| std::io::Write::write_all(out, bytes))
-        .with_context(|| format!("writing {}", path.display()))
-}
-
 /// Proves `input` and prints a summary; shared with `demo`.
 pub fn prove_and_summarise(input: &C1Input, options: &C2Options) -> Result<C2Outcome> {
     let outcome = step(
-        &format!("proving {} ({})", input.path.display(), input.proof_type),
+        &format!(
+            "proving {} ({}) with the {} backend",
+            input.path.display(),
+            input.proof_type,
+            options.engine.backend
+        ),
         || run(input, options),
     )?;
-    eprintln!("{}", summary(&outcome));
+    eprintln!("{}", summary(&outcome.sector));
     Ok(outcome)
-}
-
-/// What was proven and checked, in one line.
-fn summary(outcome: &C2Outcome) -> String {
-    let aggregated = match outcome.aggregate {
-        Some(_) => ", aggregated (SnarkPack) as filecoin-proofs' seal_commit_phase2 does",
-        None => "",
-    };
-    let checked = match (outcome.verify_seal, outcome.verify_aggregate) {
-        (Some(_), _) => "verify_seal accepted the proof",
-        (None, Some(_)) => "the aggregate verified against the C1 public inputs (pass --prover-id/--miner-id and --sector-id to also run verify_seal)",
-        (None, None) => "pass --prover-id/--miner-id and --sector-id to also run verify_seal",
-    };
-    format!(
-        "{} partition(s), every one verified against the C1 public inputs{aggregated}; {} bytes; {checked}",
-        outcome.partitions,
-        outcome.proof.len()
-    )
 }
 
 /// `pce-prover c2`.
@@ -327,7 +206,7 @@ pub fn c2(args: C2Args) -> Result<ExitCode> {
             outcomes => json!({
                 "sectors": inputs.iter().zip(outcomes).map(|(input, outcome)| match outcome {
                     Ok(outcome) => json!({"c1": input.path, "report": report(outcome)}),
-                    Err(e) => json!({"c1": input.path, "error": e.to_string()}),
+                    Err(e) => json!({"c1": input.path, "error": chain(e)}),
                 }).collect::<Vec<_>>(),
                 "wall_seconds": wall.as_secs_f64(),
                 "peak_rss_bytes": peak_rss_bytes(),
@@ -347,19 +226,19 @@ pub fn c2(args: C2Args) -> Result<ExitCode> {
 }
 
 /// Proves `inputs` with a progress bar, writing the proof of input `i` to
-/// `outs[i]` as soon as it is done; returns the run and how many proofs
-/// could not be written.
+/// `outs[i]` on this thread as soon as it is done; returns the run and how
+/// many proofs could not be written.
 fn prove_and_write(
     inputs: &[C1Input],
     options: &C2Options,
     outs: &[PathBuf],
     format: Format,
-) -> Result<(Run, usize)> {
+) -> Result<(C2Run, usize)> {
     let total: usize = inputs.iter().map(C1Input::num_partitions).sum();
     let bar = partitions_bar(total as u64);
-    let write_errors = Mutex::new(0);
+    let mut write_errors = 0;
     let say = |line: String| bar.suspend(|| eprintln!("{line}"));
-    let run = prove_sectors(inputs, options, &|event| match event {
+    let observe = |event: Event<'_>| match event {
         Event::Ready { plan } => say(format!(
             "memory: budget {}, static {}, {} per partition; {} partition(s) in flight at most",
             gib(plan.budget),
@@ -369,25 +248,30 @@ fn prove_and_write(
         )),
         Event::PartitionProven { .. } => bar.inc(1),
         Event::WitnessReady { .. } => {}
-        Event::SectorDone { sector, result } => {
-            let input = &inputs[sector];
-            match result {
-                Ok(outcome) => {
-                    let written = write_output(&outs[sector], &encode(format, outcome));
-                    say(format!("{}: {}", input.path.display(), summary(outcome)));
-                    match written {
-                        Ok(()) => say(format!("proof written to {}", outs[sector].display())),
-                        Err(e) => {
-                            say(format!("error: {e:#}"));
-                            *write_errors.lock().expect("counter poisoned") += 1;
-                        }
+    };
+    let run = prove_sectors(inputs, options, &observe, &mut |sector, result| {
+        let input = &inputs[sector];
+        match result {
+            Ok(proven) => {
+                let proof_type = input.proof_type.to_string();
+                let written =
+                    write_output(&outs[sector], &encode(format, &proof_type, &proven.output));
+                say(format!(
+                    "{}: {}",
+                    input.path.display(),
+                    summary(&proven.output)
+                ));
+                match written {
+                    Ok(()) => say(format!("proof written to {}", outs[sector].display())),
+                    Err(e) => {
+                        say(format!("error: {e:#}"));
+                        write_errors += 1;
                     }
                 }
-                Err(e) => say(format!("error: {}: {e}", input.path.display())),
             }
+            Err(e) => say(format!("error: {}: {}", input.path.display(), chain(e))),
         }
     });
     bar.finish_and_clear();
-    let write_errors = write_errors.into_inner().expect("counter poisoned");
     Ok((run?, write_errors))
 }

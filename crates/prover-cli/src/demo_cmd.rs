@@ -1,17 +1,72 @@
-//! `demo`: a real C2 proof on a freshly sealed 2 KiB sector.
+//! `demo`: a real C2 proof on a freshly sealed 2 KiB sector, and on a new
+//! backend the first check that matters: its proof equals a trusted
+//! backend's, byte for byte, with the same r and s.
 
 use std::process::ExitCode;
 
-use anyhow::{Context, Result};
-use porep_c2::c1::C1Input;
-use porep_c2::params::ensure_test_params;
-use porep_c2::test_sector::seal_2kib;
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use filecoin_prover::c1::C1Input;
+use filecoin_prover::c2::{C2Options, C2Outcome};
+use filecoin_prover::params::ensure_test_params;
+use filecoin_testkit::test_sector::seal_2kib;
+use proving_engine::pipeline::fresh_randomness;
+use proving_engine::EngineOptions;
 
-use crate::c2_cmd::{prove_and_summarise, report, ProveArgs};
+use crate::c2_cmd::{prove_and_summarise, ProveArgs};
+use crate::output::report;
 use crate::progress::step;
 
+/// Arguments of `demo`.
+#[derive(Args)]
+pub struct DemoArgs {
+    #[command(flatten)]
+    prove: ProveArgs,
+    /// Also prove the sector with this backend (device 0), with the same r
+    /// and s: the two proofs must be identical byte for byte, e.g.
+    /// `demo --backend cuda --reference cpu` on a new GPU.
+    #[arg(long, value_name = "BACKEND")]
+    reference: Option<String>,
+}
+
+/// Proves `input` again on `reference` with the r and s of `options`, and
+/// fails unless the proof equals `outcome`'s.
+fn compare_with(
+    reference: &str,
+    input: &C1Input,
+    options: &C2Options,
+    outcome: &C2Outcome,
+) -> Result<()> {
+    let options = C2Options {
+        engine: EngineOptions {
+            backend: reference.to_owned(),
+            device: 0,
+            ..options.engine.clone()
+        },
+        ..options.clone()
+    };
+    let expected = prove_and_summarise(input, &options)
+        .with_context(|| format!("proving with the reference backend {reference}"))?;
+    if expected.sector.proof != outcome.sector.proof {
+        bail!(
+            "the proofs of {} and of the reference {} differ with the same r and s, though each verified",
+            outcome.backend,
+            expected.backend
+        );
+    }
+    eprintln!(
+        "identical, byte for byte, to the proof of the reference backend {} (same r and s)",
+        expected.backend
+    );
+    Ok(())
+}
+
 /// `pce-prover demo`.
-pub fn demo(args: ProveArgs) -> Result<ExitCode> {
+pub fn demo(args: DemoArgs) -> Result<ExitCode> {
+    let DemoArgs {
+        prove: args,
+        reference,
+    } = args;
     let dir = tempfile::tempdir().context("creating a temporary directory")?;
     let seed = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -36,13 +91,19 @@ pub fn demo(args: ProveArgs) -> Result<ExitCode> {
             files.params.display()
         );
     }
-    let options = args.options(Some(sector.prover_id), Some(u64::from(sector.sector_id)));
+    let mut options = args.options(Some(sector.prover_id), Some(u64::from(sector.sector_id)));
+    if reference.is_some() {
+        options.engine.randomness = Some(fresh_randomness(input.num_partitions()));
+    }
     let outcome = prove_and_summarise(&input, &options)?;
+    if let Some(reference) = &reference {
+        compare_with(reference, &input, &options, &outcome)?;
+    }
     println!(
         "proof ({}, {} bytes): {}",
         outcome.proof_type,
-        outcome.proof.len(),
-        hex::encode(&outcome.proof)
+        outcome.sector.proof.len(),
+        hex::encode(&outcome.sector.proof)
     );
     println!(
         "{}",

@@ -8,12 +8,11 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod backend_cmd;
-mod bench_cmd;
+mod bench;
 mod c2_cmd;
 mod demo_cmd;
+mod output;
 mod params_cmd;
-mod pce_bench;
-mod pipeline_bench;
 mod progress;
 
 /// Exit status when a backend has no driver or no device (e.g. the CUDA
@@ -74,15 +73,17 @@ enum Command {
     C2(c2_cmd::C2Args),
     /// Seal a 2 KiB sector in a temporary directory and prove it: the
     /// quickest way to see the prover work (generates insecure test
-    /// parameters the first time, about 1.5 minutes on 2 cores).
-    Demo(c2_cmd::ProveArgs),
+    /// parameters the first time, about 1.5 minutes on 2 cores). With
+    /// --reference, prove it with a second backend too, with the same r and
+    /// s, and require identical proofs.
+    Demo(demo_cmd::DemoArgs),
     /// Manage Groth16 parameters.
     #[command(subcommand)]
     Params(params_cmd::ParamsCommand),
     /// Benchmarks: against filecoin-proofs, PCE against enforce-time
     /// synthesis, and many proofs at once under a memory budget.
     #[command(subcommand)]
-    Bench(bench_cmd::BenchCommand),
+    Bench(bench::BenchCommand),
 }
 
 fn main() -> ExitCode {
@@ -99,7 +100,7 @@ fn main() -> ExitCode {
         Command::C2(args) => c2_cmd::c2(args),
         Command::Demo(args) => demo_cmd::demo(args),
         Command::Params(command) => params_cmd::params(command),
-        Command::Bench(command) => bench_cmd::bench(command),
+        Command::Bench(command) => bench::bench(command),
     };
     match result {
         Ok(code) => code,

@@ -5,9 +5,9 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
-use porep_c2::aggregate::{ensure_test_srs, test_srs_size};
-use porep_c2::params::ensure_test_params;
-use porep_c2::proof_type::{parse_sector_size, ProofType, Variant};
+use filecoin_prover::aggregate::{ensure_test_srs, test_srs_size};
+use filecoin_prover::params::ensure_test_params;
+use filecoin_prover::proof_type::{parse_sector_size, ProofType, Variant};
 
 use crate::progress::step;
 

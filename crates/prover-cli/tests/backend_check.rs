@@ -32,6 +32,20 @@ fn cpu_backend_conforms() {
         out.contains("PASS  MSM G1 n=2^12 PoRepMix infinity+repeats"),
         "{out}"
     );
+    // The CPU plugin has no fused QAP step: reported, never passed.
+    assert!(
+        out.contains("ABSENT  QAP h 2^12, 2049 constraints"),
+        "{out}"
+    );
+    assert!(!out.contains("PASS  QAP"), "{out}");
+    for edge in [
+        "PASS  edge: NTT batch 0 is a no-op",
+        "PASS  edge: MSM offset + count beyond the bases is refused",
+        "PASS  edge: NTT domain 2^32 is built or refused as unsupported",
+        "PASS  edge: last_error is empty after a success",
+    ] {
+        assert!(out.contains(edge), "missing {edge:?} in {out}");
+    }
     assert!(!out.contains("FAIL"), "{out}");
 }
 
@@ -51,6 +65,10 @@ fn cpu_backend_conforms_without_ifma() {
     let devices = common::pce_prover(&["devices", "cpu"], &off);
     let listing = text(&devices);
     assert!(listing.contains("CPU ("), "{listing}");
+    assert!(
+        listing.contains("optional operations: device_memory, ntt_scratch_bytes"),
+        "{listing}"
+    );
     assert!(!listing.contains("threads, AVX-512 IFMA)"), "{listing}");
 }
 
@@ -85,7 +103,7 @@ fn broken_backends_fail_cleanly() {
         (
             "wrong-abi",
             4,
-            &["plugin speaks version 99, this host speaks version 1"],
+            &["plugin speaks version 99, this host speaks version 2"],
         ),
     ];
     for (mode, status, expected) in cases {

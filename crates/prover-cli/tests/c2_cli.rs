@@ -11,10 +11,10 @@ use std::sync::Mutex;
 
 use common::text;
 
-use porep_c2::c1::lotus_bench_json;
-use porep_c2::params::ensure_test_params;
-use porep_c2::proof_type::ProofType;
-use porep_c2::test_sector::seal_2kib;
+use filecoin_prover::c1::lotus_bench_json;
+use filecoin_prover::params::ensure_test_params;
+use filecoin_prover::proof_type::ProofType;
+use filecoin_testkit::test_sector::seal_2kib;
 
 static PARAMS: Mutex<()> = Mutex::new(());
 
@@ -32,16 +32,24 @@ fn pce_prover(args: &[&str], cache: &Path) -> Output {
 }
 
 #[test]
-fn demo_proves_a_fresh_sector() {
+fn demo_proves_a_fresh_sector_twice_alike() {
     let cache = shared_parameter_cache();
-    let output = pce_prover(&["demo"], &cache);
+    // The same backend twice checks the comparison's plumbing (one r and
+    // s for both, two verified proofs, compared); scripts/gpu-check.sh
+    // runs it with --backend cuda --reference cpu.
+    let output = pce_prover(&["demo", "--reference", "cpu"], &cache);
     let out = text(&output);
     assert_eq!(output.status.code(), Some(0), "{out}");
     assert!(
         out.contains("proof (StackedDrg2KiBV1_1, 192 bytes)"),
         "{out}"
     );
-    assert!(out.contains("verify_seal accepted the proof"), "{out}");
+    assert_eq!(
+        out.matches("verify_seal accepted the proof").count(),
+        2,
+        "{out}"
+    );
+    assert!(out.contains("identical, byte for byte"), "{out}");
 }
 
 #[test]

@@ -38,5 +38,6 @@ fn cuda_backend_conforms_or_reports_no_driver() {
     let out = text(&check);
     assert_eq!(check.status.code(), Some(0), "{out}");
     assert!(out.contains("PASS  proof: SHA-256 circuit"), "{out}");
+    assert!(out.contains("PASS  QAP h 2^"), "{out}");
     assert!(!out.contains("FAIL"), "{out}");
 }

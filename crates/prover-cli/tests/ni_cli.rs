@@ -13,10 +13,10 @@ use std::process::Output;
 use std::sync::Mutex;
 
 use common::text;
-use porep_c2::aggregate::{srs_powers, test_srs_size};
-use porep_c2::params::ensure_test_params;
-use porep_c2::proof_type::{ProofType, Variant};
-use porep_c2::test_sector::seal_2kib_with;
+use filecoin_prover::aggregate::{srs_powers, test_srs_size};
+use filecoin_prover::params::ensure_test_params;
+use filecoin_prover::proof_type::{ProofType, Variant};
+use filecoin_testkit::test_sector::seal_2kib_with;
 
 static PARAMS: Mutex<()> = Mutex::new(());
 

@@ -11,10 +11,10 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use common::text;
-use porep_c2::c1::lotus_bench_json;
-use porep_c2::params::ensure_test_params;
-use porep_c2::proof_type::ProofType;
-use porep_c2::test_sector::seal_2kib_for;
+use filecoin_prover::c1::lotus_bench_json;
+use filecoin_prover::params::ensure_test_params;
+use filecoin_prover::proof_type::ProofType;
+use filecoin_testkit::test_sector::seal_2kib_for;
 
 const MIB: f64 = (1u64 << 20) as f64;
 

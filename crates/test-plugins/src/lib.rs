@@ -5,6 +5,8 @@
 //! | mode | behaviour |
 //! |---|---|
 //! | `wrong-abi` | the entry point refuses the host and claims ABI version 99 |
+//! | `v1` | the entry point refuses the host and claims ABI version 1, as a plugin built against the old header |
+//! | `log` | `device_count` logs a warning and a debug message through `tracing` |
 //! | `no-driver` | `device_count` fails with `PCE_ERR_NO_DRIVER` |
 //! | `error` | NTT and MSM fail with `PCE_ERR_DEVICE` and a message |
 //! | `panic` | NTT and MSM panic |
@@ -23,6 +25,9 @@ pub const MODE_ENV: &str = "PCE_TEST_PLUGIN_MODE";
 fn mode() -> String {
     std::env::var(MODE_ENV).unwrap_or_default()
 }
+
+/// The version a plugin built against the first header claims.
+const ABI_VERSION_1: u32 = 1;
 
 fn fault(operation: &str) -> Result<(), PluginError> {
     match mode().as_str() {
@@ -46,6 +51,10 @@ impl Plugin for Broken {
     type Bases = (usize, u32);
 
     fn device_count() -> Result<u32, PluginError> {
+        if mode() == "log" {
+            tracing::warn!(devices = 1, "simulated warning");
+            tracing::debug!("simulated debug detail");
+        }
         if mode() == "no-driver" {
             return Err(PluginError::new(
                 ffi::PCE_ERR_NO_DRIVER,
@@ -117,10 +126,15 @@ pub unsafe extern "C" fn pce_backend_entry(
     host_abi_version: u32,
     plugin_abi_version: *mut u32,
 ) -> *const pce_backend_vtable {
-    if mode() == "wrong-abi" {
+    let claimed = match mode().as_str() {
+        "wrong-abi" => Some(99),
+        "v1" => Some(ABI_VERSION_1),
+        _ => None,
+    };
+    if let Some(claimed) = claimed {
         if !plugin_abi_version.is_null() {
             // SAFETY: per the function contract.
-            unsafe { *plugin_abi_version = 99 };
+            unsafe { *plugin_abi_version = claimed };
         }
         return std::ptr::null();
     }

@@ -39,7 +39,7 @@ fn every_fault_is_a_clear_error() {
             err,
             LoadError::AbiMismatch {
                 plugin: 99,
-                host: 1,
+                host: 2,
                 ..
             }
         ),
@@ -47,7 +47,15 @@ fn every_fault_is_a_clear_error() {
     );
     assert!(
         err.to_string()
-            .contains("plugin speaks version 99, this host speaks version 1"),
+            .contains("plugin speaks version 99, this host speaks version 2"),
+        "{err}"
+    );
+
+    set("v1");
+    let err = Backend::load_path(&path).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("the plugin speaks version 1, this host speaks version 2"),
         "{err}"
     );
 

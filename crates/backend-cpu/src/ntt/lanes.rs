@@ -39,6 +39,13 @@ pub(super) type Fr = Lanes<5>;
 /// One field element's 52-bit limbs.
 type Limbs = [u64; 5];
 
+/// Bytes an element of the limb-sliced copy each transform allocates
+/// ([`scratch`]): eight elements of five 64-bit limbs per vector.
+pub(super) const SCRATCH_BYTES_PER_ELEMENT: u64 = (size_of::<Fr>() / 8) as u64;
+/// Bytes an element of a domain's [`Tables`]: one set of limbs per eight
+/// elements.
+pub(super) const TABLE_BYTES_PER_ELEMENT: u64 = (size_of::<Limbs>() / 8) as u64;
+
 /// The smallest size for this path: the last three stages take groups of
 /// eight vectors.
 pub(super) const MIN_LOG: u32 = 6;

@@ -1,0 +1,238 @@
+//! Writing a file so that it appears complete or not at all.
+//!
+//! Proofs, recorded circuits and test parameters are expensive to make and
+//! are read by other processes (filecoin-proofs reads the same parameter
+//! cache). A reader must never see a truncated file under its final name,
+//! whatever happens to the writer: a crash, a full disk, a kill. Every such
+//! file is therefore written under a temporary name in the same directory,
+//! synced, renamed into place, and the directory synced so that the rename
+//! itself survives a power loss. An abandoned temporary file is removed.
+//!
+//! [`AtomicFile`] is the primitive (for writers that seek, such as a file
+//! whose header is written last); [`write_atomically`] and
+//! [`create_atomically`] cover the common cases.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufWriter};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Distinguishes the temporary files of one process (a daemon may write
+/// the same final path from two jobs).
+static NEXT_TEMPORARY: AtomicU64 = AtomicU64::new(0);
+
+/// A file being written under a temporary name next to its final path.
+///
+/// Nothing appears under the final name before [`AtomicFile::commit`];
+/// dropping it uncommitted removes the temporary file.
+#[derive(Debug)]
+pub struct AtomicFile {
+    path: PathBuf,
+    tmp: PathBuf,
+    file: Option<File>,
+}
+
+impl AtomicFile {
+    /// Creates the temporary file for `path`, under a name no other writer
+    /// uses (this process's id and a counter; an existing file or link of
+    /// that name is an error, never followed).
+    pub fn create(path: &Path) -> io::Result<Self> {
+        let name = path.file_name().ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{}: not a file path", path.display()),
+            )
+        })?;
+        let mut tmp_name = name.to_owned();
+        let serial = NEXT_TEMPORARY.fetch_add(1, Ordering::Relaxed);
+        tmp_name.push(format!(".{}.{serial}.tmp", std::process::id()));
+        let tmp = path.with_file_name(tmp_name);
+        let file = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+        Ok(Self {
+            path: path.to_owned(),
+            tmp,
+            file: Some(file),
+        })
+    }
+
+    /// The file to write.
+    pub fn file(&mut self) -> &mut File {
+        self.file.as_mut().expect("open until commit")
+    }
+
+    /// The final path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The temporary path (for error messages).
+    pub fn temporary_path(&self) -> &Path {
+        &self.tmp
+    }
+
+    /// Syncs the file and renames it into place, replacing any file there.
+    pub fn commit(mut self) -> io::Result<()> {
+        self.sync()?;
+        std::fs::rename(&self.tmp, &self.path)?;
+        sync_parent(&self.path);
+        Ok(())
+    }
+
+    /// Syncs the file and hard-links it to the final path, which must not
+    /// exist: linking fails when another writer created it meanwhile, so an
+    /// existing file is never replaced (a file system without hard links is
+    /// an error here). Returns whether the file was created.
+    pub fn commit_new(mut self) -> io::Result<bool> {
+        self.sync()?;
+        let created = match std::fs::hard_link(&self.tmp, &self.path) {
+            Ok(()) => true,
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => false,
+            Err(e) => return Err(e),
+        };
+        // Drop removes the temporary name; the linked file stays.
+        if created {
+            sync_parent(&self.path);
+        }
+        Ok(created)
+    }
+
+    fn sync(&mut self) -> io::Result<()> {
+        let file = self.file.take().expect("committed once");
+        file.sync_all()
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        // After a rename there is nothing under the temporary name; after a
+        // failure or a hard link, the temporary name is removed.
+        let _ = std::fs::remove_file(&self.tmp);
+    }
+}
+
+/// Persists a rename in `path`'s directory; not every file system allows
+/// syncing a directory, and the rename is already done, so failure is ignored.
+fn sync_parent(path: &Path) {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let _ = File::open(dir).and_then(|d| d.sync_all());
+}
+
+/// Runs `write` on a buffered writer over `file` and flushes it.
+fn write_buffered(
+    atomic: &mut AtomicFile,
+    write: impl FnOnce(&mut BufWriter<&mut File>) -> io::Result<()>,
+) -> io::Result<()> {
+    let mut out = BufWriter::with_capacity(1 << 20, atomic.file());
+    write(&mut out)?;
+    out.into_inner().map_err(|e| e.into_error())?;
+    Ok(())
+}
+
+/// Writes `path` through a temporary file, synced and renamed into place;
+/// on any error nothing is left behind and an existing `path` is untouched.
+pub fn write_atomically(
+    path: &Path,
+    write: impl FnOnce(&mut BufWriter<&mut File>) -> io::Result<()>,
+) -> io::Result<()> {
+    let mut atomic = AtomicFile::create(path)?;
+    write_buffered(&mut atomic, write)?;
+    atomic.commit()
+}
+
+/// Like [`write_atomically`], but never replaces an existing `path`
+/// ([`AtomicFile::commit_new`]). Returns whether the file was created;
+/// `write` is not called when `path` already exists.
+pub fn create_atomically(
+    path: &Path,
+    write: impl FnOnce(&mut BufWriter<&mut File>) -> io::Result<()>,
+) -> io::Result<bool> {
+    if path.exists() {
+        return Ok(false);
+    }
+    let mut atomic = AtomicFile::create(path)?;
+    write_buffered(&mut atomic, write)?;
+    atomic.commit_new()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use super::*;
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn write_atomically_replaces_or_leaves_untouched() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("file");
+        write_atomically(&path, |out| out.write_all(b"first")).unwrap();
+        write_atomically(&path, |out| out.write_all(b"second")).unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"second");
+        let failed = write_atomically(&path, |out| {
+            out.write_all(b"half")?;
+            Err(io::Error::other("disk full"))
+        });
+        assert!(failed.is_err());
+        assert_eq!(std::fs::read(&path).unwrap(), b"second");
+        assert_eq!(names(dir.path()), ["file"]);
+    }
+
+    #[test]
+    fn create_atomically_never_replaces_a_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("file");
+        assert!(create_atomically(&path, |out| out.write_all(b"first")).unwrap());
+        let again = create_atomically(&path, |_| panic!("not called when the file exists"));
+        assert!(!again.unwrap());
+        assert_eq!(std::fs::read(&path).unwrap(), b"first");
+
+        let failed = dir.path().join("failed");
+        let err = create_atomically(&failed, |_| Err(io::Error::other("no")));
+        assert!(err.is_err());
+        assert_eq!(names(dir.path()), ["file"]);
+    }
+
+    #[test]
+    fn an_uncommitted_file_leaves_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("file");
+        let mut atomic = AtomicFile::create(&path).unwrap();
+        atomic.file().write_all(b"abandoned").unwrap();
+        assert!(atomic.temporary_path().exists());
+        drop(atomic);
+        assert!(names(dir.path()).is_empty());
+    }
+
+    #[test]
+    fn two_writers_of_one_path_do_not_share_a_temporary_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("file");
+        let mut first = AtomicFile::create(&path).unwrap();
+        let mut second = AtomicFile::create(&path).unwrap();
+        assert_ne!(first.temporary_path(), second.temporary_path());
+        first.file().write_all(b"first").unwrap();
+        second.file().write_all(b"second").unwrap();
+        first.commit().unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"first");
+        second.commit().unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"second");
+        assert_eq!(names(dir.path()), ["file"]);
+    }
+
+    #[test]
+    fn a_path_without_a_file_name_is_refused() {
+        let err = AtomicFile::create(Path::new("/")).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
+    }
+}

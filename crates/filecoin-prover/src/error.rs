@@ -1,0 +1,128 @@
+//! Errors of the Filecoin-specific steps.
+
+use std::error::Error;
+
+/// Why a Filecoin-specific step failed.
+#[derive(Debug, thiserror::Error)]
+pub enum C2Error {
+    /// A filecoin-proofs or storage-proofs call failed.
+    #[error("{step}")]
+    Filecoin {
+        /// What was being done.
+        step: &'static str,
+        /// The error reported by filecoin-proofs, with its chain.
+        #[source]
+        source: Box<dyn Error + Send + Sync>,
+    },
+    /// The engine could not prove (backend, memory budget, a partition).
+    #[error(transparent)]
+    Engine(#[from] proving_engine::EngineError),
+    /// The pre-compiled circuit could not be made, read or evaluated.
+    #[error(transparent)]
+    Pce(#[from] pce_core::PceError),
+    /// Test parameters could not be generated.
+    #[error("generating test parameters")]
+    Setup(#[from] groth16_prover::setup::SetupError),
+    /// Witness generation of a partition failed.
+    #[error("partition {partition}: witness generation")]
+    Synthesis {
+        /// The partition.
+        partition: usize,
+        /// The circuit's error.
+        #[source]
+        source: bellpepper_core::SynthesisError,
+    },
+    /// The parallel witness of a partition does not have the expected layout.
+    #[error("partition {partition}: challenge-parallel witness generation: {what}")]
+    WitnessLayout {
+        /// The partition.
+        partition: usize,
+        /// What did not fit.
+        what: String,
+    },
+    /// The C1 output has not the number of partitions of its proof type.
+    #[error("the C1 output has {found} partition(s), {proof_type} has {expected}")]
+    PartitionCount {
+        /// The proof type.
+        proof_type: String,
+        /// Partitions of the proof type.
+        expected: usize,
+        /// Partitions in the C1 output.
+        found: usize,
+    },
+    /// The C1 file is unusable.
+    #[error(transparent)]
+    C1(#[from] crate::c1::C1Error),
+    /// The parameters of the circuit are not in the cache.
+    #[error("missing parameters for {proof_type}: {path} does not exist; fetch the published parameters, or run `pce-prover params gen` for insecure test parameters")]
+    MissingParameters {
+        /// The file looked for.
+        path: std::path::PathBuf,
+        /// The proof type.
+        proof_type: String,
+    },
+    /// filecoin-proofs' `verify_seal` rejected the proof.
+    #[error("filecoin-proofs' verify_seal rejected the proof")]
+    VerifySealRejected,
+    /// The SnarkPack aggregate does not verify against the public inputs
+    /// of the C1 output.
+    #[error("the SnarkPack aggregate does not verify against the public inputs of the C1 output")]
+    AggregateRejected,
+    /// SnarkPack's SRS, needed to aggregate non-interactive proofs, is not
+    /// in the parameter cache.
+    #[error("{proof_type} proofs are aggregated with SnarkPack, which needs the SRS {path}, and it does not exist. \
+             The production file comes with the Filecoin proof parameters (e.g. `paramfetch` or `lotus fetch-params`); \
+             `pce-prover params gen --sector-size 2KiB --non-interactive` writes an insecure one, for tests only")]
+    MissingSrs {
+        /// The file looked for.
+        path: std::path::PathBuf,
+        /// The proof type.
+        proof_type: String,
+    },
+    /// SnarkPack's SRS is unreadable, truncated or too short.
+    #[error("SnarkPack SRS {path}: {what}")]
+    BadSrs {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What is wrong with it.
+        what: String,
+    },
+    /// No C1 output was given.
+    #[error("no C1 output to prove")]
+    NoInputs,
+    /// Sectors proven together must share one circuit (one PCE, one SRS).
+    #[error("{path}: {found} differs from {expected}, the proof type of the first input; prove each proof type in its own run")]
+    MixedProofTypes {
+        /// The file of another proof type.
+        path: std::path::PathBuf,
+        /// Its proof type.
+        found: String,
+        /// The first input's proof type.
+        expected: String,
+    },
+    /// A file or directory operation failed.
+    #[error("{step}")]
+    Io {
+        /// What was being done.
+        step: &'static str,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl C2Error {
+    /// Wraps an error of filecoin-proofs (which reports `anyhow` chains),
+    /// keeping its chain as the source.
+    pub fn filecoin(step: &'static str) -> impl FnOnce(anyhow::Error) -> Self {
+        move |e| C2Error::Filecoin {
+            step,
+            source: e.into(),
+        }
+    }
+
+    /// Wraps an I/O error.
+    pub fn io(step: &'static str) -> impl FnOnce(std::io::Error) -> Self {
+        move |source| C2Error::Io { step, source }
+    }
+}

@@ -1,0 +1,30 @@
+//! Filecoin's proofs on the PCE proving engine.
+//!
+//! This crate knows the Filecoin side of the prover and nothing of how
+//! proofs are computed (that is [`proving_engine`]'s): how a
+//! commit-phase-1 (C1) output becomes one Groth16 circuit per partition,
+//! what the blank circuit of a sector size is (the one the PCE is recorded
+//! from), where filecoin-proofs keeps parameters, and what the chain
+//! accepts as a sector's proof.
+//!
+//! Follow one proof: [`c1`] reads the input, [`c2`] loads the circuit
+//! ([`cache`]) and hands the sector to the engine as a job ([`sector`]),
+//! whose partitions come from [`partition`] and [`witness`]; when they are
+//! proven, [`sector`] assembles the proof (aggregated with [`aggregate`] for
+//! non-interactive PoRep) and checks it with filecoin-proofs' `verify_seal`.
+//!
+//! - [`proof_type`]: registered proof types, sector sizes, variants;
+//! - [`params`]: random (insecure) test parameters in the cache.
+
+pub mod aggregate;
+pub mod c1;
+pub mod c2;
+pub mod cache;
+mod error;
+pub mod params;
+pub mod partition;
+pub mod proof_type;
+pub mod sector;
+pub mod witness;
+
+pub use error::C2Error;

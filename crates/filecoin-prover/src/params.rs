@@ -1,0 +1,73 @@
+//! Random test parameters for a PoRep circuit, in filecoin-proofs' cache.
+//!
+//! **Insecure, for testing only**: the generator knows the toxic waste.
+//! Real sectors must be proven with the published parameters. The files are
+//! written under the names filecoin-proofs uses, so both provers (and
+//! `verify_seal`) read the same parameters; each is written to a temporary
+//! file and renamed into place.
+
+use std::io::Write;
+
+use groth16_prover::setup::generate_random_parameters;
+use pce_core::PrecompiledCircuit;
+use rand::SeedableRng;
+use rand_chacha::ChaCha20Rng;
+use tracing::info;
+
+use filecoin_proofs::{with_shape, PoRepConfig};
+use storage_proofs_core::merkle::MerkleTreeTrait;
+
+use crate::cache::CircuitFiles;
+use crate::proof_type::ProofType;
+use crate::C2Error;
+use atomic_write::write_atomically;
+
+/// Generates random parameters for `pce`'s circuit from `seed` and writes
+/// `files.params` and `files.vk`.
+pub fn generate_test_params(
+    files: &CircuitFiles,
+    pce: &PrecompiledCircuit,
+    seed: u64,
+) -> Result<(), C2Error> {
+    let mut rng = ChaCha20Rng::seed_from_u64(seed);
+    let params = generate_random_parameters(pce, &mut rng)?;
+    if let Some(dir) = files.params.parent() {
+        std::fs::create_dir_all(dir)
+            .map_err(C2Error::io("creating the parameter cache directory"))?;
+    }
+    let io = C2Error::io("writing test parameters");
+    write_atomically(&files.vk, |out| params.vk.write(out)).map_err(io)?;
+    write_atomically(&files.params, |out| {
+        params.write(&mut *out)?;
+        out.flush()
+    })
+    .map_err(C2Error::io("writing test parameters"))?;
+    info!(params = %files.params.display(), "test parameters written (insecure: for testing only)");
+    Ok(())
+}
+
+/// Makes sure test parameters for `proof_type` exist in the cache,
+/// generating them (and the PCE) when `force` is set or a file is missing.
+/// Returns the circuit's files and whether parameters were generated.
+pub fn ensure_test_params(
+    proof_type: ProofType,
+    seed: u64,
+    force: bool,
+) -> Result<(CircuitFiles, bool), C2Error> {
+    let config = proof_type.config();
+    with_shape!(proof_type.sector_size, ensure_shape, &config, seed, force)
+}
+
+fn ensure_shape<Tree: 'static + MerkleTreeTrait>(
+    config: &PoRepConfig,
+    seed: u64,
+    force: bool,
+) -> Result<(CircuitFiles, bool), C2Error> {
+    let files = CircuitFiles::of::<Tree>(config)?;
+    if !force && files.params.exists() && files.vk.exists() {
+        return Ok((files, false));
+    }
+    let pce = files.load_or_extract_pce::<Tree>(config)?;
+    generate_test_params(&files, &pce, seed)?;
+    Ok((files, true))
+}

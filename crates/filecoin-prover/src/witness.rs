@@ -1,0 +1,100 @@
+//! Witness generation of a partition with its challenges in parallel.
+//!
+//! storage-proofs synthesizes the challenges of a PoRep partition one after
+//! the other, and witness generation, not the MatVec, is what a PCE proof
+//! waits for. The partition circuit is a shared part (replica id,
+//! commitments, their checks) followed by one identically shaped block per
+//! challenge, so its witness can be assembled from the witnesses of
+//! one-challenge circuits, computed in parallel:
+//!
+//! ```text
+//! full      = shared ‖ challenge_0 ‖ challenge_1 ‖ … ‖ challenge_{n−1}
+//! circuit j = shared ‖ challenge_j
+//! ```
+//!
+//! (separately for inputs, ONE first, and aux variables). The sizes of the
+//! shared part and of one challenge follow from the full shape (known from
+//! the PCE) and one sub-witness; every sub-witness must have exactly that
+//! shape and repeat the same shared part, or the assembly is refused.
+
+use pce_core::{synthesize_witness, Witness};
+use rayon::prelude::*;
+use storage_proofs_core::merkle::MerkleTreeTrait;
+
+use crate::partition::PartitionCircuits;
+use crate::C2Error;
+
+/// Size of the shared part of one kind of variable (inputs or aux):
+/// solves `full = shared + n·c` and `sub = shared + c`.
+fn shared_len(full: usize, sub: usize, challenges: usize) -> Option<usize> {
+    let extra = full.checked_sub(sub)?;
+    let others = challenges - 1;
+    if extra % others != 0 {
+        return None;
+    }
+    sub.checked_sub(extra / others)
+}
+
+/// Wraps a synthesis error of partition `partition`.
+fn synthesis(partition: usize) -> impl Fn(bellpepper_core::SynthesisError) -> C2Error {
+    move |source| C2Error::Synthesis { partition, source }
+}
+
+/// The witness of partition `k`, whose circuit has `num_inputs` inputs
+/// (ONE included) and `num_aux` aux variables.
+pub fn partition_witness<Tree: 'static + MerkleTreeTrait>(
+    circuits: &PartitionCircuits<Tree>,
+    k: usize,
+    num_inputs: usize,
+    num_aux: usize,
+) -> Result<Witness, C2Error> {
+    let challenges = circuits.num_challenges(k);
+    if challenges < 2 {
+        return synthesize_witness(circuits.circuit(k)?).map_err(synthesis(k));
+    }
+    let parts = (0..challenges)
+        .into_par_iter()
+        .map(|j| synthesize_witness(circuits.challenge_circuit(k, j)?).map_err(synthesis(k)))
+        .collect::<Result<Vec<Witness>, C2Error>>()?;
+
+    let mismatch = |what: String| C2Error::WitnessLayout { partition: k, what };
+    let first = &parts[0];
+    let shared_inputs = shared_len(num_inputs, first.inputs.len(), challenges);
+    let shared_aux = shared_len(num_aux, first.aux.len(), challenges);
+    let (Some(shared_inputs), Some(shared_aux)) = (shared_inputs, shared_aux) else {
+        return Err(mismatch(format!(
+            "{challenges} one-challenge witnesses of {} inputs and {} aux cannot make {num_inputs} inputs and {num_aux} aux",
+            first.inputs.len(),
+            first.aux.len()
+        )));
+    };
+    for (j, part) in parts.iter().enumerate().skip(1) {
+        if part.inputs.len() != first.inputs.len() || part.aux.len() != first.aux.len() {
+            return Err(mismatch(format!(
+                "challenge {j} has a different shape than challenge 0"
+            )));
+        }
+        if part.inputs[..shared_inputs] != first.inputs[..shared_inputs]
+            || part.aux[..shared_aux] != first.aux[..shared_aux]
+        {
+            return Err(mismatch(format!(
+                "challenge {j} does not repeat the shared part"
+            )));
+        }
+    }
+
+    let mut parts = parts.into_iter();
+    let mut witness = parts.next().expect("challenge 0");
+    witness
+        .inputs
+        .reserve_exact(num_inputs - witness.inputs.len());
+    witness.aux.reserve_exact(num_aux - witness.aux.len());
+    // Each part is dropped as soon as it is copied.
+    for part in parts {
+        witness
+            .inputs
+            .extend_from_slice(&part.inputs[shared_inputs..]);
+        witness.aux.extend_from_slice(&part.aux[shared_aux..]);
+    }
+    Ok(witness)
+}

@@ -1,0 +1,112 @@
+//! C2 end to end on a real 2 KiB sector: the proof passes filecoin-proofs'
+//! `verify_seal`, equals bellperson's proof of the same partition circuits
+//! with the same r and s, and the lotus-bench wrapper of the same C1 output
+//! reads back to the same output.
+//!
+//! Test parameters are generated once per target directory
+//! (`target/tmp/filecoin-proof-parameters`) and shared by every test run.
+
+use std::path::PathBuf;
+
+use bellperson::groth16::{create_proof_batch, Parameters};
+use blstrs::{Bls12, Scalar};
+use ff::Field;
+use filecoin_prover::c1::{lotus_bench_json, C1Format, C1Input};
+use filecoin_prover::c2::{run, C2Options};
+use filecoin_prover::params::ensure_test_params;
+use filecoin_prover::partition::partition_circuits;
+use filecoin_testkit::test_sector::seal_2kib;
+use groth16_prover::PROOF_BYTES;
+use proving_engine::EngineOptions;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+fn shared_parameter_cache() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("filecoin-proof-parameters");
+    std::fs::create_dir_all(&dir).unwrap();
+    // Read once by filecoin-proofs' settings: set before any other call.
+    std::env::set_var("FIL_PROOFS_PARAMETER_CACHE", &dir);
+    dir
+}
+
+#[test]
+fn c2_of_a_2kib_sector_verifies_and_equals_bellperson() {
+    shared_parameter_cache();
+    let work = tempfile::tempdir().unwrap();
+    let sector = seal_2kib(42, work.path()).unwrap();
+    let c1_path = work.path().join("c1.json");
+    std::fs::write(&c1_path, serde_json::to_vec(&sector.c1).unwrap()).unwrap();
+    let input = C1Input::read(&c1_path, None).unwrap();
+    assert_eq!(input.format, C1Format::FilecoinProofs);
+    assert_eq!(input.proof_type.to_string(), "StackedDrg2KiBV1_1");
+    let (files, _) = ensure_test_params(input.proof_type, 0, false).unwrap();
+
+    let mut rng = ChaCha8Rng::seed_from_u64(9);
+    let r_s = vec![(Scalar::random(&mut rng), Scalar::random(&mut rng))];
+    let options = C2Options {
+        engine: EngineOptions {
+            backend: "cpu".into(),
+            device: 0,
+            partitions_in_flight: 2,
+            jobs: 1,
+            memory_budget: None,
+            randomness: Some(r_s.clone()),
+        },
+        prover_id: Some(sector.prover_id),
+        sector_id: Some(u64::from(sector.sector_id)),
+    };
+    let outcome = run(&input, &options).unwrap();
+    assert_eq!(outcome.sector.proof.len(), PROOF_BYTES);
+    assert!(
+        outcome.sector.verify_seal.is_some(),
+        "verify_seal ran and accepted the proof"
+    );
+
+    // bellperson on the same circuits, parameters and r, s.
+    let params =
+        Parameters::<Bls12>::read(std::fs::File::open(&files.params).unwrap(), false).unwrap();
+    let circuits = partition_circuits::<filecoin_proofs::SectorShape2KiB>(
+        &sector.config,
+        input.phase1_output().unwrap(),
+    )
+    .unwrap();
+    let expected = create_proof_batch(circuits, &params, vec![r_s[0].0], vec![r_s[0].1]).unwrap();
+    let mut expected_bytes = Vec::new();
+    expected[0].write(&mut expected_bytes).unwrap();
+    assert_eq!(
+        outcome.sector.proof, expected_bytes,
+        "the proof differs from bellperson's with the same r and s"
+    );
+
+    // The lotus-bench wrapper of the same C1 output (filecoin-proofs-api JSON inside).
+    let wrapper = lotus_bench_json(&sector.c1, input.proof_type, u64::from(sector.sector_id));
+    let lotus_path = work.path().join("lotus-c1.json");
+    std::fs::write(&lotus_path, serde_json::to_vec(&wrapper).unwrap()).unwrap();
+    let lotus = C1Input::read(&lotus_path, None).unwrap();
+    assert_eq!(lotus.format, C1Format::LotusBench);
+    assert_eq!(lotus.proof_type, input.proof_type);
+    assert_eq!(lotus.sector_num, Some(u64::from(sector.sector_id)));
+    let from_lotus = serde_json::to_value(
+        lotus
+            .phase1_output::<filecoin_proofs::SectorShape2KiB>()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(from_lotus, serde_json::to_value(&sector.c1).unwrap());
+    let lotus_outcome = run(
+        &lotus,
+        &C2Options {
+            sector_id: None,
+            ..options
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        lotus_outcome.sector.proof, outcome.sector.proof,
+        "the wrapper proves the same (r, s fixed)"
+    );
+    assert!(
+        lotus_outcome.sector.verify_seal.is_some(),
+        "SectorNum from the wrapper enables verify_seal"
+    );
+}

@@ -1,0 +1,121 @@
+//! Bad inputs give clear errors, and a corrupt PCE cache is rebuilt.
+//! One test: the parameter cache directory is process-wide.
+
+use filecoin_prover::c1::C1Input;
+use filecoin_prover::c2::{run, C2Options};
+use filecoin_prover::cache::CircuitFiles;
+use filecoin_prover::proof_type::{ProofType, Variant};
+use filecoin_prover::C2Error;
+use filecoin_testkit::test_sector::seal_2kib;
+use pce_core::PrecompiledCircuit;
+use proving_engine::EngineOptions;
+
+fn expect_c1_error(dir: &std::path::Path, name: &str, content: &str, expected: &str) {
+    let path = dir.join(name);
+    std::fs::write(&path, content).unwrap();
+    let err = C1Input::read(&path, None).unwrap_err().to_string();
+    assert!(
+        err.contains(name) && err.contains(expected),
+        "{name}: {err}"
+    );
+}
+
+#[test]
+fn bad_inputs_are_clear_errors_and_a_corrupt_pce_is_rebuilt() {
+    let cache = tempfile::tempdir().unwrap();
+    std::env::set_var("FIL_PROOFS_PARAMETER_CACHE", cache.path());
+    let work = tempfile::tempdir().unwrap();
+
+    expect_c1_error(work.path(), "garbage.json", "{not json", "not valid JSON");
+    expect_c1_error(work.path(), "list.json", "[1, 2]", "expected a JSON object");
+    expect_c1_error(work.path(), "empty.json", "{}", "not a C1 output");
+    expect_c1_error(
+        work.path(),
+        "lotus-bad.json",
+        r#"{"SectorNum": 1, "Phase1Out": "%%%", "SectorSize": 2048}"#,
+        "not base64",
+    );
+    expect_c1_error(
+        work.path(),
+        "api-bad.json",
+        r#"{"registered_proof": "StackedDrg3KiBV1_1", "vanilla_proofs": {}}"#,
+        "unknown registered_proof",
+    );
+
+    let sector = seal_2kib(7, work.path()).unwrap();
+    let mut api = serde_json::to_value(&sector.c1).unwrap();
+    let raw = api["vanilla_proofs"].take();
+    api["vanilla_proofs"] = serde_json::json!({ "StackedDrg8MiBV1": raw });
+    api["registered_proof"] = serde_json::json!("StackedDrg8MiBV1_1");
+    expect_c1_error(
+        work.path(),
+        "wrong-size.json",
+        &api.to_string(),
+        "are for 2048-byte sectors, not for StackedDrg8MiBV1_1",
+    );
+
+    // filecoin-proofs JSON names no proof type: the variant follows from
+    // the number of partitions (a non-interactive 2 KiB sector has more).
+    let ni = ProofType {
+        variant: Variant::NonInteractive,
+        ..ProofType::interactive(2048).unwrap()
+    };
+    let mut many = serde_json::to_value(&sector.c1).unwrap();
+    let partition = many["vanilla_proofs"][0].clone();
+    let ni_partitions = usize::from(ni.config().partitions);
+    assert!(ni_partitions > 1);
+    many["vanilla_proofs"] = serde_json::Value::Array(vec![partition; ni_partitions]);
+    let ni_path = work.path().join("ni.json");
+    std::fs::write(&ni_path, many.to_string()).unwrap();
+    assert_eq!(C1Input::read(&ni_path, None).unwrap().proof_type, ni);
+    let mut odd = many.clone();
+    odd["vanilla_proofs"].as_array_mut().unwrap().pop();
+    expect_c1_error(
+        work.path(),
+        "odd.json",
+        &odd.to_string(),
+        "partitions fit no registered proof type",
+    );
+
+    let c1_path = work.path().join("c1.json");
+    std::fs::write(&c1_path, serde_json::to_vec(&sector.c1).unwrap()).unwrap();
+    let input = C1Input::read(&c1_path, None).unwrap();
+    let options = C2Options {
+        engine: EngineOptions {
+            backend: "cpu".into(),
+            device: 0,
+            partitions_in_flight: 1,
+            jobs: 1,
+            memory_budget: None,
+            randomness: None,
+        },
+        prover_id: None,
+        sector_id: None,
+    };
+    let err = run(&input, &options).unwrap_err();
+    assert!(matches!(err, C2Error::MissingParameters { .. }), "{err}");
+    assert!(err.to_string().contains("params gen"), "{err}");
+
+    // Truncated parameters (and a PCE recorded on the way).
+    let files =
+        CircuitFiles::of::<filecoin_proofs::SectorShape2KiB>(&input.proof_type.config()).unwrap();
+    std::fs::write(&files.params, vec![0u8; 1000]).unwrap();
+    std::fs::write(&files.vk, vec![0u8; 10]).unwrap();
+    let err = run(&input, &options).unwrap_err().to_string();
+    assert!(
+        err.contains("truncated") || err.contains("not on the curve"),
+        "{err}"
+    );
+    assert!(err.contains(".params"), "{err}");
+
+    // A corrupt PCE is detected and recorded again.
+    let mut pce = std::fs::read(&files.pce).unwrap();
+    let middle = pce.len() / 2;
+    pce[middle] ^= 0xff;
+    std::fs::write(&files.pce, &pce).unwrap();
+    assert!(PrecompiledCircuit::load(&files.pce).is_err());
+    let rebuilt = files
+        .load_or_extract_pce::<filecoin_proofs::SectorShape2KiB>(&input.proof_type.config())
+        .unwrap();
+    assert_eq!(PrecompiledCircuit::load(&files.pce).unwrap(), rebuilt);
+}

@@ -1,0 +1,13 @@
+//! Helpers for tests, benchmarks and the demo, kept out of the prover's
+//! library surface.
+//!
+//! - [`test_sector`]: a sector sealed from scratch with filecoin-proofs,
+//!   whose commit-phase-1 output any C2 prover must accept;
+//! - [`baseline`]: filecoin-proofs' own C2 on the same input, what
+//!   benchmarks compare against;
+//! - [`synthesis_compare`]: bellperson's enforce-time synthesis against the
+//!   PCE path on the same partitions.
+
+pub mod baseline;
+pub mod synthesis_compare;
+pub mod test_sector;

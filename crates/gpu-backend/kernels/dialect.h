@@ -1,0 +1,96 @@
+/*
+ * dialect.h: the few words that differ between OpenCL C and CUDA C++.
+ *
+ * Every kernel file after this one is written once against these macros and
+ * compiles under both compilers: the OpenCL backend hands the assembled
+ * source to clBuildProgram, the CUDA backend to NVRTC.
+ */
+
+#if defined(__OPENCL_VERSION__)
+
+typedef ulong u64;
+typedef uint u32;
+#define KERNEL __kernel
+#define GLOBAL __global
+#define SHARED __local
+#define DEVICE static inline
+#define DEVICE_CALL static inline
+#define THREAD_ID() ((u32)get_global_id(0))
+#define LOCAL_ID() ((u32)get_local_id(0))
+#define GROUP_ID() ((u32)get_group_id(0))
+#define SYNC_THREADS() barrier(CLK_LOCAL_MEM_FENCE)
+#define MUL_HI(a, b) mul_hi((u64)(a), (u64)(b))
+
+#elif defined(__CUDACC__) || defined(__CUDACC_RTC__)
+
+typedef unsigned long long u64;
+typedef unsigned int u32;
+/* Blocks have at most MAX_BLOCK_THREADS threads (given by the host on the
+ * compiler's command line, the engines' largest block): lets the compiler
+ * use up to 255 registers per thread without failing a launch. */
+#ifndef MAX_BLOCK_THREADS
+#error "MAX_BLOCK_THREADS must be defined by the compiler options"
+#endif
+#define KERNEL extern "C" __global__ __launch_bounds__(MAX_BLOCK_THREADS)
+#define GLOBAL
+#define SHARED __shared__
+#define DEVICE static __device__ __forceinline__
+/* Functions that stay calls: the point operations, the Fp and Fp2
+ * products. Force-inlined into every call site of every kernel they make
+ * the PTX and NVRTC's time many times larger (docs/benchmarks.md). */
+#define DEVICE_CALL static __device__ __noinline__
+#define THREAD_ID() (blockIdx.x * blockDim.x + threadIdx.x)
+#define LOCAL_ID() (threadIdx.x)
+#define GROUP_ID() (blockIdx.x)
+#define SYNC_THREADS() __syncthreads()
+#define MUL_HI(a, b) __umul64hi((a), (b))
+
+#else
+#error "kernels/ compile as OpenCL C or CUDA C++ only"
+#endif
+
+/* Token pasting through one level of expansion, for the templates. */
+#define PASTE_(a, b) a##_##b
+#define PASTE(a, b) PASTE_(a, b)
+
+/* lo(a * b + c + *carry); *carry becomes the high word. Cannot overflow:
+ * (2^64 - 1)^2 + 2 (2^64 - 1) = 2^128 - 1. */
+DEVICE u64 mac(u64 a, u64 b, u64 c, u64 *carry) {
+  u64 lo = a * b;
+  u64 hi = MUL_HI(a, b);
+  lo += c;
+  hi += lo < c;
+  lo += *carry;
+  hi += lo < *carry;
+  *carry = hi;
+  return lo;
+}
+
+/* a + b + *carry (carry 0 or 1); *carry becomes the carry out. */
+DEVICE u64 add_carry(u64 a, u64 b, u64 *carry) {
+  u64 s = a + b;
+  u64 c = s < a;
+  u64 t = s + *carry;
+  c += t < s;
+  *carry = c;
+  return t;
+}
+
+/* a - b - *borrow (borrow 0 or 1); *borrow becomes the borrow out. */
+DEVICE u64 sub_borrow(u64 a, u64 b, u64 *borrow) {
+  u64 d = a - b;
+  u64 c = a < b;
+  u64 t = d - *borrow;
+  c += d < *borrow;
+  *borrow = c;
+  return t;
+}
+
+/* The bits of x in reverse order. */
+DEVICE u32 reverse_bits(u32 x) {
+  x = ((x >> 1) & 0x55555555u) | ((x & 0x55555555u) << 1);
+  x = ((x >> 2) & 0x33333333u) | ((x & 0x33333333u) << 2);
+  x = ((x >> 4) & 0x0f0f0f0fu) | ((x & 0x0f0f0f0fu) << 4);
+  x = ((x >> 8) & 0x00ff00ffu) | ((x & 0x00ff00ffu) << 8);
+  return (x >> 16) | (x << 16);
+}

@@ -1,0 +1,209 @@
+//! What a GPU backend provides to the shared algorithms: buffers, copies
+//! and kernel launches on one device.
+//!
+//! The NTT ([`crate::ntt`]) and MSM ([`crate::msm`]) drivers are written
+//! once against [`Engine`]; the OpenCL and CUDA backends implement it over
+//! their APIs and do nothing else.
+//!
+//! Copies come in two kinds. [`Engine::write`] and [`Engine::read`] are
+//! complete when they return. [`Engine::write_async`] only starts an upload
+//! (on a second queue or stream, from the engine's own staging memory) and
+//! [`Engine::wait_writes`] makes the kernels launched afterwards wait for
+//! it: with these two the MSM driver uploads the next chunk's data while
+//! the kernels of the current one run (double buffering), and an API that
+//! cannot overlap keeps the synchronous defaults, which give the same
+//! results.
+
+use backend_api::ffi::{
+    pce_fr, pce_g1_affine, pce_g1_projective, pce_g2_affine, pce_g2_projective, pce_scalar,
+};
+use backend_api::plugin::{MemoryReport, PluginError};
+
+/// Types that may be copied to and from device memory as raw bytes: plain
+/// data with the layout the kernels declare.
+///
+/// # Safety
+/// Implementors have no padding and no invalid bit patterns.
+pub unsafe trait Plain: Copy + Send + Sync + 'static {}
+// SAFETY: an integer: no padding, every bit pattern valid.
+unsafe impl Plain for u32 {}
+// SAFETY: the ABI types below are repr(C) arrays of u64 limbs (nested for
+// points): no padding, and every bit pattern is a value of the layout.
+unsafe impl Plain for pce_fr {}
+// SAFETY: as above.
+unsafe impl Plain for pce_scalar {}
+// SAFETY: as above.
+unsafe impl Plain for pce_g1_affine {}
+// SAFETY: as above.
+unsafe impl Plain for pce_g2_affine {}
+// SAFETY: as above.
+unsafe impl Plain for pce_g1_projective {}
+// SAFETY: as above.
+unsafe impl Plain for pce_g2_projective {}
+
+/// The bytes of `values`.
+pub fn bytes_of<T: Plain>(values: &[T]) -> &[u8] {
+    // SAFETY: `Plain` types have no padding.
+    unsafe { std::slice::from_raw_parts(values.as_ptr() as *const u8, size_of_val(values)) }
+}
+
+/// The bytes of `values`, writable.
+pub fn bytes_of_mut<T: Plain>(values: &mut [T]) -> &mut [u8] {
+    // SAFETY: `Plain` types accept any bit pattern.
+    unsafe { std::slice::from_raw_parts_mut(values.as_mut_ptr() as *mut u8, size_of_val(values)) }
+}
+
+/// A kernel argument.
+pub enum Arg<'a, B> {
+    /// A device buffer.
+    Buffer(&'a B),
+    /// A 32-bit unsigned integer.
+    U32(u32),
+    /// A scalar field element, by value.
+    Fr(pce_fr),
+}
+
+/// What the algorithms need to know about the device.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Threads the device runs at once, roughly.
+    pub parallel_threads: u32,
+    /// Largest single buffer, in bytes.
+    pub max_alloc: u64,
+    /// Device memory, in bytes.
+    pub memory: u64,
+    /// Stages of an NTT block done in shared memory (log of the block
+    /// size, at most [`NTT_MAX_LOCAL_LOG`]).
+    pub ntt_local_log: u32,
+}
+
+/// Environment variable capping the device memory the GPU backends use, in
+/// bytes: a test hook that makes small MSMs exercise chunked and streamed
+/// bases on any device.
+pub const MEMORY_LIMIT_ENV: &str = "PCE_GPU_MEMORY_LIMIT";
+
+impl Limits {
+    /// These limits with the memory capped by `$PCE_GPU_MEMORY_LIMIT` when
+    /// set (single buffers then get at most a quarter of it).
+    pub fn capped_by_env(self) -> Self {
+        let cap = std::env::var(MEMORY_LIMIT_ENV)
+            .ok()
+            .and_then(|value| value.parse::<u64>().ok());
+        match cap {
+            Some(cap) => Limits {
+                memory: self.memory.min(cap),
+                max_alloc: self.max_alloc.min(cap / 4).max(1),
+                ..self
+            },
+            None => self,
+        }
+    }
+}
+
+/// One device of a GPU API, with the kernels of [`crate::source`] built.
+pub trait Engine {
+    /// A device buffer of bytes.
+    type Buffer;
+    /// The device's limits.
+    fn limits(&self) -> Limits;
+    /// A device buffer of `bytes` bytes (contents undefined).
+    fn buffer(&self, bytes: usize) -> Result<Self::Buffer, PluginError>;
+    /// Copies `bytes` to the start of `buffer`; complete when it returns
+    /// (after the kernels launched before, which may read `buffer`).
+    fn write(&self, buffer: &mut Self::Buffer, bytes: &[u8]) -> Result<(), PluginError>;
+    /// Copies the start of `buffer` into `bytes` (waiting for the kernels
+    /// launched before).
+    fn read(&self, buffer: &Self::Buffer, bytes: &mut [u8]) -> Result<(), PluginError>;
+    /// Runs kernel `name` over `threads` threads, in blocks of `block`
+    /// threads (or the driver's choice); the kernels ignore threads past
+    /// their work.
+    fn launch(
+        &self,
+        name: &str,
+        threads: usize,
+        block: Option<usize>,
+        args: &[Arg<'_, Self::Buffer>],
+    ) -> Result<(), PluginError>;
+
+    /// Starts copying `bytes` to the start of `buffer`, possibly
+    /// overlapping kernels: the copy runs after the kernels launched before
+    /// this call (so they still read the old contents), and the kernels
+    /// launched after the next [`Engine::wait_writes`] see the new ones.
+    /// Kernels launched in between must not use `buffer`. The engine
+    /// stages `bytes` (in page-locked memory where the API has it), so the
+    /// caller may reuse them at once. By default a synchronous
+    /// [`Engine::write`].
+    fn write_async(&self, buffer: &mut Self::Buffer, bytes: &[u8]) -> Result<(), PluginError> {
+        self.write(buffer, bytes)
+    }
+
+    /// Makes the kernels launched from now on wait for every
+    /// [`Engine::write_async`] started before. Nothing to do by default.
+    fn wait_writes(&self) -> Result<(), PluginError> {
+        Ok(())
+    }
+
+    /// Bytes of device memory MSM bases may occupy now; beyond it they are
+    /// streamed from the host. By default 60 % of the device's memory,
+    /// leaving room for buckets and NTT buffers; engines that can ask the
+    /// driver for free memory do better.
+    fn memory_for_bases(&self) -> u64 {
+        (self.limits().memory as f64 * 0.6) as u64
+    }
+
+    /// Free and total device memory, for the host's `device_memory`. By
+    /// default the device's memory for both: engines whose API can say what
+    /// is free do better.
+    fn memory(&self) -> Result<MemoryReport, PluginError> {
+        let total = self.limits().memory;
+        Ok(MemoryReport { free: total, total })
+    }
+
+    /// A device buffer holding a copy of `values`.
+    fn upload<T: Plain>(&self, values: &[T]) -> Result<Self::Buffer, PluginError> {
+        let mut buffer = self.buffer(size_of_val(values).max(1))?;
+        if !values.is_empty() {
+            self.write(&mut buffer, bytes_of(values))?;
+        }
+        Ok(buffer)
+    }
+
+    /// Copies the start of `buffer` into `values`.
+    fn download<T: Plain>(
+        &self,
+        buffer: &Self::Buffer,
+        values: &mut [T],
+    ) -> Result<(), PluginError> {
+        if values.is_empty() {
+            return Ok(());
+        }
+        self.read(buffer, bytes_of_mut(values))
+    }
+}
+
+/// Kernel names of [`crate::source`] every engine must create.
+pub const KERNELS: [&str; 16] = [
+    "ntt_bit_reverse",
+    "ntt_local_stages",
+    "ntt_global_stage",
+    "ntt_scale",
+    "qap_mul",
+    "qap_combine",
+    "G1_msm_buckets",
+    "G1_sum_bases",
+    "G1_msm_reduce",
+    "G1_msm_combine",
+    "G1_msm_finish",
+    "G2_msm_buckets",
+    "G2_sum_bases",
+    "G2_msm_reduce",
+    "G2_msm_combine",
+    "G2_msm_finish",
+];
+
+/// Largest piece an engine copies through one staging buffer: larger
+/// copies go through in pieces, so staging memory stays bounded (a few
+/// pieces per device) whatever the size of the data.
+pub const STAGING_PIECE_BYTES: usize = 64 << 20;
+
+pub use crate::source::NTT_MAX_LOCAL_LOG;

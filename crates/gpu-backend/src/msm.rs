@@ -1,0 +1,966 @@
+//! The GPU MSM (kernels/msm.h) from the host.
+//!
+//! Bases stay in device buffers under their handle ([`Bases`]), cut into
+//! chunks of at most one buffer, or on the host when they exceed the
+//! device's memory (then each MSM uploads them chunk by chunk).
+//!
+//! PoRep witnesses are mostly zeros and ones, so the host first splits the
+//! scalars (backend-api's [`Split`], over base indices): zeros are dropped,
+//! ones go to the `sum_bases`
+//! kernel (plain additions spread over every thread, instead of all landing
+//! in one bucket), and only the rest go to the bucket kernel, as
+//! (base index, scalar) pairs. [`MsmPlan`] picks the window size for the
+//! bucket kernel from the number of terms and the device's parallelism.
+//!
+//! Everything after the upload of the terms happens on the device: the
+//! per-thread partial sums are reduced there (`msm_reduce`, then
+//! `msm_combine` joins the windows), added to one accumulator per MSM of
+//! the batch, and only those accumulators come back, one point per MSM.
+//! Copying every thread's partial sum back (over 10^5 points on a large
+//! GPU) and adding them on the host cost more than the MSM's kernels.
+//!
+//! An MSM is a sequence of jobs, one per (chunk of bases, MSM of the
+//! batch). The uploads of job j + 1 (its terms, and a streamed chunk's
+//! points) are started with [`Engine::write_async`] before the kernels of
+//! job j are launched, into the other of two slots: copies overlap
+//! kernels, and the host splits the next job's scalars meanwhile.
+
+use std::marker::PhantomData;
+use std::ops::Range;
+
+use backend_api::ffi::{
+    pce_g1_affine, pce_g1_projective, pce_g2_affine, pce_g2_projective, pce_scalar, FP2_BYTES,
+    FP_BYTES, PCE_G1, PCE_G2,
+};
+use backend_api::plugin::split::Split;
+use backend_api::plugin::{HostPoints, PluginError, Points, Storage};
+
+use crate::engine::{bytes_of, Arg, Engine, Plain};
+
+/// Share of device memory the buckets of one MSM may occupy.
+const BUCKET_SHARE: f64 = 0.25;
+
+/// Bits the signed windows must cover: the 255 bits of a scalar plus the
+/// carry a top window above half its range would produce.
+const SIGNED_BITS: u32 = 256;
+
+/// Widest window the plan considers.
+const MAX_WINDOW_BITS: u32 = 16;
+
+/// Partial sums one thread of `msm_reduce` adds per pass: three passes
+/// take the 10^5 partial sums of a large GPU down to one per window.
+const REDUCE_FAN_IN: u32 = 32;
+
+/// Largest chunk of streamed bases. An MSM over streamed bases keeps two
+/// chunks on the device (one uploading while the kernels read the other);
+/// this bounds them however large the device's buffers may be.
+const STREAM_CHUNK_BYTES: u64 = 256 << 20;
+
+/// The terms of one MSM over one device buffer of bases, split by scalar:
+/// indices into the buffer of the ones' bases and of the others' bases,
+/// and the others' scalars.
+type Terms = Split<u32>;
+
+/// How the bucket kernel runs: `windows` signed windows of `bits` bits, the
+/// terms cut into `slices` slices, one thread per (slice, window).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MsmPlan {
+    /// Window width in bits.
+    pub bits: u32,
+    /// Number of windows covering 256 bits (signed digits carry).
+    pub windows: u32,
+    /// Number of slices the terms are cut into.
+    pub slices: u32,
+}
+
+impl MsmPlan {
+    /// The plan for `terms` terms on a device that runs about
+    /// `parallel_threads` threads at once, with room for at most
+    /// `max_buckets` buckets.
+    ///
+    /// Each thread adds its slice's terms to its buckets, then sums its
+    /// 2^(bits−1) buckets with about 2^bits additions; threads beyond
+    /// the device's parallelism run in further waves. The plan minimises
+    /// waves × additions per thread.
+    pub fn new(terms: usize, parallel_threads: u32, max_buckets: u64) -> Self {
+        let terms = terms.max(1) as u64;
+        let parallel = u64::from(parallel_threads.max(1));
+        let mut best: Option<(u64, MsmPlan)> = None;
+        for bits in 1..=MAX_WINDOW_BITS {
+            let windows = SIGNED_BITS.div_ceil(bits);
+            let slices = (parallel / u64::from(windows)).clamp(1, terms) as u32;
+            let plan = MsmPlan {
+                bits,
+                windows,
+                slices,
+            };
+            if plan.buckets() > max_buckets && bits > 1 {
+                continue;
+            }
+            let threads = u64::from(plan.threads());
+            let waves = threads.div_ceil(parallel);
+            let per_thread = terms.div_ceil(u64::from(slices)) + (1u64 << bits);
+            let cost = waves * per_thread;
+            if best.is_none_or(|(best_cost, _)| cost < best_cost) {
+                best = Some((cost, plan));
+            }
+        }
+        best.expect("bits = 1 is always considered").1
+    }
+
+    /// Threads of the bucket kernel.
+    pub fn threads(&self) -> u32 {
+        self.windows * self.slices
+    }
+
+    /// Buckets the kernel needs: 2^(bits−1) per thread (one per digit
+    /// magnitude).
+    pub fn buckets(&self) -> u64 {
+        u64::from(self.threads()) << (self.bits - 1)
+    }
+}
+
+/// A group as the kernels see it: the ABI's affine bases and Jacobian
+/// results, the size of its XYZZ points on the device, and its kernels.
+pub trait Curve {
+    /// The ABI's affine point (the bases).
+    type Affine: Plain;
+    /// The ABI's Jacobian point (the results).
+    type Point: Plain;
+    /// `PCE_G1` or `PCE_G2`.
+    const GROUP: u32;
+    /// Bytes of one XYZZ point on the device (buckets, partial sums,
+    /// accumulators); all-zero is infinity.
+    const XYZZ_BYTES: usize;
+    /// The bucket kernel.
+    const BUCKETS_KERNEL: &'static str;
+    /// The kernel summing bases.
+    const SUM_KERNEL: &'static str;
+    /// One reduction pass over partial sums.
+    const REDUCE_KERNEL: &'static str;
+    /// Windows joined and added to an accumulator.
+    const COMBINE_KERNEL: &'static str;
+    /// Accumulators to Jacobian results.
+    const FINISH_KERNEL: &'static str;
+}
+
+/// G1.
+pub struct G1;
+
+/// G2.
+pub struct G2;
+
+impl Curve for G1 {
+    type Affine = pce_g1_affine;
+    type Point = pce_g1_projective;
+    const GROUP: u32 = PCE_G1;
+    const XYZZ_BYTES: usize = 4 * FP_BYTES;
+    const BUCKETS_KERNEL: &'static str = "G1_msm_buckets";
+    const SUM_KERNEL: &'static str = "G1_sum_bases";
+    const REDUCE_KERNEL: &'static str = "G1_msm_reduce";
+    const COMBINE_KERNEL: &'static str = "G1_msm_combine";
+    const FINISH_KERNEL: &'static str = "G1_msm_finish";
+}
+
+impl Curve for G2 {
+    type Affine = pce_g2_affine;
+    type Point = pce_g2_projective;
+    const GROUP: u32 = PCE_G2;
+    const XYZZ_BYTES: usize = 4 * FP2_BYTES;
+    const BUCKETS_KERNEL: &'static str = "G2_msm_buckets";
+    const SUM_KERNEL: &'static str = "G2_sum_bases";
+    const REDUCE_KERNEL: &'static str = "G2_msm_reduce";
+    const COMBINE_KERNEL: &'static str = "G2_msm_combine";
+    const FINISH_KERNEL: &'static str = "G2_msm_finish";
+}
+
+/// Where bases live.
+enum Place<A, B> {
+    /// In device buffers of `chunk_len` points each (the last one shorter).
+    Device(Vec<B>),
+    /// On the host (a copy, or the host's lent memory), uploaded chunk by
+    /// chunk for each MSM.
+    Host(Storage<A>),
+}
+
+/// The bases of one group, in chunks of `chunk_len` points.
+pub struct GroupBases<A, B> {
+    place: Place<A, B>,
+    chunk_len: usize,
+    len: usize,
+}
+
+/// Bases of either group.
+pub enum Bases<B> {
+    /// G1 points.
+    G1(GroupBases<pce_g1_affine, B>),
+    /// G2 points.
+    G2(GroupBases<pce_g2_affine, B>),
+}
+
+impl<B> Bases<B> {
+    /// Keeps `points` on the device when they fit, else on the host.
+    pub fn new<E: Engine<Buffer = B>>(engine: &E, points: Points) -> Result<Self, PluginError> {
+        Ok(match points {
+            Points::G1(points) => Bases::G1(GroupBases::new(engine, points)?),
+            Points::G2(points) => Bases::G2(GroupBases::new(engine, points)?),
+        })
+    }
+
+    /// Number of points and group.
+    pub fn shape(&self) -> (usize, u32) {
+        match self {
+            Bases::G1(bases) => (bases.len, G1::GROUP),
+            Bases::G2(bases) => (bases.len, G2::GROUP),
+        }
+    }
+}
+
+/// Points of `A` in `bytes`, at least one; indices on the device are
+/// 32-bit.
+fn points_in<A>(bytes: u64) -> usize {
+    (bytes / size_of::<A>() as u64).clamp(1, u64::from(u32::MAX)) as usize
+}
+
+impl<A: Plain, B> GroupBases<A, B> {
+    fn new<E: Engine<Buffer = B>>(engine: &E, points: HostPoints<A>) -> Result<Self, PluginError> {
+        let bytes = size_of_val(points.as_slice()) as u64;
+        if bytes <= engine.memory_for_bases() {
+            Self::resident(engine, points.as_slice())
+        } else {
+            Ok(Self::streamed(engine, Storage::new(points)))
+        }
+    }
+
+    /// `points` in device buffers as large as the device allows.
+    fn resident<E: Engine<Buffer = B>>(engine: &E, points: &[A]) -> Result<Self, PluginError> {
+        let chunk_len = points_in::<A>(engine.limits().max_alloc);
+        let buffers = points
+            .chunks(chunk_len)
+            .map(|chunk| engine.upload(chunk))
+            .collect::<Result<_, _>>()?;
+        Ok(Self {
+            place: Place::Device(buffers),
+            chunk_len,
+            len: points.len(),
+        })
+    }
+
+    /// `points` kept on the host, in chunks small enough that two fit in an
+    /// eighth of the device's memory.
+    fn streamed<E: Engine<Buffer = B>>(engine: &E, points: Storage<A>) -> Self {
+        let limits = engine.limits();
+        let chunk_bytes = limits
+            .max_alloc
+            .min(limits.memory / 16)
+            .min(STREAM_CHUNK_BYTES);
+        Self {
+            len: points.as_slice().len(),
+            place: Place::Host(points),
+            chunk_len: points_in::<A>(chunk_bytes),
+        }
+    }
+
+    /// The indices of chunk `chunk`.
+    fn chunk(&self, chunk: usize) -> Range<usize> {
+        let start = chunk * self.chunk_len;
+        start..(start + self.chunk_len).min(self.len)
+    }
+}
+
+/// One run of the kernels: the terms of MSM `k` of the batch that fall in
+/// chunk `chunk` of the bases, `range` (indices into all the bases).
+struct Job {
+    /// Position of the chunk among the chunks this MSM touches (which of
+    /// the two streaming slots holds it).
+    position: usize,
+    chunk: usize,
+    range: Range<usize>,
+    k: usize,
+}
+
+/// How many terms of each kind a staged job uploaded.
+#[derive(Clone, Copy)]
+struct Staged {
+    ones: u32,
+    terms: u32,
+}
+
+/// For each k, `out[k] = Σ_i scalars[k · count + i] · bases[offset + i]`.
+pub fn msm<C: Curve, E: Engine>(
+    engine: &E,
+    bases: &GroupBases<C::Affine, E::Buffer>,
+    offset: usize,
+    count: usize,
+    scalars: &[pce_scalar],
+    out: &mut [C::Point],
+) -> Result<(), PluginError> {
+    if out.is_empty() {
+        return Ok(());
+    }
+    let chunks: Vec<(usize, Range<usize>)> = (0..bases.len.div_ceil(bases.chunk_len))
+        .filter_map(|chunk| {
+            let span = bases.chunk(chunk);
+            let range = offset.max(span.start)..(offset + count).min(span.end);
+            (!range.is_empty()).then_some((chunk, range))
+        })
+        .collect();
+    let jobs: Vec<Job> = chunks
+        .iter()
+        .enumerate()
+        .flat_map(|(position, (chunk, range))| {
+            (0..out.len()).map(move |k| Job {
+                position,
+                chunk: *chunk,
+                range: range.clone(),
+                k,
+            })
+        })
+        .collect();
+    let terms_of = |job: &Job| {
+        let start = job.k * count + job.range.start - offset;
+        let first = job.range.start - bases.chunk(job.chunk).start;
+        Terms::new(&scalars[start..start + job.range.len()], first as u32..)
+    };
+
+    let mut run = Run::<C, E>::new(engine, bases, out.len())?;
+    if let Some((chunk, _)) = chunks.first() {
+        run.stage_bases(*chunk, 0)?;
+    }
+    let mut staged = match jobs.first() {
+        Some(job) => Some(run.stage_terms(&terms_of(job), 0)?),
+        None => None,
+    };
+    for (j, job) in jobs.iter().enumerate() {
+        let current = staged.expect("each job is staged before it runs");
+        // The kernels of job j see everything uploaded so far; what is
+        // uploaded from here on overlaps them.
+        engine.wait_writes()?;
+        // The next chunk's streamed points, once the previous chunk's
+        // kernels (the last readers of its slot) have all been launched.
+        if job.k == 0 {
+            if let Some((chunk, _)) = chunks.get(job.position + 1) {
+                run.stage_bases(*chunk, (job.position + 1) % 2)?;
+            }
+        }
+        staged = match jobs.get(j + 1) {
+            Some(next) => Some(run.stage_terms(&terms_of(next), (j + 1) % 2)?),
+            None => None,
+        };
+        run.launch(job, current, j % 2)?;
+    }
+    run.finish(out)
+}
+
+/// A device buffer reused from job to job, replaced when one needs more.
+struct Scratch<B> {
+    buffer: Option<B>,
+    bytes: usize,
+}
+
+impl<B> Default for Scratch<B> {
+    fn default() -> Self {
+        Self {
+            buffer: None,
+            bytes: 0,
+        }
+    }
+}
+
+impl<B> Scratch<B> {
+    /// The buffer, with room for at least `bytes`. A buffer it replaces may
+    /// still be in use by kernels: engines free buffers only after the
+    /// work queued on them.
+    fn get<E: Engine<Buffer = B>>(
+        &mut self,
+        engine: &E,
+        bytes: usize,
+    ) -> Result<&mut B, PluginError> {
+        if self.buffer.is_none() || self.bytes < bytes {
+            self.buffer = None;
+            self.buffer = Some(engine.buffer(bytes)?);
+            self.bytes = bytes;
+        }
+        Ok(self.buffer.as_mut().expect("just allocated"))
+    }
+
+    /// The buffer the last job staged.
+    fn staged(&self) -> &B {
+        self.buffer.as_ref().expect("staged before the kernels run")
+    }
+
+    /// Starts uploading `values` into the buffer.
+    fn write_async<E: Engine<Buffer = B>, T: Plain>(
+        &mut self,
+        engine: &E,
+        values: &[T],
+    ) -> Result<(), PluginError> {
+        if values.is_empty() {
+            return Ok(());
+        }
+        let buffer = self.get(engine, size_of_val(values))?;
+        engine.write_async(buffer, bytes_of(values))
+    }
+}
+
+/// The device buffers of one job's terms.
+struct TermBuffers<B> {
+    ones: Scratch<B>,
+    indices: Scratch<B>,
+    scalars: Scratch<B>,
+}
+
+impl<B> Default for TermBuffers<B> {
+    fn default() -> Self {
+        Self {
+            ones: Scratch::default(),
+            indices: Scratch::default(),
+            scalars: Scratch::default(),
+        }
+    }
+}
+
+/// The device state of one MSM call: accumulators, the two slots of
+/// streamed bases and of terms, and the kernels' working memory.
+struct Run<'a, C: Curve, E: Engine> {
+    engine: &'a E,
+    bases: &'a GroupBases<C::Affine, E::Buffer>,
+    /// One XYZZ sum per MSM of the batch.
+    acc: E::Buffer,
+    streamed: [Scratch<E::Buffer>; 2],
+    terms: [TermBuffers<E::Buffer>; 2],
+    buckets: Scratch<E::Buffer>,
+    partials: Scratch<E::Buffer>,
+    curve: PhantomData<C>,
+}
+
+impl<'a, C: Curve, E: Engine> Run<'a, C, E> {
+    fn new(
+        engine: &'a E,
+        bases: &'a GroupBases<C::Affine, E::Buffer>,
+        batch: usize,
+    ) -> Result<Self, PluginError> {
+        let bytes = batch * C::XYZZ_BYTES;
+        let mut acc = engine.buffer(bytes)?;
+        // All-zero is the point at infinity.
+        engine.write(&mut acc, &vec![0; bytes])?;
+        Ok(Self {
+            engine,
+            bases,
+            acc,
+            streamed: Default::default(),
+            terms: Default::default(),
+            buckets: Scratch::default(),
+            partials: Scratch::default(),
+            curve: PhantomData,
+        })
+    }
+
+    /// Starts uploading chunk `chunk` into streaming slot `slot`, when the
+    /// bases are streamed.
+    fn stage_bases(&mut self, chunk: usize, slot: usize) -> Result<(), PluginError> {
+        if let Place::Host(host) = &self.bases.place {
+            let points = &host.as_slice()[self.bases.chunk(chunk)];
+            self.streamed[slot].write_async(self.engine, points)?;
+        }
+        Ok(())
+    }
+
+    /// Starts uploading `terms` into terms slot `slot`.
+    fn stage_terms(&mut self, terms: &Terms, slot: usize) -> Result<Staged, PluginError> {
+        let buffers = &mut self.terms[slot];
+        buffers.ones.write_async(self.engine, &terms.ones)?;
+        buffers.indices.write_async(self.engine, &terms.others)?;
+        buffers
+            .scalars
+            .write_async(self.engine, &terms.other_scalars)?;
+        Ok(Staged {
+            ones: terms.ones.len() as u32,
+            terms: terms.others.len() as u32,
+        })
+    }
+
+    /// Launches the kernels of `job`, whose terms are in slot `slot`.
+    fn launch(&mut self, job: &Job, staged: Staged, slot: usize) -> Result<(), PluginError> {
+        let engine = self.engine;
+        let limits = engine.limits();
+        let bases = match &self.bases.place {
+            Place::Device(buffers) => &buffers[job.chunk],
+            Place::Host(_) => self.streamed[job.position % 2].staged(),
+        };
+        let terms = &self.terms[slot];
+        if staged.ones > 0 {
+            let slices = limits.parallel_threads.clamp(1, staged.ones);
+            let partials = self.partials.get(engine, slices as usize * C::XYZZ_BYTES)?;
+            engine.launch(
+                C::SUM_KERNEL,
+                slices as usize,
+                None,
+                &[
+                    Arg::Buffer(bases),
+                    Arg::Buffer(terms.ones.staged()),
+                    Arg::U32(staged.ones),
+                    Arg::U32(slices),
+                    Arg::Buffer(partials),
+                ],
+            )?;
+            accumulate::<C, E>(engine, partials, 0, 1, slices, &self.acc, job.k)?;
+        }
+        if staged.terms > 0 {
+            let bucket_budget = (limits.max_alloc as f64).min(limits.memory as f64 * BUCKET_SHARE)
+                / C::XYZZ_BYTES as f64;
+            let plan = MsmPlan::new(
+                staged.terms as usize,
+                limits.parallel_threads,
+                bucket_budget as u64,
+            );
+            let buckets = self
+                .buckets
+                .get(engine, plan.buckets() as usize * C::XYZZ_BYTES)?;
+            let partials = self
+                .partials
+                .get(engine, plan.threads() as usize * C::XYZZ_BYTES)?;
+            engine.launch(
+                C::BUCKETS_KERNEL,
+                plan.threads() as usize,
+                None,
+                &[
+                    Arg::Buffer(bases),
+                    Arg::Buffer(terms.indices.staged()),
+                    Arg::Buffer(terms.scalars.staged()),
+                    Arg::U32(staged.terms),
+                    Arg::U32(plan.bits),
+                    Arg::U32(plan.windows),
+                    Arg::U32(plan.slices),
+                    Arg::Buffer(buckets),
+                    Arg::Buffer(partials),
+                ],
+            )?;
+            accumulate::<C, E>(
+                engine,
+                partials,
+                plan.bits,
+                plan.windows,
+                plan.slices,
+                &self.acc,
+                job.k,
+            )?;
+        }
+        Ok(())
+    }
+
+    /// The accumulators as Jacobian points, copied into `out`.
+    fn finish(self, out: &mut [C::Point]) -> Result<(), PluginError> {
+        let results = self.engine.buffer(size_of_val(out))?;
+        self.engine.launch(
+            C::FINISH_KERNEL,
+            out.len(),
+            None,
+            &[
+                Arg::Buffer(&self.acc),
+                Arg::U32(out.len() as u32),
+                Arg::Buffer(&results),
+            ],
+        )?;
+        self.engine.download(&results, out)
+    }
+}
+
+/// Adds the partial sums of one MSM, `partials[slice · windows + window]`
+/// for `slices` slices, to `acc[index]`: reduction passes down to one
+/// slice, then the windows joined (`bits` doublings apart).
+fn accumulate<C: Curve, E: Engine>(
+    engine: &E,
+    partials: &E::Buffer,
+    bits: u32,
+    windows: u32,
+    mut slices: u32,
+    acc: &E::Buffer,
+    index: usize,
+) -> Result<(), PluginError> {
+    while slices > 1 {
+        let parts = slices.div_ceil(REDUCE_FAN_IN);
+        engine.launch(
+            C::REDUCE_KERNEL,
+            (windows * parts) as usize,
+            None,
+            &[
+                Arg::Buffer(partials),
+                Arg::U32(windows),
+                Arg::U32(slices),
+                Arg::U32(parts),
+            ],
+        )?;
+        slices = parts;
+    }
+    engine.launch(
+        C::COMBINE_KERNEL,
+        1,
+        None,
+        &[
+            Arg::Buffer(partials),
+            Arg::U32(bits),
+            Arg::U32(windows),
+            Arg::Buffer(acc),
+            Arg::U32(index as u32),
+        ],
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Limits;
+    use backend_api::ffi::{
+        G1_AFFINE_BYTES, G1_PROJECTIVE_BYTES, G2_AFFINE_BYTES, G2_PROJECTIVE_BYTES,
+    };
+
+    #[test]
+    fn plans_fit_the_bucket_budget_and_cover_the_scalar() {
+        for terms in [1usize, 7, 1000, 1 << 16, 1 << 22] {
+            for threads in [1u32, 8, 1 << 10, 1 << 15] {
+                let plan = MsmPlan::new(terms, threads, 1 << 24);
+                assert!(plan.buckets() <= 1 << 24, "{plan:?}");
+                assert!(plan.bits * plan.windows >= SIGNED_BITS, "{plan:?}");
+                assert!(u64::from(plan.slices) <= terms as u64, "{plan:?}");
+            }
+        }
+        // Many terms on a small device: wide windows.
+        assert!(MsmPlan::new(1 << 20, 8, 1 << 24).bits >= 10);
+        // Few terms: narrow windows.
+        assert!(MsmPlan::new(4, 8, 1 << 24).bits <= 3);
+    }
+
+    /// When the [`Mock`] engine applies a [`Engine::write_async`]: as early
+    /// or as late as its contract allows. A driver that reads a slot before
+    /// waiting for its upload goes wrong late; one that overwrites a slot
+    /// whose kernels have not been launched yet goes wrong early.
+    #[derive(Debug, Clone, Copy, PartialEq)]
+    enum Timing {
+        /// At the call (the kernels launched before have run: the mock
+        /// runs kernels at launch).
+        Early,
+        /// At the next [`Engine::wait_writes`].
+        Late,
+    }
+
+    type MockBuffer = std::rc::Rc<std::cell::RefCell<Vec<u8>>>;
+
+    /// An engine on the host whose points are integers modulo 2^64 (the
+    /// first eight bytes of each point): its kernels follow the indexing of
+    /// kernels/msm.h with additions in place of the group law, so the
+    /// driver's chunks, slots, uploads and reduction passes are checked
+    /// exactly, on any machine.
+    struct Mock {
+        limits: Limits,
+        timing: Timing,
+        pending: std::cell::RefCell<Vec<(MockBuffer, Vec<u8>)>>,
+        /// Kernels launched while an upload was still pending: copies that
+        /// could overlap kernels.
+        overlapped: std::cell::Cell<usize>,
+    }
+
+    fn value(buffer: &[u8], stride: usize, index: usize) -> u64 {
+        let at = index * stride;
+        u64::from_le_bytes(buffer[at..at + 8].try_into().unwrap())
+    }
+
+    fn index(indices: &[u8], i: usize) -> usize {
+        u32::from_le_bytes(indices[4 * i..4 * i + 4].try_into().unwrap()) as usize
+    }
+
+    fn set(buffer: &mut [u8], stride: usize, index: usize, value: u64) {
+        let at = index * stride;
+        buffer[at..at + 8].copy_from_slice(&value.to_le_bytes());
+    }
+
+    /// kernels/scalar.h's `scalar_signed_digit`.
+    fn signed_digit(scalar: &[u8], window: u32, bits: u32) -> i64 {
+        let limbs: Vec<u64> = (0..4).map(|i| value(scalar, 8, i)).collect();
+        let bits_at = |offset: u32| -> u64 {
+            let (limb, shift) = ((offset / 64) as usize, offset % 64);
+            if limb >= 4 {
+                return 0;
+            }
+            let mut v = limbs[limb] >> shift;
+            if shift + bits > 64 && limb + 1 < 4 {
+                v |= limbs[limb + 1] << (64 - shift);
+            }
+            v & ((1u64 << bits) - 1)
+        };
+        let (limit, mut carry, mut digit) = (1u64 << (bits - 1), 0, 0);
+        for w in 0..=window {
+            let d = bits_at(w * bits) + carry;
+            carry = u64::from(d > limit);
+            digit = d as i64 - if carry == 1 { 1i64 << bits } else { 0 };
+        }
+        digit
+    }
+
+    impl Engine for Mock {
+        type Buffer = MockBuffer;
+
+        fn limits(&self) -> Limits {
+            self.limits
+        }
+
+        fn buffer(&self, bytes: usize) -> Result<MockBuffer, PluginError> {
+            // Not zero: a kernel reading memory nobody wrote goes wrong.
+            Ok(MockBuffer::new(vec![0xa5; bytes.max(1)].into()))
+        }
+
+        fn write(&self, buffer: &mut MockBuffer, bytes: &[u8]) -> Result<(), PluginError> {
+            buffer.borrow_mut()[..bytes.len()].copy_from_slice(bytes);
+            Ok(())
+        }
+
+        fn read(&self, buffer: &MockBuffer, bytes: &mut [u8]) -> Result<(), PluginError> {
+            bytes.copy_from_slice(&buffer.borrow()[..bytes.len()]);
+            Ok(())
+        }
+
+        fn write_async(&self, buffer: &mut MockBuffer, bytes: &[u8]) -> Result<(), PluginError> {
+            match self.timing {
+                Timing::Early => self.write(buffer, bytes),
+                Timing::Late => {
+                    let pending = (buffer.clone(), bytes.to_vec());
+                    self.pending.borrow_mut().push(pending);
+                    Ok(())
+                }
+            }
+        }
+
+        fn wait_writes(&self) -> Result<(), PluginError> {
+            for (buffer, bytes) in self.pending.take() {
+                buffer.borrow_mut()[..bytes.len()].copy_from_slice(&bytes);
+            }
+            Ok(())
+        }
+
+        fn launch(
+            &self,
+            name: &str,
+            threads: usize,
+            _block: Option<usize>,
+            args: &[Arg<'_, MockBuffer>],
+        ) -> Result<(), PluginError> {
+            if !self.pending.borrow().is_empty() {
+                self.overlapped.set(self.overlapped.get() + 1);
+            }
+            let buffer = |i: usize| match &args[i] {
+                Arg::Buffer(buffer) => (*buffer).clone(),
+                _ => panic!("{name}: argument {i} is not a buffer"),
+            };
+            let int = |i: usize| match args[i] {
+                Arg::U32(value) => value,
+                _ => panic!("{name}: argument {i} is not a u32"),
+            };
+            let (group, kernel) = name.split_once('_').unwrap();
+            let (affine, xyzz, jacobian) = match group {
+                "G1" => (G1_AFFINE_BYTES, G1::XYZZ_BYTES, G1_PROJECTIVE_BYTES),
+                "G2" => (G2_AFFINE_BYTES, G2::XYZZ_BYTES, G2_PROJECTIVE_BYTES),
+                _ => panic!("unknown kernel {name}"),
+            };
+            let slice_of = |t: u32, count: u32, slices: u32| {
+                let per_slice = count.div_ceil(slices);
+                let begin = t * per_slice;
+                begin..(begin + per_slice).min(count)
+            };
+            match kernel {
+                "sum_bases" => {
+                    let (bases, indices) = (buffer(0).borrow().clone(), buffer(1).borrow().clone());
+                    let (count, slices, partials) = (int(2), int(3), buffer(4));
+                    assert!(threads >= slices as usize);
+                    for t in 0..slices {
+                        let sum = slice_of(t, count, slices).fold(0u64, |sum, i| {
+                            sum.wrapping_add(value(&bases, affine, index(&indices, i as usize)))
+                        });
+                        set(&mut partials.borrow_mut(), xyzz, t as usize, sum);
+                    }
+                }
+                "msm_buckets" => {
+                    let bases = buffer(0).borrow().clone();
+                    let (indices, scalars) =
+                        (buffer(1).borrow().clone(), buffer(2).borrow().clone());
+                    let (count, bits, windows, slices) = (int(3), int(4), int(5), int(6));
+                    let partials = buffer(8);
+                    assert!(threads >= (windows * slices) as usize);
+                    for t in 0..windows * slices {
+                        let (window, slice) = (t % windows, t / windows);
+                        let sum = slice_of(slice, count, slices).fold(0u64, |sum, i| {
+                            let i = i as usize;
+                            let base = value(&bases, affine, index(&indices, i));
+                            let digit = signed_digit(&scalars[32 * i..32 * i + 32], window, bits);
+                            sum.wrapping_add((digit as u64).wrapping_mul(base))
+                        });
+                        set(&mut partials.borrow_mut(), xyzz, t as usize, sum);
+                    }
+                }
+                "msm_reduce" => {
+                    let partials = buffer(0);
+                    let (windows, slices, parts) = (int(1), int(2), int(3));
+                    assert!(threads >= (windows * parts) as usize);
+                    // All threads read before any writes, as on a GPU.
+                    let input = partials.borrow().clone();
+                    for t in 0..windows * parts {
+                        let (window, part) = (t % windows, t / windows);
+                        let sum = (part..slices).step_by(parts as usize).fold(0u64, |sum, s| {
+                            sum.wrapping_add(value(&input, xyzz, (s * windows + window) as usize))
+                        });
+                        set(&mut partials.borrow_mut(), xyzz, t as usize, sum);
+                    }
+                }
+                "msm_combine" => {
+                    let sums = buffer(0).borrow().clone();
+                    let (bits, windows, acc, index) = (int(1), int(2), buffer(3), int(4) as usize);
+                    let mut result = 0u64;
+                    for w in (0..windows as usize).rev() {
+                        for _ in 0..bits {
+                            result = result.wrapping_add(result);
+                        }
+                        result = result.wrapping_add(value(&sums, xyzz, w));
+                    }
+                    let mut acc = acc.borrow_mut();
+                    let total = value(&acc, xyzz, index).wrapping_add(result);
+                    set(&mut acc, xyzz, index, total);
+                }
+                "msm_finish" => {
+                    let (acc, count, out) = (buffer(0).borrow().clone(), int(1), buffer(2));
+                    for t in 0..count as usize {
+                        set(&mut out.borrow_mut(), jacobian, t, value(&acc, xyzz, t));
+                    }
+                }
+                _ => panic!("unknown kernel {name}"),
+            }
+            Ok(())
+        }
+    }
+
+    /// A few random numbers (splitmix64).
+    fn random(seed: &mut u64) -> u64 {
+        *seed = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = *seed;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Points whose first eight bytes are `values`.
+    fn mock_points<A: Plain + Default>(values: &[u64]) -> Vec<A> {
+        let mut points = vec![A::default(); values.len()];
+        for (i, v) in values.iter().enumerate() {
+            set(
+                crate::engine::bytes_of_mut(&mut points),
+                size_of::<A>(),
+                i,
+                *v,
+            );
+        }
+        points
+    }
+
+    /// Runs one MSM batch on the mock and checks every result: `streamed`
+    /// bases or resident ones, in chunks of `chunk_points`.
+    fn check_mock<C: Curve>(
+        timing: Timing,
+        streamed: bool,
+        len: usize,
+        chunk_points: u64,
+        parallel_threads: u32,
+        (offset, count, batch): (usize, usize, usize),
+    ) where
+        C::Affine: Default,
+        C::Point: Default,
+    {
+        let point = size_of::<C::Affine>() as u64;
+        let engine = Mock {
+            limits: Limits {
+                parallel_threads,
+                max_alloc: chunk_points * point,
+                memory: if streamed {
+                    16 * chunk_points * point
+                } else {
+                    1 << 40
+                },
+                ntt_local_log: 1,
+            },
+            timing,
+            pending: Default::default(),
+            overlapped: Default::default(),
+        };
+        let mut seed = len as u64 ^ u64::from(parallel_threads) << 32;
+        let values: Vec<u64> = (0..len).map(|_| random(&mut seed)).collect();
+        let points = mock_points::<C::Affine>(&values);
+        let bases = if streamed {
+            GroupBases::streamed(&engine, Storage::Owned(points))
+        } else {
+            GroupBases::resident(&engine, &points).unwrap()
+        };
+        assert_eq!(bases.chunk_len as u64, chunk_points);
+        // Zeros, ones, small and full-width scalars (below 2^255).
+        let scalars: Vec<pce_scalar> = (0..count * batch)
+            .map(|_| match random(&mut seed) % 4 {
+                0 => pce_scalar::default(),
+                1 => pce_scalar { l: [1, 0, 0, 0] },
+                2 => pce_scalar {
+                    l: [random(&mut seed) % 1000, 0, 0, 0],
+                },
+                _ => pce_scalar {
+                    l: [0, 0, 0, 0].map(|_| random(&mut seed)),
+                }
+                .with_top_bit_clear(),
+            })
+            .collect();
+        let mut out = vec![C::Point::default(); batch];
+        msm::<C, Mock>(&engine, &bases, offset, count, &scalars, &mut out).unwrap();
+        for (k, result) in out.iter().enumerate() {
+            let expected = (0..count).fold(0u64, |sum, i| {
+                let scalar = scalars[k * count + i].l[0];
+                sum.wrapping_add(scalar.wrapping_mul(values[offset + i]))
+            });
+            let got = value(bytes_of(std::slice::from_ref(result)), 8, 0);
+            assert_eq!(got, expected, "{timing:?} streamed={streamed} k={k}");
+        }
+        // With more than one job, the next job's uploads are pending while
+        // the current one's kernels are launched.
+        let chunk_len = bases.chunk_len;
+        let jobs = (offset + count).div_ceil(chunk_len) - offset / chunk_len;
+        if timing == Timing::Late && count > 0 && jobs * batch > 1 {
+            assert!(engine.overlapped.get() > 0, "no upload overlapped a kernel");
+        }
+    }
+
+    trait TopBitClear {
+        fn with_top_bit_clear(self) -> Self;
+    }
+
+    impl TopBitClear for pce_scalar {
+        fn with_top_bit_clear(mut self) -> Self {
+            self.l[3] >>= 1;
+            self
+        }
+    }
+
+    #[test]
+    fn streamed_bases_double_buffer_without_hazards() {
+        for timing in [Timing::Early, Timing::Late] {
+            // 13 chunks of 8 points, two slots.
+            check_mock::<G1>(timing, true, 100, 8, 8, (3, 90, 3));
+            check_mock::<G1>(timing, true, 100, 8, 8, (0, 100, 1));
+            check_mock::<G2>(timing, true, 40, 4, 8, (5, 30, 2));
+            // Within one chunk; an empty MSM.
+            check_mock::<G1>(timing, true, 100, 8, 8, (17, 5, 2));
+            check_mock::<G1>(timing, true, 100, 8, 8, (17, 0, 2));
+        }
+    }
+
+    #[test]
+    fn resident_bases_reduce_on_the_device_in_several_passes() {
+        for timing in [Timing::Early, Timing::Late] {
+            // 4096 threads: ones in up to 1000 slices, reduced 1000 → 32 → 1.
+            check_mock::<G1>(timing, false, 3000, 1024, 4096, (1, 2998, 2));
+            check_mock::<G2>(timing, false, 600, 256, 4096, (0, 600, 1));
+            check_mock::<G1>(timing, false, 10, 1024, 1, (0, 10, 1));
+        }
+    }
+}

@@ -1,0 +1,269 @@
+//! The GPU NTT (kernels/ntt.h) from the host: twiddle tables, the factors
+//! of the scaling passes (following the ABI's definition of the domain:
+//! root of unity, coset generator g = 7, 1/n in the inverse), and the
+//! sequence of launches, one upload and one download per vector.
+
+use backend_api::ffi::{pce_fr, PCE_ERR_UNSUPPORTED};
+use backend_api::interop::{root_of_unity, scalars_as_fr};
+use backend_api::plugin::PluginError;
+use blstrs::Scalar;
+use ff::{Field, PrimeField};
+
+use crate::engine::{bytes_of, Arg, Engine};
+
+/// Elements per thread of `ntt_scale`.
+const SCALE_CHUNK: usize = crate::NTT_SCALE_CHUNK as usize;
+
+/// Largest transform: thread indices are 32-bit.
+const MAX_LOG_SIZE: u32 = 31;
+
+/// `w^i` for `i < n/2`, `w` the domain's root of unity (its inverse for an
+/// inverse transform), in the kernels' layout.
+pub fn twiddles(log_n: u32, inverse: bool) -> Vec<pce_fr> {
+    let mut root = root_of_unity(log_n);
+    if inverse {
+        root = root.invert().expect("a root of unity is invertible");
+    }
+    let half = (1usize << log_n) / 2;
+    let mut table = Vec::with_capacity(half);
+    let mut power = Scalar::ONE;
+    for _ in 0..half {
+        table.push(power);
+        power *= root;
+    }
+    scalars_as_fr(&table).to_vec()
+}
+
+/// `1 / (1 − γ)`, `γ = g^n`: the factor of the last step of the QAP
+/// reduction on the domain of size `n = 2^log_n` (groth16-prover's qap.rs
+/// derives it).
+pub fn qap_scale(log_n: u32) -> pce_fr {
+    let gamma = Scalar::MULTIPLICATIVE_GENERATOR.pow_vartime([1u64 << log_n]);
+    let scale = (Scalar::ONE - gamma)
+        .invert()
+        .expect("g^n ≠ 1: g lies outside the domain");
+    scalars_as_fr(&[scale])[0]
+}
+
+/// One pass of `ntt_scale`: element `i` is multiplied by `scale · step^i`.
+#[derive(Debug, Clone, Copy)]
+pub struct Scaling {
+    /// The factor of element 0.
+    pub scale: pce_fr,
+    /// The ratio between consecutive factors.
+    pub step: pce_fr,
+}
+
+fn scaling(scale: Scalar, step: Scalar) -> Scaling {
+    let [scale, step] = [scale, step].map(|value| scalars_as_fr(&[value])[0]);
+    Scaling { scale, step }
+}
+
+/// The pass before the butterflies: the coset shift `g^i` of a forward
+/// coset transform.
+pub fn before(inverse: bool, coset: bool) -> Option<Scaling> {
+    (coset && !inverse).then(|| scaling(Scalar::ONE, Scalar::MULTIPLICATIVE_GENERATOR))
+}
+
+/// The pass after the butterflies: `1/n` of an inverse transform, times
+/// `g^-i` for an inverse coset transform.
+pub fn after(log_n: u32, inverse: bool, coset: bool) -> Option<Scaling> {
+    inverse.then(|| {
+        let n_inv = Scalar::from(1u64 << log_n)
+            .invert()
+            .expect("n is invertible");
+        let step = if coset {
+            Scalar::MULTIPLICATIVE_GENERATOR
+                .invert()
+                .expect("the generator is invertible")
+        } else {
+            Scalar::ONE
+        };
+        scaling(n_inv, step)
+    })
+}
+
+/// A prepared size: both twiddle tables resident on the device.
+pub struct Domain<B> {
+    log_n: u32,
+    forward: B,
+    inverse: B,
+}
+
+impl<B> Domain<B> {
+    /// Uploads the twiddles of size `2^log_n`.
+    pub fn new<E: Engine<Buffer = B>>(engine: &E, log_n: u32) -> Result<Self, PluginError> {
+        if log_n > MAX_LOG_SIZE {
+            return Err(PluginError::new(
+                PCE_ERR_UNSUPPORTED,
+                format!("GPU transforms have at most 2^{MAX_LOG_SIZE} elements, not 2^{log_n}"),
+            ));
+        }
+        let bytes = (1u64 << log_n) * size_of::<pce_fr>() as u64;
+        let max_alloc = engine.limits().max_alloc;
+        if bytes > max_alloc {
+            return Err(PluginError::new(
+                PCE_ERR_UNSUPPORTED,
+                format!(
+                    "an NTT of 2^{log_n} elements needs a buffer of {bytes} bytes; this device allows {max_alloc}"
+                ),
+            ));
+        }
+        Ok(Self {
+            log_n,
+            forward: engine.upload(&twiddles(log_n, false))?,
+            inverse: engine.upload(&twiddles(log_n, true))?,
+        })
+    }
+
+    /// Elements per vector.
+    pub fn size(&self) -> usize {
+        1 << self.log_n
+    }
+
+    /// Transforms each vector of `data` in place.
+    pub fn transform<E: Engine<Buffer = B>>(
+        &self,
+        engine: &E,
+        inverse: bool,
+        coset: bool,
+        data: &mut [pce_fr],
+    ) -> Result<(), PluginError> {
+        let mut buffer = engine.buffer(self.size() * size_of::<pce_fr>())?;
+        for vector in data.chunks_exact_mut(self.size()) {
+            engine.write(&mut buffer, bytes_of(vector))?;
+            self.transform_on_device(engine, &buffer, inverse, coset)?;
+            engine.download(&buffer, vector)?;
+        }
+        Ok(())
+    }
+
+    /// The QAP step (`qap_h` in the ABI header) for the evaluations a, b, c
+    /// of a satisfied R1CS, with the host's six transforms (derived in
+    /// groth16-prover's qap.rs): A, B, C interpolated; A and B evaluated on
+    /// the coset and multiplied; the product interpolated from the coset
+    /// (`L + γ·U`); `h = (C − (L + γ·U)) / (1 − γ)`. a, b, c stay on the
+    /// device throughout: three uploads and one download.
+    pub fn qap_h<E: Engine<Buffer = B>>(
+        &self,
+        engine: &E,
+        abc: &mut [pce_fr],
+    ) -> Result<(), PluginError> {
+        let n = self.size();
+        let mut buffers = Vec::with_capacity(3);
+        for vector in abc.chunks_exact(n) {
+            let buffer = engine.upload(vector)?;
+            self.transform_on_device(engine, &buffer, true, false)?;
+            buffers.push(buffer);
+        }
+        let [a, b, c] = &buffers[..] else {
+            unreachable!("abc holds three vectors")
+        };
+        self.transform_on_device(engine, a, false, true)?;
+        self.transform_on_device(engine, b, false, true)?;
+        engine.launch(
+            "qap_mul",
+            n,
+            None,
+            &[Arg::Buffer(a), Arg::Buffer(b), Arg::U32(n as u32)],
+        )?;
+        self.transform_on_device(engine, a, true, true)?;
+        engine.launch(
+            "qap_combine",
+            n,
+            None,
+            &[
+                Arg::Buffer(a),
+                Arg::Buffer(c),
+                Arg::U32(n as u32),
+                Arg::Fr(qap_scale(self.log_n)),
+            ],
+        )?;
+        engine.download(a, &mut abc[..n])
+    }
+
+    /// One transform of the vector in `buffer`.
+    fn transform_on_device<E: Engine<Buffer = B>>(
+        &self,
+        engine: &E,
+        buffer: &B,
+        inverse: bool,
+        coset: bool,
+    ) -> Result<(), PluginError> {
+        if let Some(scaling) = before(inverse, coset) {
+            self.scale(engine, buffer, scaling)?;
+        }
+        let table = if inverse {
+            &self.inverse
+        } else {
+            &self.forward
+        };
+        self.butterflies(engine, buffer, table)?;
+        if let Some(scaling) = after(self.log_n, inverse, coset) {
+            self.scale(engine, buffer, scaling)?;
+        }
+        Ok(())
+    }
+
+    fn butterflies<E: Engine<Buffer = B>>(
+        &self,
+        engine: &E,
+        data: &B,
+        table: &B,
+    ) -> Result<(), PluginError> {
+        let n = self.size();
+        let log_n = self.log_n;
+        engine.launch(
+            "ntt_bit_reverse",
+            n,
+            None,
+            &[Arg::Buffer(data), Arg::U32(log_n)],
+        )?;
+        let log_block = log_n.min(engine.limits().ntt_local_log);
+        engine.launch(
+            "ntt_local_stages",
+            n / 2,
+            Some(1 << (log_block - 1)),
+            &[
+                Arg::Buffer(data),
+                Arg::Buffer(table),
+                Arg::U32(log_n),
+                Arg::U32(log_block),
+            ],
+        )?;
+        for stage in log_block..log_n {
+            engine.launch(
+                "ntt_global_stage",
+                n / 2,
+                None,
+                &[
+                    Arg::Buffer(data),
+                    Arg::Buffer(table),
+                    Arg::U32(log_n),
+                    Arg::U32(stage),
+                ],
+            )?;
+        }
+        Ok(())
+    }
+
+    fn scale<E: Engine<Buffer = B>>(
+        &self,
+        engine: &E,
+        data: &B,
+        scaling: Scaling,
+    ) -> Result<(), PluginError> {
+        let n = self.size();
+        engine.launch(
+            "ntt_scale",
+            n.div_ceil(SCALE_CHUNK),
+            None,
+            &[
+                Arg::Buffer(data),
+                Arg::U32(n as u32),
+                Arg::Fr(scaling.scale),
+                Arg::Fr(scaling.step),
+            ],
+        )
+    }
+}

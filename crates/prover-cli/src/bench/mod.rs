@@ -1,0 +1,57 @@
+//! `bench`: measurements that must be right.
+//!
+//! - `bench c2`: this prover against filecoin-proofs on the same C1 output,
+//!   each side in its own child process (this executable, with `c2` or the
+//!   hidden `bench filecoin-c2`), so each peak RSS is its own;
+//! - `bench pce`: enforce-time against PCE synthesis ([`pce`]);
+//! - `bench pipeline`: N proofs at J at a time ([`pipeline`]);
+//! - `bench backend`: one plugin against another (`backend_cmd`).
+//!
+//! Children are run by [`child`].
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::Subcommand;
+
+mod c2;
+mod child;
+mod pce;
+mod pipeline;
+
+/// `bench` subcommands.
+#[derive(Subcommand)]
+pub enum BenchCommand {
+    /// Run this prover's C2 and filecoin-proofs' seal_commit_phase2 on the
+    /// same C1 output and parameters, each in its own process, and print
+    /// wall times, peak memory and ratios.
+    C2(c2::BenchC2Args),
+    /// Time a backend's MSMs and NTTs against another backend's (default:
+    /// the CPU backend) in one run, and print both with their ratio.
+    Backend(crate::backend_cmd::BenchBackendArgs),
+    /// Enforce-time synthesis (bellperson's path) against the PCE path
+    /// (witness, then A·w, B·w, C·w) on the partitions of a C1 output:
+    /// times, ratio and the peak RSS of each phase. The a, b, c of both
+    /// paths are compared by digest, so only one path's vectors are in
+    /// memory at a time.
+    Pce(pce::BenchPceArgs),
+    /// Prove N sectors, J partitions at a time, with one PCE and one SRS:
+    /// per-proof and wall times, throughput, and the resident memory at
+    /// every stage (malloc_trim after each proof); optionally the same
+    /// proofs with filecoin-proofs one after another.
+    Pipeline(pipeline::BenchPipelineArgs),
+    /// (internal) filecoin-proofs' seal_commit_phase2 in this process.
+    #[command(hide = true)]
+    FilecoinC2(c2::FilecoinC2Args),
+}
+
+/// `pce-prover bench ...`.
+pub fn bench(command: BenchCommand) -> Result<ExitCode> {
+    match command {
+        BenchCommand::C2(args) => c2::bench_c2(args),
+        BenchCommand::Backend(args) => crate::backend_cmd::bench(args),
+        BenchCommand::Pce(args) => pce::bench_pce(args),
+        BenchCommand::Pipeline(args) => pipeline::bench_pipeline(args),
+        BenchCommand::FilecoinC2(args) => c2::filecoin_c2(args),
+    }
+}

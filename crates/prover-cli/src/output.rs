@@ -1,0 +1,143 @@
+//! What the commands write: proof encodings, JSON reports, atomic files,
+//! and the input lists they read.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use base64::Engine;
+use clap::ValueEnum;
+use filecoin_prover::c2::C2Outcome;
+use filecoin_prover::sector::SectorProof;
+use proving_engine::process::ProcessMemory;
+use proving_engine::MemoryPlan;
+use serde_json::json;
+
+/// How the proof is written.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum Format {
+    /// The bytes filecoin-proofs' seal_commit_phase2 returns (192 per
+    /// partition; for non-interactive PoRep, the SnarkPack aggregate).
+    Raw,
+    /// Those bytes as hexadecimal text.
+    Hex,
+    /// Those bytes as base64 text.
+    Base64,
+    /// {"proof_type", "partitions", "proof" (base64); for non-interactive
+    /// PoRep also "partition_proofs" (base64, 192 bytes each)}.
+    Json,
+}
+
+/// `sector`'s proof, of `proof_type`, in `format`.
+pub fn encode(format: Format, proof_type: &str, sector: &SectorProof) -> Vec<u8> {
+    let b64 = |bytes: &[u8]| base64::engine::general_purpose::STANDARD.encode(bytes);
+    match format {
+        Format::Raw => sector.proof.clone(),
+        Format::Hex => (hex::encode(&sector.proof) + "\n").into_bytes(),
+        Format::Base64 => (b64(&sector.proof) + "\n").into_bytes(),
+        Format::Json => {
+            let mut doc = json!({"proof_type": proof_type, "partitions": sector.partitions, "proof": b64(&sector.proof)});
+            if sector.aggregate.is_some() {
+                doc["partition_proofs"] = b64(&sector.partition_proofs).into();
+            }
+            (serde_json::to_string_pretty(&doc).expect("serialisable") + "\n").into_bytes()
+        }
+    }
+}
+
+/// What was proven and checked, in one line.
+pub fn summary(sector: &SectorProof) -> String {
+    let aggregated = match sector.aggregate {
+        Some(_) => ", aggregated (SnarkPack) as filecoin-proofs' seal_commit_phase2 does",
+        None => "",
+    };
+    let checked = match (sector.verify_seal, sector.verify_aggregate) {
+        (Some(_), _) => "verify_seal accepted the proof",
+        (None, Some(_)) => "the aggregate verified against the C1 public inputs (pass --prover-id/--miner-id and --sector-id to also run verify_seal)",
+        (None, None) => "pass --prover-id/--miner-id and --sector-id to also run verify_seal",
+    };
+    format!(
+        "{} partition(s), every one verified against the C1 public inputs{aggregated}; {} bytes; {checked}",
+        sector.partitions,
+        sector.proof.len()
+    )
+}
+
+/// Peak resident memory of this process, from /proc/self/status.
+pub fn peak_rss_bytes() -> Option<u64> {
+    Some(ProcessMemory::now().peak).filter(|&peak| peak > 0)
+}
+
+/// The JSON report of a sector's proof.
+pub fn report(outcome: &C2Outcome) -> serde_json::Value {
+    let secs = |d: std::time::Duration| d.as_secs_f64();
+    let sector = &outcome.sector;
+    json!({
+        "proof_type": outcome.proof_type,
+        "partitions": sector.partitions,
+        "backend": outcome.backend,
+        "device": outcome.device,
+        "seconds": {
+            "pce_load_or_record": secs(outcome.pce_time),
+            "params_read": secs(outcome.params_time),
+            "witness": secs(outcome.stages.witness),
+            "prove": secs(outcome.stages.prove),
+            "finish": secs(outcome.stages.finish),
+            "aggregate": sector.aggregate.map(secs),
+            "verify_aggregate": sector.verify_aggregate.map(secs),
+            "verify_seal": sector.verify_seal.map(secs),
+        },
+        "peak_rss_bytes": peak_rss_bytes(),
+    })
+}
+
+/// The memory plan of a run as JSON.
+pub fn plan_json(plan: &MemoryPlan) -> serde_json::Value {
+    let model = plan.model;
+    json!({
+        "budget_bytes": plan.budget,
+        "margin_bytes": model.margin(),
+        "static_bytes": model.static_bytes(),
+        "per_partition_bytes": model.per_partition(),
+        "model": {
+            "process": model.process,
+            "pce": model.pce,
+            "srs": model.srs,
+            "ntt": model.ntt,
+            "witness": model.witness,
+            "proving": model.proving,
+        },
+        "partitions_admitted": plan.admitted,
+        "partitions_in_flight_limit": plan.slots,
+        "partitions_in_flight_peak": plan.peak_in_flight,
+    })
+}
+
+/// Writes `bytes` to `path` atomically.
+pub fn write_output(path: &Path, bytes: &[u8]) -> Result<()> {
+    atomic_write::write_atomically(path, |out| std::io::Write::write_all(out, bytes))
+        .with_context(|| format!("writing {}", path.display()))
+}
+
+/// The C1 files named by `paths`: files as given, directories replaced by
+/// their `*.json` files in name order.
+pub fn expand_inputs(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for path in paths {
+        if !path.is_dir() {
+            files.push(path.clone());
+            continue;
+        }
+        let mut found: Vec<PathBuf> = std::fs::read_dir(path)
+            .with_context(|| format!("listing {}", path.display()))?
+            .map(|entry| entry.map(|e| e.path()))
+            .collect::<std::io::Result<_>>()
+            .with_context(|| format!("listing {}", path.display()))?;
+        found.retain(|p| p.is_file() && p.extension().is_some_and(|e| e == "json"));
+        if found.is_empty() {
+            bail!("{}: no .json files in this directory", path.display());
+        }
+        found.sort();
+        files.extend(found);
+    }
+    Ok(files)
+}

@@ -1,0 +1,87 @@
+//! Why the engine could not prove.
+
+use crate::memory::{gib, MemoryModel};
+
+/// What stops a run, or one partition of it. Errors of the job's own
+/// steps (input formats, circuits, combining proofs) are the job's
+/// ([`crate::Job::Error`]), which wraps this type.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    /// No job was given.
+    #[error("no job to prove")]
+    NoJobs,
+    /// A job has no partition to prove.
+    #[error("the job has no partition to prove")]
+    NoPartitions,
+    /// A job's code or the backend panicked; the other jobs go on.
+    #[error("{}panicked: {message}", partition.map_or(String::new(), |p| format!("partition {p}: ")))]
+    Panicked {
+        /// The partition being proven, if the panic happened in one.
+        partition: Option<usize>,
+        /// The panic's message.
+        message: String,
+    },
+    /// Fixed blinding factors were given, but not one pair per partition.
+    #[error("{given} (r, s) pairs were given for {partitions} partitions")]
+    Randomness {
+        /// Pairs given.
+        given: usize,
+        /// Partitions of all jobs together.
+        partitions: usize,
+    },
+    /// The backend could not be loaded.
+    #[error(transparent)]
+    BackendLoad(#[from] backend_api::LoadError),
+    /// A backend call outside a proof failed (devices, domain sizes).
+    #[error(transparent)]
+    Backend(#[from] backend_api::BackendError),
+    /// The requested device does not exist.
+    #[error("backend {backend} has no device {index}")]
+    NoSuchDevice {
+        /// The backend.
+        backend: String,
+        /// The device index asked for.
+        index: u32,
+    },
+    /// The pre-compiled circuit could not be read or evaluated.
+    #[error(transparent)]
+    Pce(#[from] pce_core::PceError),
+    /// The parameter file is unreadable or corrupt.
+    #[error(transparent)]
+    Srs(#[from] groth16_prover::SrsError),
+    /// The prover could not be set up on the device (bases, parameters).
+    #[error("setting up the prover")]
+    Prover(#[source] groth16_prover::ProveError),
+    /// Proving a partition failed, or its proof did not verify.
+    #[error("partition {partition}")]
+    Prove {
+        /// The partition, within its job.
+        partition: usize,
+        /// Why.
+        #[source]
+        source: groth16_prover::ProveError,
+    },
+    /// The memory budget does not admit a single partition.
+    #[error("memory budget {} is too small: one partition needs {} (process {}, PCE {}, SRS {}, NTT tables {}, witness {}, proving {}; see docs/memory.md)", gib(*budget), gib(*needed), gib(model.process), gib(model.pce), gib(model.srs), gib(model.ntt), gib(model.witness), gib(model.proving))]
+    BudgetTooSmall {
+        /// The budget, bytes.
+        budget: u64,
+        /// The least budget that admits one partition.
+        needed: u64,
+        /// The model the need comes from.
+        model: MemoryModel,
+    },
+}
+
+/// An error and its sources, `outer: inner: innermost`: how a job's error
+/// is logged and reported, its causes included.
+pub fn chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(inner) = source {
+        text.push_str(": ");
+        text.push_str(&inner.to_string());
+        source = inner.source();
+    }
+    text
+}

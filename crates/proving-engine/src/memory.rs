@@ -1,0 +1,264 @@
+//! The memory model of proving, and the process's own memory figures.
+//!
+//! Memory, not compute, decides how many proofs a machine runs at once, so
+//! the pipeline admits partitions against a byte budget computed from this
+//! model (docs/memory.md derives and calibrates it):
+//!
+//! ```text
+//! static        = process at start + PCE + SRS (decoded queries, when resident)
+//!                 + NTT tables (the backend's ω^j of the domain: n · 32 B)
+//! per partition = witness + proving working set (+ one decoded query, when streamed)
+//!   witness     = (inputs + aux) · 32 B, held from its generation to the end of its proof
+//!   proving     = max(4n · 32 B  (a, b, c over the domain of size n, and h),
+//!                     3n · 32 B + scratch  (a, b, c and the backend's NTT scratch),
+//!                     n · 32 B + 3 · witness  (h and the MSM scalars of L, A, B))
+//! ```
+//!
+//! The witness of a partition is generated while earlier partitions are
+//! proven: one reservation of `per partition` bytes covers a partition from
+//! the start of its witness generation (which briefly needs twice the
+//! witness, less than the proving set) to the end of its proof.
+
+use std::mem::size_of;
+
+use blstrs::{G1Affine, G2Affine, Scalar};
+use groth16_prover::SrsShape;
+use pce_core::PrecompiledCircuit;
+
+use crate::process::physical_memory;
+use crate::EngineError;
+
+/// Bytes of one scalar.
+const SCALAR: u64 = size_of::<Scalar>() as u64;
+/// Bytes of one decoded G1 affine point.
+const G1: u64 = size_of::<G1Affine>() as u64;
+/// Bytes of one decoded G2 affine point.
+const G2: u64 = size_of::<G2Affine>() as u64;
+
+/// What a run needs, in bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemoryModel {
+    /// Resident memory of the process before the PCE and SRS are loaded.
+    pub process: u64,
+    /// The pre-compiled circuit (matrices and densities).
+    pub pce: u64,
+    /// The decoded SRS kept for all proofs (0 when streamed).
+    pub srs: u64,
+    /// The backend's tables for the NTT domain, kept for all proofs (the
+    /// CPU plugin keeps one scalar per domain element).
+    pub ntt: u64,
+    /// One partition's witness.
+    pub witness: u64,
+    /// One partition's proving working set (a, b, c, h, MSM scalars, and
+    /// the largest decoded query when the SRS is streamed).
+    pub proving: u64,
+}
+
+/// The NTT domain of `pce`'s circuit: the constraints rounded up to a power of two.
+pub fn domain_size(pce: &PrecompiledCircuit) -> u64 {
+    pce.num_constraints().max(1).next_power_of_two() as u64
+}
+
+impl MemoryModel {
+    /// The model for `pce` proven with parameters of `shape`, the SRS
+    /// resident (decoded once for all proofs) or streamed (each query
+    /// decoded by the proof that uses it), in a process that already uses
+    /// `process` bytes, on a backend that holds `ntt_scratch` bytes during
+    /// a batch of transforms of the circuit's domain.
+    pub fn new(
+        pce: &PrecompiledCircuit,
+        shape: SrsShape,
+        resident: bool,
+        process: u64,
+        ntt_scratch: u64,
+    ) -> Self {
+        let n = domain_size(pce);
+        let witness = (pce.num_inputs() + pce.num_aux()) as u64 * SCALAR;
+        let g1_points = (shape.h + shape.l + shape.a + shape.b_g1) as u64;
+        let queries = g1_points * G1 + shape.b_g2 as u64 * G2;
+        let largest_query = [shape.h, shape.l, shape.a, shape.b_g1]
+            .into_iter()
+            .map(|count| count as u64 * G1)
+            .chain([shape.b_g2 as u64 * G2])
+            .max()
+            .unwrap_or(0);
+        let densities = (pce.a_aux_density().len()
+            + pce.b_input_density().len()
+            + pce.b_aux_density().len()) as u64
+            / 8;
+        let working = (4 * n * SCALAR)
+            .max(3 * n * SCALAR + ntt_scratch)
+            .max(n * SCALAR + 3 * witness);
+        Self {
+            process,
+            pce: pce.matrix_bytes() as u64 + densities,
+            srs: if resident { queries } else { 0 },
+            ntt: n * SCALAR,
+            witness,
+            proving: working + if resident { 0 } else { largest_query },
+        }
+    }
+
+    /// Bytes held whatever the number of partitions in flight.
+    pub fn static_bytes(&self) -> u64 {
+        self.process + self.pce + self.srs + self.ntt
+    }
+
+    /// Bytes reserved for one partition in flight.
+    pub fn per_partition(&self) -> u64 {
+        self.witness + self.proving
+    }
+
+    /// How many partitions `budget` admits at once; an error when it does
+    /// not admit even one.
+    pub fn partitions_admitted(&self, budget: u64) -> Result<usize, EngineError> {
+        let needed = self.static_bytes() + self.per_partition();
+        if budget < needed {
+            return Err(EngineError::BudgetTooSmall {
+                budget,
+                needed,
+                model: *self,
+            });
+        }
+        Ok(((budget - self.static_bytes()) / self.per_partition()) as usize)
+    }
+
+    /// The stated bound on how far the peak resident memory may exceed the
+    /// budget: allocator slack, backend scratch (MSM buckets, NTT twiddles)
+    /// and thread stacks, which the model does not count. Calibrated on
+    /// 2 KiB sectors (docs/memory.md).
+    pub fn margin(&self) -> u64 {
+        256 << 20
+    }
+}
+
+/// The default budget: three quarters of physical memory, leaving the
+/// rest to the system and other processes (8 GiB when it is unknown).
+pub fn default_budget() -> u64 {
+    physical_memory().map_or(8 << 30, |total| total / 4 * 3)
+}
+
+/// Parses a size such as `4GiB`, `512MiB`, `3.5G`, `1000000` (bytes);
+/// K/M/G/T are powers of 1000 and KiB/MiB/GiB/TiB of 1024.
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let number: f64 = number
+        .parse()
+        .map_err(|_| format!("{text:?} is not a size (e.g. 4GiB, 512MiB, 3.5G)"))?;
+    let scale: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" => 1_000,
+        "m" | "mb" => 1_000_000,
+        "g" | "gb" => 1_000_000_000,
+        "t" | "tb" => 1_000_000_000_000,
+        "kib" => 1 << 10,
+        "mib" => 1 << 20,
+        "gib" => 1 << 30,
+        "tib" => 1 << 40,
+        other => return Err(format!("unknown size unit {other:?} in {text:?}")),
+    };
+    Ok((number * scale as f64) as u64)
+}
+
+/// `bytes` in GiB for messages, e.g. `1.23 GiB`.
+pub fn gib(bytes: u64) -> String {
+    format!("{:.2} GiB", bytes as f64 / (1u64 << 30) as f64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bellpepper_core::{Circuit, ConstraintSystem, SynthesisError};
+    use blstrs::Scalar;
+    use ff::Field;
+
+    /// `x · x = y` with y public: 2 inputs (ONE, y), 1 aux, 1 + 2 rows.
+    struct Square;
+
+    impl Circuit<Scalar> for Square {
+        fn synthesize<CS: ConstraintSystem<Scalar>>(
+            self,
+            cs: &mut CS,
+        ) -> Result<(), SynthesisError> {
+            let x = cs.alloc(|| "x", || Ok(Scalar::ONE))?;
+            let y = cs.alloc_input(|| "y", || Ok(Scalar::ONE))?;
+            cs.enforce(|| "x * x = y", |lc| lc + x, |lc| lc + x, |lc| lc + y);
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn the_model_follows_the_circuit_and_the_parameters() {
+        let pce = PrecompiledCircuit::extract(Square).unwrap();
+        let shape = SrsShape {
+            h: 3,
+            l: 1,
+            a: 3,
+            b_g1: 2,
+            b_g2: 2,
+            ic: 2,
+        };
+        let resident = MemoryModel::new(&pce, shape, true, 1000, 4 * 40);
+        // 3 rows: a domain of 4.
+        assert_eq!(resident.witness, 3 * 32);
+        assert_eq!(resident.ntt, 4 * 32);
+        assert_eq!(
+            resident.proving,
+            3 * 4 * 32 + 4 * 40,
+            "a, b, c and the NTT scratch"
+        );
+        assert_eq!(resident.srs, (3 + 1 + 3 + 2) * 96 + 2 * 192);
+        assert_eq!(
+            resident.static_bytes(),
+            1000 + resident.pce + resident.srs + 4 * 32
+        );
+        let streamed = MemoryModel::new(&pce, shape, false, 1000, 4 * 40);
+        assert_eq!(streamed.srs, 0);
+        assert_eq!(
+            streamed.proving,
+            3 * 4 * 32 + 4 * 40 + 2 * 192,
+            "plus the largest query"
+        );
+    }
+
+    #[test]
+    fn the_budget_admits_whole_partitions_or_is_refused() {
+        let model = MemoryModel {
+            process: 100,
+            pce: 200,
+            srs: 300,
+            ntt: 400,
+            witness: 50,
+            proving: 950,
+        };
+        assert_eq!(model.static_bytes(), 1000);
+        assert_eq!(model.per_partition(), 1000);
+        assert_eq!(model.partitions_admitted(2000).unwrap(), 1);
+        assert_eq!(model.partitions_admitted(4999).unwrap(), 3);
+        let err = model.partitions_admitted(1999).unwrap_err();
+        assert!(
+            matches!(err, EngineError::BudgetTooSmall { needed: 2000, .. }),
+            "{err}"
+        );
+        assert!(
+            err.to_string().contains("too small: one partition needs"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn sizes_parse_with_binary_and_decimal_units() {
+        assert_eq!(parse_size("4GiB"), Ok(4 << 30));
+        assert_eq!(parse_size("512 MiB"), Ok(512 << 20));
+        assert_eq!(parse_size("3.5G"), Ok(3_500_000_000));
+        assert_eq!(parse_size("1000"), Ok(1000));
+        assert!(parse_size("lots").unwrap_err().contains("not a size"));
+        assert!(parse_size("4 parsecs")
+            .unwrap_err()
+            .contains("unknown size unit"));
+    }
+}

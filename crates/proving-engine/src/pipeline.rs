@@ -1,0 +1,547 @@
+//! Proving many jobs of one circuit: partitions streamed through a backend
+//! device under a memory budget.
+//!
+//! The circuit (PCE and parameters) is loaded once ([`crate::registry`]).
+//! Every partition of every job then goes through two stages:
+//!
+//! ```text
+//! witness thread:    admit (memory) → Job::assign ─┐ channel
+//! J prover threads:  ◄─────────────────────────────┘ prove and verify → release
+//! caller's thread:   ◄── each job's result, once its last partition is proven (Job::finish)
+//! ```
+//!
+//! so the witnesses of the next partitions, of the same job or of the next
+//! ones, are generated while J partitions are proven. A partition is
+//! admitted ([`crate::admission`]) before its witness exists and released
+//! when its proof is done; how many may be in flight follows from the
+//! memory budget and the model of [`crate::memory`]. Each proof is verified
+//! once, by the prover, against the public inputs the job derived from its
+//! input. A job's result reaches the caller on the caller's own thread,
+//! which can write it out without holding up a prover; a failing job does
+//! not stop the others.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use backend_api::{Backend, Device};
+use blstrs::Scalar;
+use ff::Field;
+use groth16_prover::qap::domain_log_size;
+use groth16_prover::Prover;
+use pce_core::PrecompiledCircuit;
+use tracing::{error, info};
+
+use crate::admission::{Admission, Permit};
+use crate::job::{Assignment, Job, PartitionProof};
+use crate::memory::{default_budget, MemoryModel};
+use crate::registry::LoadedCircuit;
+use crate::{chain, EngineError};
+
+/// How to prove.
+#[derive(Debug, Clone)]
+pub struct EngineOptions {
+    /// Backend name or path.
+    pub backend: String,
+    /// Device index.
+    pub device: u32,
+    /// Partitions proven at once (each job's partitions in order, the jobs
+    /// one after another).
+    pub jobs: usize,
+    /// Partitions whose witnesses may be in memory at once per prover: at
+    /// most `jobs + partitions_in_flight - 1` partitions are in flight.
+    pub partitions_in_flight: usize,
+    /// Bytes the run may use ([`crate::memory`]); `None` for
+    /// [`default_budget`].
+    pub memory_budget: Option<u64>,
+    /// Fixed `(r, s)` per partition, the jobs' partitions one after
+    /// another (tests comparing with bellperson); random when `None`.
+    pub randomness: Option<Vec<(Scalar, Scalar)>>,
+}
+
+/// Wall time per stage of one job, summed over its partitions.
+#[derive(Debug, Clone, Default)]
+pub struct StageTimes {
+    /// Witness generation (on the witness thread, overlapping proving).
+    pub witness: Duration,
+    /// PCE evaluation, NTTs, MSMs, assembly and the proof's verification.
+    pub prove: Duration,
+    /// [`Job::finish`]: combining the proofs and checking the whole.
+    pub finish: Duration,
+}
+
+/// A job's output and what it took.
+#[derive(Debug, Clone)]
+pub struct Proven<O> {
+    /// What [`Job::finish`] returned.
+    pub output: O,
+    /// Its stages.
+    pub times: StageTimes,
+}
+
+/// How the memory of a run was planned and used.
+#[derive(Debug, Clone, Copy)]
+pub struct MemoryPlan {
+    /// The model the plan follows.
+    pub model: MemoryModel,
+    /// The budget, bytes.
+    pub budget: u64,
+    /// Partitions the budget admits at once.
+    pub admitted: usize,
+    /// Partitions allowed in flight: the admitted ones, capped by the
+    /// provers plus the witnesses generated ahead of them.
+    pub slots: usize,
+    /// The most partitions that were in flight at once.
+    pub peak_in_flight: usize,
+}
+
+/// What happened, as it happens (for progress bars and measurements);
+/// sent from any thread of the run.
+#[derive(Debug)]
+pub enum Event<'a> {
+    /// The backend is set up; proving starts.
+    Ready {
+        /// The memory plan (its `peak_in_flight` is 0 here).
+        plan: &'a MemoryPlan,
+    },
+    /// A partition's witness is generated.
+    WitnessReady {
+        /// Index of the job.
+        job: usize,
+        /// The partition.
+        partition: usize,
+    },
+    /// A partition is proven and verified, its memory released.
+    PartitionProven {
+        /// Index of the job.
+        job: usize,
+        /// The partition.
+        partition: usize,
+    },
+}
+
+/// Receives the [`Event`]s of a run, from any of its threads.
+pub type Observer<'o> = &'o (dyn Fn(Event<'_>) + Sync);
+
+/// A job's result as the caller receives it.
+pub type JobResult<J> = Result<Proven<<J as Job>::Output>, <J as Job>::Error>;
+
+/// The result of a run.
+pub struct Run<J: Job> {
+    /// One result per job, in job order.
+    pub results: Vec<JobResult<J>>,
+    /// The memory plan, with the peak of partitions in flight.
+    pub memory: MemoryPlan,
+    /// Backend name and path.
+    pub backend: String,
+    /// Name of the device proven on.
+    pub device: String,
+}
+
+/// Proves `jobs`, all of `circuit`.
+///
+/// `options.jobs` partitions are proven at once within the memory budget;
+/// a budget that does not admit one partition is an error before any
+/// proving. Each job's result is passed to `done` on the caller's thread as
+/// soon as it is known, and returned with the others. The error of the
+/// whole call is for what prevents every proof (backend, device, budget,
+/// randomness), found before any proving.
+pub fn run<J: Job>(
+    circuit: &LoadedCircuit,
+    jobs: &[J],
+    options: &EngineOptions,
+    observer: Observer<'_>,
+    mut done: impl FnMut(usize, &JobResult<J>),
+) -> Result<Run<J>, EngineError> {
+    if jobs.is_empty() {
+        return Err(EngineError::NoJobs);
+    }
+    let counts: Vec<usize> = jobs.iter().map(Job::partitions).collect();
+    let randomness = randomness(options, counts.iter().sum())?;
+    let setup = Setup::new(circuit, options)?;
+    circuit.decode()?;
+    let prover = Prover::new(&setup.device, circuit.bases()).map_err(EngineError::Prover)?;
+    let mut plan = setup.plan;
+    observer(Event::Ready { plan: &plan });
+
+    let shared = Shared {
+        jobs,
+        pce: &circuit.pce,
+        observer,
+        states: counts
+            .iter()
+            .map(|&n| Mutex::new(JobState::new(n)))
+            .collect(),
+        first_partition: first_indices(&counts),
+        randomness,
+    };
+    let admission = Admission::new(plan.slots);
+    let (work, queue) = channel::<WorkItem<'_>>();
+    let queue = Mutex::new(queue);
+    let (results, received) = channel::<(usize, JobResult<J>)>();
+    let mut outcomes: Vec<Option<JobResult<J>>> = jobs.iter().map(|_| None).collect();
+    let (shared, admission, prover, queue) = (&shared, &admission, &prover, &queue);
+    std::thread::scope(|scope| {
+        let to_caller = results.clone();
+        scope.spawn(move || produce_all(shared, admission, work, &to_caller));
+        for _ in 0..options.jobs.max(1) {
+            let to_caller = results.clone();
+            scope.spawn(move || prove_all(shared, prover, queue, &to_caller));
+        }
+        drop(results);
+        deliver::<J>(received, &mut outcomes, &mut done);
+    });
+    plan.peak_in_flight = admission.peak();
+    Ok(Run {
+        results: outcomes
+            .into_iter()
+            .map(|outcome| outcome.expect("every job reports once"))
+            .collect(),
+        memory: plan,
+        backend: format!(
+            "{} ({})",
+            setup.backend.name(),
+            setup.backend.path().display()
+        ),
+        device: setup.device_name,
+    })
+}
+
+/// The backend, the device and the memory plan of a run.
+struct Setup {
+    backend: Backend,
+    device: Device,
+    device_name: String,
+    plan: MemoryPlan,
+}
+
+impl Setup {
+    fn new(circuit: &LoadedCircuit, options: &EngineOptions) -> Result<Self, EngineError> {
+        let backend = Backend::load(&options.backend)?;
+        let info = backend
+            .devices()?
+            .into_iter()
+            .find(|d| d.index == options.device)
+            .ok_or_else(|| EngineError::NoSuchDevice {
+                backend: backend.name().to_owned(),
+                index: options.device,
+            })?;
+        let device = backend.open(options.device)?;
+        let log_n = domain_log_size(circuit.pce.num_constraints());
+        let model = MemoryModel::new(
+            &circuit.pce,
+            circuit.params.shape(),
+            circuit.resident,
+            circuit.process_before,
+            device.ntt_scratch_bytes(log_n)?,
+        );
+        let budget = options.memory_budget.unwrap_or_else(default_budget);
+        let admitted = model.partitions_admitted(budget)?;
+        let slots = admitted.min(options.jobs.max(1) + options.partitions_in_flight.max(1) - 1);
+        let plan = MemoryPlan {
+            model,
+            budget,
+            admitted,
+            slots,
+            peak_in_flight: 0,
+        };
+        info!(?plan, "memory plan");
+        Ok(Self {
+            backend,
+            device,
+            device_name: info.name,
+            plan,
+        })
+    }
+}
+
+/// The `(r, s)` of every partition: the fixed ones, or fresh random ones.
+fn randomness(
+    options: &EngineOptions,
+    partitions: usize,
+) -> Result<Vec<(Scalar, Scalar)>, EngineError> {
+    match &options.randomness {
+        Some(fixed) if fixed.len() != partitions => Err(EngineError::Randomness {
+            given: fixed.len(),
+            partitions,
+        }),
+        Some(fixed) => Ok(fixed.clone()),
+        None => Ok(fresh_randomness(partitions)),
+    }
+}
+
+/// Fresh blinding factors `(r, s)` for `partitions` partitions, from the
+/// operating system's generator: what a run uses unless it is given some,
+/// and what to give two runs that must produce the same proofs.
+pub fn fresh_randomness(partitions: usize) -> Vec<(Scalar, Scalar)> {
+    let mut rng = rand::rngs::OsRng;
+    (0..partitions)
+        .map(|_| (Scalar::random(&mut rng), Scalar::random(&mut rng)))
+        .collect()
+}
+
+/// Index of each job's first partition among all partitions.
+fn first_indices(counts: &[usize]) -> Vec<usize> {
+    counts
+        .iter()
+        .scan(0, |next, &count| {
+            let first = *next;
+            *next += count;
+            Some(first)
+        })
+        .collect()
+}
+
+/// A job's progress.
+struct JobState<S> {
+    /// The parsed input, once the witness thread is done with it.
+    statement: Option<S>,
+    proofs: Vec<Option<PartitionProof>>,
+    remaining: usize,
+    times: StageTimes,
+    /// Its result has been produced (or is being): later work is dropped.
+    settled: bool,
+}
+
+impl<S> JobState<S> {
+    fn new(partitions: usize) -> Self {
+        Self {
+            statement: None,
+            proofs: (0..partitions).map(|_| None).collect(),
+            remaining: partitions,
+            times: StageTimes::default(),
+            settled: false,
+        }
+    }
+
+    /// The statement and proofs, when both are complete; settles the job.
+    fn take_if_complete(&mut self) -> Option<(S, Vec<PartitionProof>, StageTimes)> {
+        if self.settled || self.remaining > 0 || self.statement.is_none() {
+            return None;
+        }
+        self.settled = true;
+        let proofs = self.proofs.drain(..).flatten().collect();
+        Some((self.statement.take()?, proofs, self.times.clone()))
+    }
+}
+
+/// A partition whose witness is ready, waiting for a prover.
+struct WorkItem<'a> {
+    job: usize,
+    partition: usize,
+    assignment: Assignment,
+    _permit: Permit<'a>,
+}
+
+/// Where each thread sends the results it produces.
+type ToCaller<J> = Sender<(usize, JobResult<J>)>;
+
+/// Everything the threads of a run share.
+struct Shared<'a, J: Job> {
+    jobs: &'a [J],
+    pce: &'a PrecompiledCircuit,
+    observer: Observer<'a>,
+    states: Vec<Mutex<JobState<J::Statement>>>,
+    first_partition: Vec<usize>,
+    randomness: Vec<(Scalar, Scalar)>,
+}
+
+impl<J: Job> Shared<'_, J> {
+    fn state(&self, job: usize) -> MutexGuard<'_, JobState<J::Statement>> {
+        self.states[job].lock().expect("job state poisoned")
+    }
+
+    fn is_settled(&self, job: usize) -> bool {
+        self.state(job).settled
+    }
+
+    /// Ends job `job` with `error`, unless it has already ended.
+    fn fail(&self, job: usize, error: J::Error, to_caller: &ToCaller<J>) {
+        {
+            let mut state = self.state(job);
+            if state.settled {
+                return;
+            }
+            state.settled = true;
+            state.statement = None;
+            state.proofs.clear();
+        }
+        error!(job = %self.jobs[job].label(), "{}", chain(&error));
+        let _ = to_caller.send((job, Err(error)));
+    }
+
+    /// Finishes job `job` if `take` found it complete (outside its lock).
+    fn finish(
+        &self,
+        job: usize,
+        complete: Option<(J::Statement, Vec<PartitionProof>, StageTimes)>,
+        to_caller: &ToCaller<J>,
+    ) {
+        let Some((statement, proofs, mut times)) = complete else {
+            return;
+        };
+        let start = Instant::now();
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            self.jobs[job].finish(statement, proofs)
+        }))
+        .unwrap_or_else(|panic| Err(panicked(None, panic).into()));
+        times.finish = start.elapsed();
+        if let Err(e) = &result {
+            error!(job = %self.jobs[job].label(), "{}", chain(e));
+        }
+        let _ = to_caller.send((job, result.map(|output| Proven { output, times })));
+    }
+}
+
+/// The witness thread: every job's partitions, in order.
+fn produce_all<'a, J: Job>(
+    shared: &Shared<'_, J>,
+    admission: &'a Admission,
+    work: Sender<WorkItem<'a>>,
+    to_caller: &ToCaller<J>,
+) {
+    for job in 0..shared.jobs.len() {
+        let produced = catch_unwind(AssertUnwindSafe(|| {
+            produce(shared, admission, job, &work, to_caller)
+        }));
+        match produced {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => shared.fail(job, e, to_caller),
+            Err(panic) => shared.fail(job, panicked(None, panic).into(), to_caller),
+        }
+    }
+}
+
+/// Parses job `job`'s input and hands its partitions to the provers, each
+/// after its admission; then leaves the statement for finishing.
+fn produce<'a, J: Job>(
+    shared: &Shared<'_, J>,
+    admission: &'a Admission,
+    job: usize,
+    work: &Sender<WorkItem<'a>>,
+    to_caller: &ToCaller<J>,
+) -> Result<(), J::Error> {
+    let spec = &shared.jobs[job];
+    if spec.partitions() == 0 {
+        return Err(EngineError::NoPartitions.into());
+    }
+    let statement = spec.open()?;
+    for partition in 0..spec.partitions() {
+        let permit = admission.admit();
+        if shared.is_settled(job) {
+            return Ok(()); // an earlier partition failed
+        }
+        let start = Instant::now();
+        let assignment = spec.assign(&statement, partition, shared.pce)?;
+        shared.state(job).times.witness += start.elapsed();
+        (shared.observer)(Event::WitnessReady { job, partition });
+        let item = WorkItem {
+            job,
+            partition,
+            assignment,
+            _permit: permit,
+        };
+        work.send(item)
+            .expect("the queue's receiver lives as long as the run");
+    }
+    let complete = {
+        let mut state = shared.state(job);
+        if !state.settled {
+            state.statement = Some(statement);
+        }
+        state.take_if_complete()
+    };
+    shared.finish(job, complete, to_caller);
+    Ok(())
+}
+
+/// A prover thread: proves partitions until the queue closes.
+fn prove_all<J: Job>(
+    shared: &Shared<'_, J>,
+    prover: &Prover<'_>,
+    queue: &Mutex<Receiver<WorkItem<'_>>>,
+    to_caller: &ToCaller<J>,
+) {
+    loop {
+        let item = queue.lock().expect("work queue poisoned").recv();
+        let Ok(item) = item else { break };
+        let (job, partition) = (item.job, item.partition);
+        if shared.is_settled(job) {
+            continue; // an earlier partition failed
+        }
+        let proven = catch_unwind(AssertUnwindSafe(|| {
+            prove_partition(shared, prover, item, to_caller)
+        }));
+        if let Err(panic) = proven {
+            shared.fail(job, panicked(Some(partition), panic).into(), to_caller);
+        }
+    }
+}
+
+/// Proves and verifies one partition and records its proof; finishes the
+/// job when it was the last one.
+fn prove_partition<J: Job>(
+    shared: &Shared<'_, J>,
+    prover: &Prover<'_>,
+    item: WorkItem<'_>,
+    to_caller: &ToCaller<J>,
+) {
+    let (job, partition) = (item.job, item.partition);
+    let (r, s) = shared.randomness[shared.first_partition[job] + partition];
+    let Assignment {
+        witness,
+        public_inputs,
+    } = item.assignment;
+    let start = Instant::now();
+    let proven = prover.prove(shared.pce, &witness, &public_inputs, r, s);
+    let elapsed = start.elapsed();
+    drop(witness);
+    drop(item._permit);
+    let proof = match proven {
+        Ok(proof) => proof,
+        Err(source) => {
+            let error = EngineError::Prove { partition, source };
+            return shared.fail(job, error.into(), to_caller);
+        }
+    };
+    info!(job = %shared.jobs[job].label(), partition, "partition proven and verified");
+    (shared.observer)(Event::PartitionProven { job, partition });
+    let complete = {
+        let mut state = shared.state(job);
+        if state.settled {
+            return;
+        }
+        state.proofs[partition] = Some(PartitionProof {
+            proof,
+            public_inputs,
+        });
+        state.times.prove += elapsed;
+        state.remaining -= 1;
+        state.take_if_complete()
+    };
+    shared.finish(job, complete, to_caller);
+}
+
+/// A panic inside a job's code or the backend, as that job's error: the
+/// run goes on with the other jobs.
+fn panicked(partition: Option<usize>, panic: Box<dyn std::any::Any + Send>) -> EngineError {
+    let message = panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".into());
+    EngineError::Panicked { partition, message }
+}
+
+/// The caller's side: hands each result to `done` as it arrives.
+fn deliver<J: Job>(
+    received: Receiver<(usize, JobResult<J>)>,
+    outcomes: &mut [Option<JobResult<J>>],
+    done: &mut impl FnMut(usize, &JobResult<J>),
+) {
+    for (job, result) in received {
+        done(job, &result);
+        outcomes[job] = Some(result);
+    }
+}

@@ -1,0 +1,169 @@
+//! Circuits loaded once and shared by every job that proves them.
+//!
+//! A pre-compiled circuit is gigabytes at production sizes and so are its
+//! decoded parameters; loading either takes seconds to minutes. A process
+//! that proves many jobs (`c2` over a directory, the daemon) keeps one copy
+//! of each per circuit, keyed by the circuit's identifier, and every job
+//! of that circuit borrows it. Two jobs asking for the same circuit at once
+//! wait for one load.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use groth16_prover::{Bases, Srs, SrsFile};
+use pce_core::PrecompiledCircuit;
+use tracing::info;
+
+use crate::process::ProcessMemory;
+use crate::EngineError;
+
+/// A circuit's PCE and parameters, ready to prove with.
+pub struct LoadedCircuit {
+    /// The circuit's identifier (for Filecoin, the parameter cache's).
+    pub id: String,
+    /// The recorded constraint system.
+    pub pce: PrecompiledCircuit,
+    /// The parameter file, open (its verifying key read).
+    pub params: SrsFile,
+    /// Whether every query is decoded once and kept ([`LoadedCircuit::decode`]).
+    pub resident: bool,
+    /// The decoded queries and how long decoding took, once decoded.
+    decoded: OnceLock<(Srs, Duration)>,
+    /// Held while decoding, so that two runs decode once.
+    decoding: Mutex<()>,
+    /// Resident memory of the process before this circuit was loaded.
+    pub process_before: u64,
+    /// Loading (or recording) the PCE.
+    pub pce_time: Duration,
+    /// Opening the parameter file.
+    open_time: Duration,
+}
+
+impl LoadedCircuit {
+    /// Loads the circuit `id`: its PCE from `load_pce` and its parameter
+    /// file `params`, whose queries are to be decoded once and kept when
+    /// `resident` (many proofs; [`LoadedCircuit::decode`], which a run calls
+    /// after its memory budget is checked) or read query by query as each
+    /// proof needs them (a single proof: least memory).
+    pub fn load<E: From<EngineError>>(
+        id: &str,
+        load_pce: impl FnOnce() -> Result<PrecompiledCircuit, E>,
+        params: &Path,
+        resident: bool,
+    ) -> Result<Self, E> {
+        let process_before = ProcessMemory::now().rss;
+        let start = Instant::now();
+        let pce = load_pce()?;
+        let pce_time = start.elapsed();
+        let start = Instant::now();
+        let file = SrsFile::open(params).map_err(EngineError::from)?;
+        let open_time = start.elapsed();
+        info!(id, ?pce_time, ?open_time, resident, "circuit loaded");
+        Ok(Self {
+            id: id.to_owned(),
+            pce,
+            params: file,
+            resident,
+            decoded: OnceLock::new(),
+            decoding: Mutex::new(()),
+            process_before,
+            pce_time,
+            open_time,
+        })
+    }
+
+    /// Decodes every query once, if the circuit is resident and not yet
+    /// decoded (seconds to minutes, and the parameters' size in memory).
+    pub fn decode(&self) -> Result<(), EngineError> {
+        if !self.resident {
+            return Ok(());
+        }
+        let _decoding = self.decoding.lock().unwrap_or_else(|e| e.into_inner());
+        if self.decoded.get().is_none() {
+            let start = Instant::now();
+            let srs = self.params.load()?;
+            let elapsed = start.elapsed();
+            info!(id = self.id, ?elapsed, "parameters decoded");
+            let _ = self.decoded.set((srs, elapsed));
+        }
+        Ok(())
+    }
+
+    /// Opening the parameters, and decoding them when that is done.
+    pub fn params_time(&self) -> Duration {
+        self.open_time + self.decoded.get().map_or(Duration::ZERO, |(_, time)| *time)
+    }
+
+    /// The MSM bases: the decoded queries, or the file to stream them from.
+    pub fn bases(&self) -> Bases<'_> {
+        match self.decoded.get() {
+            Some((srs, _)) => Bases::Resident(srs),
+            None => Bases::Streamed(&self.params),
+        }
+    }
+}
+
+/// One circuit's place in the registry: empty until loaded, locked while loading.
+type Slot = Arc<Mutex<Option<Arc<LoadedCircuit>>>>;
+
+/// The loaded circuits of a process, by identifier.
+#[derive(Default)]
+pub struct Registry {
+    circuits: Mutex<HashMap<String, Slot>>,
+}
+
+impl Registry {
+    /// An empty registry.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The circuit `id`, loaded by `load` if no job has loaded it yet.
+    /// Concurrent callers for one circuit wait for a single load; a failed
+    /// load is not kept, so the next caller tries again.
+    pub fn get_or_load<E>(
+        &self,
+        id: &str,
+        load: impl FnOnce() -> Result<LoadedCircuit, E>,
+    ) -> Result<Arc<LoadedCircuit>, E> {
+        let slot = self
+            .circuits
+            .lock()
+            .expect("registry poisoned")
+            .entry(id.to_owned())
+            .or_default()
+            .clone();
+        let mut slot = slot.lock().expect("registry slot poisoned");
+        if let Some(circuit) = slot.as_ref() {
+            return Ok(circuit.clone());
+        }
+        let circuit = Arc::new(load()?);
+        *slot = Some(circuit.clone());
+        Ok(circuit)
+    }
+
+    /// Drops the registry's reference to circuit `id`; jobs still using it
+    /// keep it alive until they finish. Returns whether it was loaded.
+    pub fn evict(&self, id: &str) -> bool {
+        let slot = self.circuits.lock().expect("registry poisoned").remove(id);
+        slot.is_some_and(|slot| slot.lock().expect("registry slot poisoned").is_some())
+    }
+
+    /// The circuits loaded now; one being loaded is not listed (and never
+    /// waited for, so that status queries do not block behind a load).
+    pub fn loaded(&self) -> Vec<Arc<LoadedCircuit>> {
+        let slots: Vec<_> = self
+            .circuits
+            .lock()
+            .expect("registry poisoned")
+            .values()
+            .cloned()
+            .collect();
+        slots
+            .iter()
+            .filter_map(|slot| slot.try_lock().ok().and_then(|circuit| circuit.clone()))
+            .collect()
+    }
+}

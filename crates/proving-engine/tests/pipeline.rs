@@ -1,0 +1,342 @@
+//! The engine on a small circuit, with no Filecoin: results in order and on
+//! the caller's thread, each proof verified against the job's own public
+//! inputs, one failing job not stopping the others, the registry loading
+//! each circuit once, and the errors found before proving.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use bellpepper_core::{Circuit, ConstraintSystem, SynthesisError};
+use blstrs::Scalar;
+use ff::Field;
+use groth16_prover::setup::generate_random_parameters;
+use groth16_prover::{ProveError, PROOF_BYTES};
+use pce_core::{synthesize_witness, PrecompiledCircuit};
+use proving_engine::{
+    run, Assignment, EngineError, EngineOptions, Event, Job, LoadedCircuit, PartitionProof,
+    Registry,
+};
+use rand::SeedableRng;
+use rand_chacha::ChaCha20Rng;
+
+/// `x · x = y` and `(x + 1) · x = z`, with y and z public.
+struct Squares {
+    x: Scalar,
+}
+
+impl Circuit<Scalar> for Squares {
+    fn synthesize<CS: ConstraintSystem<Scalar>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        let x = cs.alloc(|| "x", || Ok(self.x))?;
+        let y = cs.alloc_input(|| "y", || Ok(self.x.square()))?;
+        let z = cs.alloc_input(|| "z", || Ok(self.x.square() + self.x))?;
+        cs.enforce(|| "x * x = y", |lc| lc + x, |lc| lc + x, |lc| lc + y);
+        cs.enforce(
+            || "(x + 1) * x = z",
+            |lc| lc + x + CS::one(),
+            |lc| lc + x,
+            |lc| lc + z,
+        );
+        Ok(())
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+enum TestError {
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+    #[error("unreadable input")]
+    Unreadable,
+}
+
+/// What goes wrong in a job.
+#[derive(Clone, Copy, PartialEq)]
+enum Fault {
+    None,
+    /// The public inputs of this partition are false.
+    LieIn(usize),
+    /// The input cannot be parsed.
+    Unreadable,
+    /// Witness generation of this partition panics.
+    PanicIn(usize),
+    /// Combining the proofs panics.
+    PanicInFinish,
+}
+
+/// A job of one partition per value, proving x² and x² + x for each.
+struct SquaresJob {
+    values: Vec<u64>,
+    fault: Fault,
+}
+
+fn job(values: &[u64], fault: Fault) -> SquaresJob {
+    SquaresJob {
+        values: values.to_vec(),
+        fault,
+    }
+}
+
+impl Job for SquaresJob {
+    type Statement = Vec<Scalar>;
+    /// The partition proofs, serialized one after another.
+    type Output = Vec<u8>;
+    type Error = TestError;
+
+    fn partitions(&self) -> usize {
+        self.values.len()
+    }
+
+    fn label(&self) -> String {
+        format!("squares of {:?}", self.values)
+    }
+
+    fn open(&self) -> Result<Vec<Scalar>, TestError> {
+        match self.fault {
+            Fault::Unreadable => Err(TestError::Unreadable),
+            _ => Ok(self.values.iter().map(|&v| Scalar::from(v)).collect()),
+        }
+    }
+
+    fn assign(
+        &self,
+        values: &Vec<Scalar>,
+        partition: usize,
+        _pce: &PrecompiledCircuit,
+    ) -> Result<Assignment, TestError> {
+        assert!(
+            self.fault != Fault::PanicIn(partition),
+            "witness {partition} broke"
+        );
+        let x = values[partition];
+        let witness = synthesize_witness(Squares { x }).unwrap();
+        let mut public_inputs = vec![x.square(), x.square() + x];
+        if self.fault == Fault::LieIn(partition) {
+            public_inputs[1] += Scalar::ONE;
+        }
+        Ok(Assignment {
+            witness,
+            public_inputs,
+        })
+    }
+
+    fn finish(
+        &self,
+        values: Vec<Scalar>,
+        proofs: Vec<PartitionProof>,
+    ) -> Result<Vec<u8>, TestError> {
+        assert!(self.fault != Fault::PanicInFinish, "finishing broke");
+        assert_eq!(proofs.len(), values.len());
+        let mut bytes = Vec::new();
+        for (proven, x) in proofs.iter().zip(&values) {
+            assert_eq!(proven.public_inputs[0], x.square(), "in partition order");
+            proven.proof.write(&mut bytes).unwrap();
+        }
+        Ok(bytes)
+    }
+}
+
+fn circuit(dir: &std::path::Path, resident: bool) -> LoadedCircuit {
+    let pce = PrecompiledCircuit::extract(Squares { x: Scalar::ONE }).unwrap();
+    let params = generate_random_parameters(&pce, &mut ChaCha20Rng::seed_from_u64(1)).unwrap();
+    let path = dir.join("squares.params");
+    params.write(std::fs::File::create(&path).unwrap()).unwrap();
+    LoadedCircuit::load::<EngineError>("squares", || Ok(pce), &path, resident).unwrap()
+}
+
+fn options(jobs: usize) -> EngineOptions {
+    EngineOptions {
+        backend: "cpu".into(),
+        device: 0,
+        jobs,
+        partitions_in_flight: 2,
+        memory_budget: None,
+        randomness: None,
+    }
+}
+
+#[test]
+fn results_reach_the_caller_in_order_and_a_failing_job_stops_no_other() {
+    let dir = tempfile::tempdir().unwrap();
+    let circuit = circuit(dir.path(), true);
+    let jobs = [
+        job(&[3, 4, 5], Fault::None),
+        job(&[6, 7], Fault::LieIn(1)),
+        job(&[8], Fault::Unreadable),
+        job(&[9, 10], Fault::None),
+        job(&[], Fault::None),
+        job(&[11, 12, 13], Fault::PanicIn(1)),
+        job(&[14], Fault::PanicInFinish),
+        job(&[15], Fault::None),
+    ];
+    let caller = std::thread::current().id();
+    let proven = AtomicUsize::new(0);
+    let observed = |event: Event<'_>| {
+        if let Event::PartitionProven { .. } = event {
+            proven.fetch_add(1, Ordering::SeqCst);
+        }
+    };
+    let delivered = Mutex::new(Vec::new());
+    let run = run(&circuit, &jobs, &options(2), &observed, |job, result| {
+        assert_eq!(
+            std::thread::current().id(),
+            caller,
+            "on the caller's thread"
+        );
+        delivered.lock().unwrap().push((job, result.is_ok()));
+    })
+    .unwrap();
+
+    let mut delivered = delivered.into_inner().unwrap();
+    delivered.sort();
+    assert_eq!(
+        delivered,
+        [
+            (0, true),
+            (1, false),
+            (2, false),
+            (3, true),
+            (4, false),
+            (5, false),
+            (6, false),
+            (7, true)
+        ],
+        "each job reported once, the failures of some stopping no other"
+    );
+    assert_eq!(
+        run.results[0].as_ref().unwrap().output.len(),
+        3 * PROOF_BYTES
+    );
+    assert_eq!(
+        run.results[3].as_ref().unwrap().output.len(),
+        2 * PROOF_BYTES
+    );
+    match &run.results[1] {
+        Err(TestError::Engine(EngineError::Prove {
+            partition: 1,
+            source: ProveError::Invalid { .. },
+        })) => {}
+        other => panic!("a proof of a false statement must be refused: {other:?}"),
+    }
+    assert!(matches!(run.results[2], Err(TestError::Unreadable)));
+    assert!(matches!(
+        run.results[4],
+        Err(TestError::Engine(EngineError::NoPartitions))
+    ));
+    for (index, expected) in [(5, "witness 1 broke"), (6, "finishing broke")] {
+        match &run.results[index] {
+            Err(TestError::Engine(EngineError::Panicked { message, .. })) => {
+                assert!(message.contains(expected), "{message}")
+            }
+            other => panic!("job {index}: a panic is that job's error: {other:?}"),
+        }
+    }
+    assert_eq!(run.results[7].as_ref().unwrap().output.len(), PROOF_BYTES);
+    assert!(
+        proven.load(Ordering::SeqCst) >= 7,
+        "every honest partition was proven"
+    );
+    assert!(run.memory.peak_in_flight >= 1 && run.memory.peak_in_flight <= run.memory.slots);
+}
+
+#[test]
+fn streamed_and_resident_parameters_prove_alike() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = [job(&[11, 12], Fault::None)];
+    let mut rng = ChaCha20Rng::seed_from_u64(5);
+    let fixed: Vec<(Scalar, Scalar)> = (0..2)
+        .map(|_| (Scalar::random(&mut rng), Scalar::random(&mut rng)))
+        .collect();
+    let proofs = |resident: bool| {
+        let circuit = circuit(dir.path(), resident);
+        let options = EngineOptions {
+            randomness: Some(fixed.clone()),
+            ..options(1)
+        };
+        let mut runs = run(&circuit, &job, &options, &|_| {}, |_, _| {}).unwrap();
+        runs.results.remove(0).unwrap().output
+    };
+    let resident = proofs(true);
+    assert_eq!(resident.len(), 2 * PROOF_BYTES);
+    assert_eq!(
+        resident,
+        proofs(false),
+        "byte for byte, with the same r and s"
+    );
+}
+
+#[test]
+fn what_prevents_every_proof_is_found_before_proving() {
+    let dir = tempfile::tempdir().unwrap();
+    let circuit = circuit(dir.path(), false);
+    let job = [job(&[1, 2], Fault::None)];
+    let never = |_: usize, _: &_| panic!("no job may start");
+
+    let wrong_randomness = EngineOptions {
+        randomness: Some(vec![(Scalar::ONE, Scalar::ONE)]),
+        ..options(1)
+    };
+    let err = run(&circuit, &job, &wrong_randomness, &|_| {}, never)
+        .err()
+        .unwrap();
+    assert!(
+        matches!(
+            err,
+            EngineError::Randomness {
+                given: 1,
+                partitions: 2
+            }
+        ),
+        "{err}"
+    );
+
+    let tiny = EngineOptions {
+        memory_budget: Some(1 << 20),
+        ..options(1)
+    };
+    let err = run(&circuit, &job, &tiny, &|_| {}, never).err().unwrap();
+    assert!(matches!(err, EngineError::BudgetTooSmall { .. }), "{err}");
+
+    let no_device = EngineOptions {
+        device: 99,
+        ..options(1)
+    };
+    let err = run(&circuit, &job, &no_device, &|_| {}, never)
+        .err()
+        .unwrap();
+    assert!(
+        matches!(err, EngineError::NoSuchDevice { index: 99, .. }),
+        "{err}"
+    );
+
+    let none: [SquaresJob; 0] = [];
+    let err = run(&circuit, &none, &options(1), &|_| {}, never)
+        .err()
+        .unwrap();
+    assert!(matches!(err, EngineError::NoJobs), "{err}");
+}
+
+#[test]
+fn the_registry_loads_each_circuit_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = Registry::new();
+    let loads = AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..4 {
+            scope.spawn(|| {
+                registry
+                    .get_or_load::<EngineError>("squares", || {
+                        loads.fetch_add(1, Ordering::SeqCst);
+                        Ok(circuit(dir.path(), false))
+                    })
+                    .unwrap()
+            });
+        }
+    });
+    assert_eq!(loads.load(Ordering::SeqCst), 1);
+    assert_eq!(registry.loaded().len(), 1);
+    let failed = registry.get_or_load("other", || Err(EngineError::NoJobs));
+    assert!(failed.is_err());
+    assert_eq!(registry.loaded().len(), 1, "a failed load is not kept");
+    assert!(registry.evict("squares"));
+    assert!(!registry.evict("squares"));
+    assert!(registry.loaded().is_empty());
+}

@@ -75,13 +75,22 @@ impl C1Input {
     /// Reads and recognises `path`. `proof_type` overrides detection for
     /// filecoin-proofs' format, which does not name its proof type.
     pub fn read(path: &Path, proof_type: Option<ProofType>) -> Result<Self, C1Error> {
+        let text = std::fs::read(path).map_err(|e| C1Error {
+            path: path.to_owned(),
+            what: format!("cannot read: {e}"),
+        })?;
+        Self::parse(path, &text, proof_type)
+    }
+
+    /// Recognises `text`, a C1 output received rather than read (a daemon's
+    /// request); `path` names it in errors.
+    pub fn parse(path: &Path, text: &[u8], proof_type: Option<ProofType>) -> Result<Self, C1Error> {
         let fail = |what: String| C1Error {
             path: path.to_owned(),
             what,
         };
-        let text = std::fs::read(path).map_err(|e| fail(format!("cannot read: {e}")))?;
         let json: Value =
-            serde_json::from_slice(&text).map_err(|e| fail(format!("not valid JSON: {e}")))?;
+            serde_json::from_slice(text).map_err(|e| fail(format!("not valid JSON: {e}")))?;
         let Value::Object(mut object) = json else {
             return Err(fail(
                 "expected a JSON object (a C1 output or a lotus-bench c1.json)".into(),
@@ -196,13 +205,28 @@ impl C1Input {
 
 /// `c1` as lotus-bench writes it: `{"SectorNum", "Phase1Out", "SectorSize"}`
 /// with `Phase1Out` the base64 of filecoin-proofs-api's JSON (the proof type
-/// named, the vanilla proofs keyed by their sector shape).
+/// named, the vanilla proofs keyed by their sector shape). Curio sends the
+/// same wrapper to a proving daemon.
 pub fn lotus_bench_json<Tree: 'static + MerkleTreeTrait>(
     c1: &SealCommitPhase1Output<Tree>,
     proof_type: ProofType,
     sector_num: u64,
 ) -> Value {
-    let mut api = serde_json::to_value(c1).expect("C1 outputs serialise");
+    let raw = serde_json::to_value(c1).expect("C1 outputs serialise");
+    wrap(raw, proof_type, sector_num)
+}
+
+impl C1Input {
+    /// This input in lotus-bench's and Curio's wrapper ([`lotus_bench_json`]),
+    /// whatever format it was read in; `sector_num` when it carried none.
+    pub fn to_lotus_bench_json(&self, sector_num: u64) -> Value {
+        let raw = Value::Object(self.output.clone());
+        wrap(raw, self.proof_type, self.sector_num.unwrap_or(sector_num))
+    }
+}
+
+/// filecoin-proofs' C1 JSON `raw` wrapped as lotus-bench does.
+fn wrap(mut api: Value, proof_type: ProofType, sector_num: u64) -> Value {
     let raw = api["vanilla_proofs"].take();
     // filecoin-proofs-api keys the proofs by the V1 name of the sector size.
     let shape_key = ProofType {

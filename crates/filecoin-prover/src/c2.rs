@@ -17,6 +17,7 @@ use storage_proofs_core::merkle::MerkleTreeTrait;
 use crate::aggregate;
 use crate::c1::C1Input;
 use crate::cache::CircuitFiles;
+use crate::proof_type::ProofType;
 use crate::sector::{SectorJob, SectorProof};
 use crate::C2Error;
 
@@ -107,14 +108,7 @@ pub fn prove_sectors(
     observer: Observer<'_>,
     done: &mut dyn FnMut(usize, &SectorResult),
 ) -> Result<C2Run, C2Error> {
-    let first = inputs.first().ok_or(C2Error::NoInputs)?;
-    if let Some(other) = inputs.iter().find(|i| i.proof_type != first.proof_type) {
-        return Err(C2Error::MixedProofTypes {
-            path: other.path.clone(),
-            found: other.proof_type.to_string(),
-            expected: first.proof_type.to_string(),
-        });
-    }
+    let first = single_proof_type(inputs)?;
     let config = first.proof_type.config();
     with_shape!(
         first.proof_type.sector_size,
@@ -134,19 +128,89 @@ fn prove_shape<Tree: 'static + MerkleTreeTrait>(
     observer: Observer<'_>,
     done: &mut dyn FnMut(usize, &SectorResult),
 ) -> Result<C2Run, C2Error> {
-    let proof_type = inputs[0].proof_type.to_string();
-    let files = CircuitFiles::of::<Tree>(config)?;
-    files.check_parameters(&proof_type)?;
-    if inputs[0].proof_type.is_non_interactive() {
-        aggregate::check_srs(&proof_type, usize::from(config.partitions))?;
-    }
     let partitions: usize = inputs.iter().map(C1Input::num_partitions).sum();
-    let circuit = LoadedCircuit::load(
+    let circuit = load_shape::<Tree>(inputs[0].proof_type, config, partitions > 1)?;
+    prove_loaded_shape::<Tree>(&circuit, inputs, config, options, observer, done)
+}
+
+/// Checks the parameter files of `proof_type` (and SnarkPack's SRS for
+/// non-interactive PoRep) and loads its circuit: the PCE, recorded on first
+/// use, and the parameters, decoded once and kept when `resident` (a
+/// process that proves more than one partition).
+pub fn load_circuit(proof_type: ProofType, resident: bool) -> Result<LoadedCircuit, C2Error> {
+    let config = proof_type.config();
+    with_shape!(
+        proof_type.sector_size,
+        load_shape,
+        proof_type,
+        &config,
+        resident
+    )
+}
+
+fn load_shape<Tree: 'static + MerkleTreeTrait>(
+    proof_type: ProofType,
+    config: &PoRepConfig,
+    resident: bool,
+) -> Result<LoadedCircuit, C2Error> {
+    let files = CircuitFiles::of::<Tree>(config)?;
+    files.check_parameters(&proof_type.to_string())?;
+    if proof_type.is_non_interactive() {
+        aggregate::check_srs(&proof_type.to_string(), usize::from(config.partitions))?;
+    }
+    LoadedCircuit::load(
         &files.id,
         || files.load_or_extract_pce::<Tree>(config),
         &files.params,
-        partitions > 1,
-    )?;
+        resident,
+    )
+}
+
+/// [`prove_sectors`] on a circuit already loaded by [`load_circuit`] for
+/// the inputs' proof type (a daemon keeps it between requests).
+pub fn prove_loaded(
+    circuit: &LoadedCircuit,
+    inputs: &[C1Input],
+    options: &C2Options,
+    observer: Observer<'_>,
+    done: &mut dyn FnMut(usize, &SectorResult),
+) -> Result<C2Run, C2Error> {
+    let first = single_proof_type(inputs)?;
+    let config = first.proof_type.config();
+    with_shape!(
+        first.proof_type.sector_size,
+        prove_loaded_shape,
+        circuit,
+        inputs,
+        &config,
+        options,
+        observer,
+        done
+    )
+}
+
+/// The first input, once all are known to be of its proof type.
+fn single_proof_type(inputs: &[C1Input]) -> Result<&C1Input, C2Error> {
+    let first = inputs.first().ok_or(C2Error::NoInputs)?;
+    if let Some(other) = inputs.iter().find(|i| i.proof_type != first.proof_type) {
+        return Err(C2Error::MixedProofTypes {
+            path: other.path.clone(),
+            found: other.proof_type.to_string(),
+            expected: first.proof_type.to_string(),
+        });
+    }
+    Ok(first)
+}
+
+fn prove_loaded_shape<Tree: 'static + MerkleTreeTrait>(
+    circuit: &LoadedCircuit,
+    inputs: &[C1Input],
+    config: &PoRepConfig,
+    options: &C2Options,
+    observer: Observer<'_>,
+    done: &mut dyn FnMut(usize, &SectorResult),
+) -> Result<C2Run, C2Error> {
+    let proof_type = inputs[0].proof_type.to_string();
     let jobs: Vec<SectorJob<'_, Tree>> = inputs
         .iter()
         .map(|input| {
@@ -157,9 +221,7 @@ fn prove_shape<Tree: 'static + MerkleTreeTrait>(
             SectorJob::new(input, config, options.prover_id, sector_id)
         })
         .collect();
-    let run = proving_engine::run(&circuit, &jobs, &options.engine, observer, |i, r| {
-        done(i, r)
-    })?;
+    let run = proving_engine::run(circuit, &jobs, &options.engine, observer, |i, r| done(i, r))?;
     let outcomes = run
         .results
         .into_iter()

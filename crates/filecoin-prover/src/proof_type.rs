@@ -97,6 +97,16 @@ impl ProofType {
         (5 * self.variant_index() + self.size_index()) as u64
     }
 
+    /// The proof type of a numeric `RegisteredSealProof` id (what Lotus
+    /// and Curio send), if it is one.
+    pub fn from_id(id: u64) -> Option<Self> {
+        let (variant, size) = (id / 5, id % 5);
+        Some(Self {
+            sector_size: SECTOR_SIZES.get(size as usize)?.0,
+            variant: VARIANTS.get(variant as usize)?.0,
+        })
+    }
+
     /// The PoRep configuration filecoin-proofs uses for this proof type.
     pub fn config(&self) -> PoRepConfig {
         let mut porep_id = [0u8; 32];
@@ -148,6 +158,11 @@ mod tests {
         assert_eq!((p.sector_size, p.id()), (SECTOR_SIZE_32_GIB, 8));
         assert_eq!(p.to_string(), "StackedDrg32GiBV1_1");
         let ni = ProofType::from_name("StackedDrg2KiBV1_2_Feat_NonInteractivePoRep").unwrap();
+        for id in 0..20 {
+            assert_eq!(ProofType::from_id(id).unwrap().id(), id);
+        }
+        assert_eq!(ProofType::from_id(8).unwrap(), p);
+        assert_eq!(ProofType::from_id(20), None);
         assert_eq!(ni.id(), 15);
         assert!(ni.is_non_interactive());
         assert_eq!(ProofType::from_name("StackedDrg2KiBV1").unwrap().id(), 0);

@@ -88,6 +88,7 @@ fn bad_inputs_are_clear_errors_and_a_corrupt_pce_is_rebuilt() {
             jobs: 1,
             memory_budget: None,
             randomness: None,
+            cancel: None,
         },
         prover_id: None,
         sector_id: None,

@@ -52,6 +52,7 @@ fn two_sectors_at_once_prove_as_each_alone() {
             jobs: 1,
             memory_budget: None,
             randomness: None,
+            cancel: None,
         },
         prover_id: Some(prover_id),
         sector_id: None,

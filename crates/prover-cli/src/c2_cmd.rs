@@ -109,6 +109,7 @@ impl ProveArgs {
                 jobs: self.jobs as usize,
                 memory_budget: self.memory_budget,
                 randomness: None,
+                cancel: None,
             },
             prover_id,
             sector_id,

@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand};
 mod backend_cmd;
 mod bench;
 mod c2_cmd;
+mod daemon_cmd;
 mod demo_cmd;
 mod output;
 mod params_cmd;
@@ -80,6 +81,20 @@ enum Command {
     /// Manage Groth16 parameters.
     #[command(subcommand)]
     Params(params_cmd::ParamsCommand),
+    /// Run the proving daemon: Curio's cuzk gRPC protocol
+    /// (cuzk.v1.ProvingEngine) on TCP or a unix socket.
+    ///
+    /// Point a Curio node at it with `[Cuzk] Address = "unix:///run/pce-prover/prover.sock"`
+    /// (or host:port). One process keeps each circuit's PCE and parameters
+    /// loaded for every job, proves on every device of the backend, holds
+    /// all jobs to one memory budget, and verifies every proof before it
+    /// answers. See docs/daemon.md.
+    Serve(daemon_cmd::ServeArgs),
+    /// Show a running daemon's devices, circuits, queues and totals.
+    Status(daemon_cmd::StatusArgs),
+    /// Send a commit-phase-1 output to a running daemon, as Curio does, and
+    /// write the proof it returns.
+    Prove(daemon_cmd::ProveArgs),
     /// Benchmarks: against filecoin-proofs, PCE against enforce-time
     /// synthesis, and many proofs at once under a memory budget.
     #[command(subcommand)]
@@ -99,6 +114,9 @@ fn main() -> ExitCode {
         Command::Devices(args) => backend_cmd::devices(args),
         Command::C2(args) => c2_cmd::c2(args),
         Command::Demo(args) => demo_cmd::demo(args),
+        Command::Serve(args) => daemon_cmd::serve(args),
+        Command::Status(args) => daemon_cmd::status(args),
+        Command::Prove(args) => daemon_cmd::prove(args),
         Command::Params(command) => params_cmd::params(command),
         Command::Bench(command) => bench::bench(command),
     };

@@ -41,6 +41,10 @@ const ARROWS: &[(&str, &[&str])] = &[
         &["filecoin-prover", "pce-core", "proving-engine"],
     ),
     (
+        "prover-daemon",
+        &["backend-api", "filecoin-prover", "proving-engine"],
+    ),
+    (
         "prover-cli",
         &[
             "atomic-write",
@@ -49,6 +53,7 @@ const ARROWS: &[(&str, &[&str])] = &[
             "filecoin-prover",
             "filecoin-testkit",
             "proving-engine",
+            "prover-daemon",
         ],
     ),
 ];

@@ -7,6 +7,10 @@ use crate::memory::{gib, MemoryModel};
 /// ([`crate::Job::Error`]), which wraps this type.
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
+    /// The run was cancelled ([`crate::EngineOptions::cancel`]) before
+    /// the job's last partition was proven.
+    #[error("cancelled")]
+    Cancelled,
     /// No job was given.
     #[error("no job to prove")]
     NoJobs,

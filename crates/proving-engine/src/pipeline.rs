@@ -21,8 +21,9 @@
 //! not stop the others.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use backend_api::{Backend, Device};
@@ -58,6 +59,18 @@ pub struct EngineOptions {
     /// Fixed `(r, s)` per partition, the jobs' partitions one after
     /// another (tests comparing with bellperson); random when `None`.
     pub randomness: Option<Vec<(Scalar, Scalar)>>,
+    /// Set to cancel the run: no partition starts its witness or proof
+    /// after it is set, and every unfinished job fails with
+    /// [`EngineError::Cancelled`] (a partition being proven runs to its end).
+    pub cancel: Option<Arc<AtomicBool>>,
+}
+
+impl EngineOptions {
+    fn cancelled(&self) -> bool {
+        self.cancel
+            .as_ref()
+            .is_some_and(|flag| flag.load(Ordering::Relaxed))
+    }
 }
 
 /// Wall time per stage of one job, summed over its partitions.
@@ -167,6 +180,7 @@ pub fn run<J: Job>(
 
     let shared = Shared {
         jobs,
+        options,
         pce: &circuit.pce,
         observer,
         states: counts
@@ -340,6 +354,7 @@ type ToCaller<J> = Sender<(usize, JobResult<J>)>;
 /// Everything the threads of a run share.
 struct Shared<'a, J: Job> {
     jobs: &'a [J],
+    options: &'a EngineOptions,
     pce: &'a PrecompiledCircuit,
     observer: Observer<'a>,
     states: Vec<Mutex<JobState<J::Statement>>>,
@@ -432,6 +447,9 @@ fn produce<'a, J: Job>(
         if shared.is_settled(job) {
             return Ok(()); // an earlier partition failed
         }
+        if shared.options.cancelled() {
+            return Err(EngineError::Cancelled.into());
+        }
         let start = Instant::now();
         let assignment = spec.assign(&statement, partition, shared.pce)?;
         shared.state(job).times.witness += start.elapsed();
@@ -469,6 +487,10 @@ fn prove_all<J: Job>(
         let (job, partition) = (item.job, item.partition);
         if shared.is_settled(job) {
             continue; // an earlier partition failed
+        }
+        if shared.options.cancelled() {
+            shared.fail(job, EngineError::Cancelled.into(), to_caller);
+            continue;
         }
         let proven = catch_unwind(AssertUnwindSafe(|| {
             prove_partition(shared, prover, item, to_caller)

@@ -151,19 +151,23 @@ impl Registry {
         slot.is_some_and(|slot| slot.lock().expect("registry slot poisoned").is_some())
     }
 
-    /// The circuits loaded now; one being loaded is not listed (and never
-    /// waited for, so that status queries do not block behind a load).
-    pub fn loaded(&self) -> Vec<Arc<LoadedCircuit>> {
+    /// The circuits loaded now, with the names they were loaded under; one
+    /// being loaded is not listed (and never waited for, so that status
+    /// queries do not block behind a load).
+    pub fn loaded(&self) -> Vec<(String, Arc<LoadedCircuit>)> {
         let slots: Vec<_> = self
             .circuits
             .lock()
             .expect("registry poisoned")
-            .values()
-            .cloned()
+            .iter()
+            .map(|(id, slot)| (id.clone(), slot.clone()))
             .collect();
         slots
-            .iter()
-            .filter_map(|slot| slot.try_lock().ok().and_then(|circuit| circuit.clone()))
+            .into_iter()
+            .filter_map(|(id, slot)| {
+                let circuit = slot.try_lock().ok()?.clone()?;
+                Some((id, circuit))
+            })
             .collect()
     }
 }

@@ -150,6 +150,7 @@ fn options(jobs: usize) -> EngineOptions {
         partitions_in_flight: 2,
         memory_budget: None,
         randomness: None,
+        cancel: None,
     }
 }
 

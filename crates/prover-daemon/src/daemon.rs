@@ -1,0 +1,407 @@
+//! The daemon's core, apart from the wire: the backend's devices, a worker
+//! per device slot taking jobs from the queue, the circuits they share, and
+//! the status and metrics read from all of it.
+//!
+//! ```text
+//! gRPC handlers ── submit ──► Jobs (priority queue) ◄── claim ── worker × (devices × workers_per_device)
+//!        ▲                                                          │ Proving::prove (circuit from the
+//!        └──────────── watch (outcome) ◄──────── finish ────────────┘ registry, memory from the gate)
+//! ```
+//!
+//! A worker proves one job at a time on its device; any failure, panic
+//! included, ends that job with a message and the worker takes the next.
+
+use std::collections::BTreeMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use backend_api::{Backend, Device, DeviceInfo};
+use proving_engine::memory::default_budget;
+use proving_engine::process::ProcessMemory;
+use proving_engine::Registry;
+use tracing::{info, warn};
+
+use crate::config::{Config, ConfigError};
+use crate::jobs::{Claimed, Jobs, Outcome, Priority, State, Submitted};
+use crate::memory_gate::MemoryGate;
+use crate::metrics::{Gauges, Metrics};
+use crate::porep::{circuit_name, circuit_proof_type, resident_bytes, PorepRequest, Proving};
+
+/// Why the daemon cannot start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// The configuration is unusable.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// The backend could not be loaded.
+    #[error(transparent)]
+    Backend(#[from] backend_api::LoadError),
+    /// The backend failed to list or open its devices.
+    #[error("backend {backend}: {source}")]
+    Devices {
+        /// The backend.
+        backend: String,
+        /// Why.
+        source: backend_api::BackendError,
+    },
+    /// A configured device does not exist.
+    #[error("backend {backend} has no device {index} (it has {available})")]
+    NoSuchDevice {
+        /// The backend.
+        backend: String,
+        /// The device asked for.
+        index: u32,
+        /// How many it has.
+        available: usize,
+    },
+    /// A circuit to preload is unknown or failed to load.
+    #[error("preloading {circuit}: {what}")]
+    Preload {
+        /// The circuit's name.
+        circuit: String,
+        /// Why.
+        what: String,
+    },
+}
+
+/// What a job proves.
+#[derive(Debug, Clone)]
+pub enum Request {
+    /// A PoRep C2.
+    Porep(PorepRequest),
+}
+
+impl Request {
+    /// The proof kind's name in queues and metrics.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Porep(_) => KIND_POREP,
+        }
+    }
+}
+
+/// Proof kind names, as queues and metrics show them.
+pub const KIND_POREP: &str = "porep";
+/// See [`KIND_POREP`].
+pub const KIND_SNAP: &str = "snap";
+/// See [`KIND_POREP`].
+pub const KIND_WINDOW_POST: &str = "wpost";
+/// See [`KIND_POREP`].
+pub const KIND_WINNING_POST: &str = "winning";
+
+/// A device the daemon proves on.
+pub struct DeviceSlot {
+    /// What the backend says of it.
+    pub info: DeviceInfo,
+    /// It, open.
+    pub device: Device,
+}
+
+/// A device's line in the status.
+#[derive(Debug, Clone)]
+pub struct DeviceStatus {
+    /// Index in the backend.
+    pub index: u32,
+    /// Name.
+    pub name: String,
+    /// Total and free memory, when the backend reports them.
+    pub memory: Option<(u64, u64)>,
+    /// Jobs running on it, with their kinds.
+    pub running: Vec<(String, &'static str)>,
+}
+
+/// A loaded circuit's line in the status.
+#[derive(Debug, Clone)]
+pub struct CircuitStatus {
+    /// Its name (`porep-32g`).
+    pub name: String,
+    /// Bytes it holds (PCE, decoded parameters, NTT tables).
+    pub bytes: u64,
+    /// Jobs using it now.
+    pub in_use: u32,
+}
+
+/// The daemon's state, as `GetStatus` reports it.
+#[derive(Debug, Clone)]
+pub struct Status {
+    /// Devices.
+    pub devices: Vec<DeviceStatus>,
+    /// Loaded circuits.
+    pub circuits: Vec<CircuitStatus>,
+    /// Per proof kind: (queued, running).
+    pub queues: BTreeMap<&'static str, (u64, u64)>,
+    /// Jobs completed since start.
+    pub completed: u64,
+    /// Jobs failed since start.
+    pub failed: u64,
+    /// Since start.
+    pub uptime: Duration,
+    /// Memory budget, and what circuits and jobs hold of it.
+    pub memory_budget: u64,
+    /// See `memory_budget`.
+    pub memory_used: u64,
+}
+
+/// The daemon.
+pub struct Daemon {
+    /// Every job.
+    pub jobs: Jobs<Request>,
+    /// Circuits, memory and backend shared by the workers.
+    pub proving: Proving,
+    /// Counters and histograms.
+    pub metrics: Metrics,
+    devices: Vec<DeviceSlot>,
+    workers_per_device: usize,
+    started: Instant,
+}
+
+impl Daemon {
+    /// Loads the backend and opens the configured devices (all of them when
+    /// none is named). Workers start with [`Daemon::spawn_workers`].
+    pub fn new(config: &Config) -> Result<Arc<Self>, StartError> {
+        config.validate()?;
+        let backend = Backend::load(&config.proving.backend)?;
+        let devices_error = |source| StartError::Devices {
+            backend: backend.name().to_owned(),
+            source,
+        };
+        let all = backend.devices().map_err(devices_error)?;
+        let wanted: Vec<u32> = match config.proving.devices.as_slice() {
+            [] => all.iter().map(|d| d.index).collect(),
+            some => some.to_vec(),
+        };
+        let mut devices = Vec::new();
+        for index in wanted {
+            let info = all
+                .iter()
+                .find(|d| d.index == index)
+                .cloned()
+                .ok_or_else(|| StartError::NoSuchDevice {
+                    backend: backend.name().to_owned(),
+                    index,
+                    available: all.len(),
+                })?;
+            let device = backend.open(index).map_err(devices_error)?;
+            info!(index, name = %info.name, "device ready");
+            devices.push(DeviceSlot { info, device });
+        }
+        let budget = config.memory_budget()?.unwrap_or_else(default_budget);
+        Ok(Arc::new(Self {
+            jobs: Jobs::new(Duration::from_secs(config.server.keep_results_seconds)),
+            proving: Proving {
+                circuits: Registry::new(),
+                gate: MemoryGate::new(budget),
+                backend: config.proving.backend.clone(),
+            },
+            metrics: Metrics::default(),
+            devices,
+            workers_per_device: config.proving.workers_per_device,
+            started: Instant::now(),
+        }))
+    }
+
+    /// Starts the workers: `workers_per_device` per device.
+    pub fn spawn_workers(self: &Arc<Self>) -> Vec<JoinHandle<()>> {
+        (0..self.devices.len())
+            .flat_map(|slot| (0..self.workers_per_device).map(move |n| (slot, n)))
+            .map(|(slot, n)| {
+                let daemon = self.clone();
+                std::thread::Builder::new()
+                    .name(format!("worker-{}-{n}", self.devices[slot].info.index))
+                    .spawn(move || daemon.work(slot))
+                    .expect("spawning a worker thread")
+            })
+            .collect()
+    }
+
+    /// A worker: proves jobs on device `slot` until the queue closes.
+    fn work(&self, slot: usize) {
+        let device = &self.devices[slot];
+        while let Some(job) = self.jobs.claim(device.info.index) {
+            self.run(device, job);
+        }
+    }
+
+    fn run(&self, slot: &DeviceSlot, job: Claimed<Request>) {
+        let queue_wait = job.submitted.elapsed();
+        let kind = job.request.kind();
+        info!(job = %job.id, kind, device = slot.info.index, ?queue_wait, "job started");
+        let scratch = |log_n| slot.device.ntt_scratch_bytes(log_n).unwrap_or(0);
+        let proven = catch_unwind(AssertUnwindSafe(|| match &*job.request {
+            Request::Porep(request) => {
+                self.proving
+                    .prove(request, slot.info.index, scratch, &job.cancel)
+            }
+        }))
+        .unwrap_or_else(|panic| Err(format!("the prover panicked: {}", panic_message(&panic))));
+        let cancelled = job.cancel.load(Ordering::Relaxed);
+        let outcome = match proven {
+            Ok(mut proven) => {
+                proven.timings.queue_wait = queue_wait;
+                proven.timings.total = job.submitted.elapsed();
+                info!(job = %job.id, total = ?proven.timings.total, "job completed");
+                self.metrics
+                    .job_ended(kind, "completed", Some(&proven.timings));
+                Outcome::Completed {
+                    proof: proven.proof,
+                    timings: proven.timings,
+                }
+            }
+            Err(_) if cancelled => {
+                info!(job = %job.id, "job cancelled");
+                self.metrics.job_ended(kind, "cancelled", None);
+                Outcome::Cancelled
+            }
+            Err(message) => {
+                warn!(job = %job.id, "job failed: {message}");
+                self.metrics.job_ended(kind, "failed", None);
+                Outcome::Failed(message)
+            }
+        };
+        self.jobs.finish(&job.id, outcome);
+    }
+
+    /// Queues `request` as job `id`; a request that cannot be proven
+    /// (`Err`) is recorded as a failed job at once.
+    pub fn submit(
+        &self,
+        id: &str,
+        kind: &'static str,
+        priority: Priority,
+        request: Result<Request, String>,
+    ) -> Submitted {
+        match request {
+            Ok(request) => self.jobs.submit(id, kind, priority, request),
+            Err(message) => {
+                warn!(job = %id, kind, "request refused: {message}");
+                self.metrics.job_ended(kind, "failed", None);
+                self.jobs.reject(id, kind, message)
+            }
+        }
+    }
+
+    /// Loads circuit `name` unless it is loaded; returns whether it was,
+    /// and how long loading took.
+    pub fn preload(&self, name: &str) -> Result<(bool, Duration), String> {
+        let proof_type = circuit_proof_type(name)?;
+        let already = self
+            .proving
+            .circuits
+            .loaded()
+            .iter()
+            .any(|(loaded, _)| *loaded == circuit_name(proof_type));
+        let (_, took) = self.proving.circuit(proof_type)?;
+        info!(circuit = name, ?took, already, "circuit preloaded");
+        Ok((already, took))
+    }
+
+    /// Drops circuit `name` (jobs using it keep it until they end);
+    /// returns whether it was loaded and the bytes it held.
+    pub fn evict(&self, name: &str) -> Result<(bool, u64), String> {
+        let key = circuit_name(circuit_proof_type(name)?);
+        let was_loaded = self.proving.circuits.evict(&key);
+        let freed = self.proving.gate.drop_resident(&key);
+        info!(circuit = name, was_loaded, freed, "circuit evicted");
+        Ok((was_loaded, freed))
+    }
+
+    /// The daemon's state; takes no lock that proving holds.
+    pub fn status(&self) -> Status {
+        let summaries = self.jobs.summaries();
+        let mut queues: BTreeMap<&'static str, (u64, u64)> =
+            [KIND_POREP, KIND_SNAP, KIND_WINDOW_POST, KIND_WINNING_POST]
+                .into_iter()
+                .map(|kind| (kind, (0, 0)))
+                .collect();
+        for job in &summaries {
+            let counts = queues.entry(job.kind).or_default();
+            match job.state {
+                State::Queued => counts.0 += 1,
+                State::Running { .. } => counts.1 += 1,
+                State::Done => {}
+            }
+        }
+        let devices = self
+            .devices
+            .iter()
+            .map(|slot| DeviceStatus {
+                index: slot.info.index,
+                name: slot.info.name.clone(),
+                memory: slot
+                    .device
+                    .memory()
+                    .ok()
+                    .flatten()
+                    .map(|m| (m.total, m.free)),
+                running: summaries
+                    .iter()
+                    .filter(|j| {
+                        j.state
+                            == State::Running {
+                                device: slot.info.index,
+                            }
+                    })
+                    .map(|j| (j.id.clone(), j.kind))
+                    .collect(),
+            })
+            .collect();
+        let circuits = self
+            .proving
+            .circuits
+            .loaded()
+            .into_iter()
+            .map(|(name, circuit)| CircuitStatus {
+                name,
+                bytes: resident_bytes(&circuit),
+                // Neither the registry's reference nor this one is a job's.
+                in_use: Arc::strong_count(&circuit).saturating_sub(2) as u32,
+            })
+            .collect();
+        let (resident, reserved) = self.proving.gate.used();
+        Status {
+            devices,
+            circuits,
+            queues,
+            completed: self.metrics.total("completed"),
+            failed: self.metrics.total("failed"),
+            uptime: self.started.elapsed(),
+            memory_budget: self.proving.gate.budget(),
+            memory_used: resident + reserved,
+        }
+    }
+
+    /// The gauges of the metrics text.
+    pub fn gauges(&self) -> Gauges {
+        let status = self.status();
+        let (memory_resident, memory_reserved) = self.proving.gate.used();
+        let process = ProcessMemory::now();
+        Gauges {
+            queues: status.queues,
+            devices: status
+                .devices
+                .into_iter()
+                .map(|d| {
+                    let (total, free) = d.memory.unwrap_or((0, 0));
+                    (d.index, d.name, total, free)
+                })
+                .collect(),
+            memory_resident,
+            memory_reserved,
+            memory_budget: status.memory_budget,
+            rss: process.rss,
+            peak_rss: process.peak,
+            uptime: status.uptime.as_secs(),
+        }
+    }
+}
+
+fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".into())
+}

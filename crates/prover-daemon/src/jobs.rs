@@ -1,0 +1,513 @@
+//! The daemon's jobs: a table of every job by id, and the priority queue
+//! the device workers take them from.
+//!
+//! A job's id is the client's request id, so that a client that retries
+//! (Curio does, when a call times out) joins the job it already submitted
+//! instead of proving the sector twice. A job is queued, then running on a
+//! device, then done; its result is kept for a while after, for
+//! `AwaitProof` calls that arrive late, and a submission under the id of a
+//! finished job starts a new one. The queue is ordered by priority, then by
+//! arrival. Every operation holds the table's lock for a few map and heap
+//! operations only, never while proving, so status queries answer at once
+//! whatever the workers do.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, VecDeque};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use tokio::sync::watch;
+
+/// How urgent a job is; higher first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Priority {
+    /// Background work.
+    Low,
+    /// Sealing (PoRep, SnapDeals); what an unspecified priority means.
+    Normal,
+    /// WindowPoSt: late is a fault.
+    High,
+    /// WinningPoSt: late loses the block.
+    Critical,
+}
+
+/// How a job ended.
+#[derive(Debug, Clone)]
+pub enum Outcome {
+    /// Proven and verified.
+    Completed {
+        /// The proof, as the proof kind's chain message carries it.
+        proof: Vec<u8>,
+        /// Where the time went.
+        timings: Timings,
+    },
+    /// Not proven: why.
+    Failed(String),
+    /// Cancelled by a client or by shutdown.
+    Cancelled,
+}
+
+/// Where a job's time went.
+#[derive(Debug, Clone, Default)]
+pub struct Timings {
+    /// Waiting in the queue.
+    pub queue_wait: Duration,
+    /// Loading the circuit (PCE and parameters), when the job had to.
+    pub load: Duration,
+    /// Generating witnesses.
+    pub synthesis: Duration,
+    /// Proving and verifying the partitions.
+    pub prove: Duration,
+    /// Combining and checking the whole proof.
+    pub finish: Duration,
+    /// From submission to the result.
+    pub total: Duration,
+}
+
+/// A job's state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum State {
+    /// Waiting for a worker.
+    Queued,
+    /// Being proven on a device.
+    Running {
+        /// The device's index.
+        device: u32,
+    },
+    /// Finished; its outcome is kept for a while.
+    Done,
+}
+
+/// What a worker gets from the queue.
+pub struct Claimed<R> {
+    /// The job's id.
+    pub id: String,
+    /// What to prove.
+    pub request: Arc<R>,
+    /// Set when the job is cancelled while it runs.
+    pub cancel: Arc<AtomicBool>,
+    /// When it was submitted.
+    pub submitted: Instant,
+}
+
+/// The answer to a submission.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Submitted {
+    /// Jobs ahead of it in the queue (0 when it runs, or is done).
+    pub position: usize,
+    /// The device it runs on, if it runs.
+    pub device: Option<u32>,
+    /// Whether a job of that id was already queued or running.
+    pub joined: bool,
+}
+
+/// A job's line in a status report.
+#[derive(Debug, Clone)]
+pub struct JobSummary {
+    /// Its id.
+    pub id: String,
+    /// Its proof kind.
+    pub kind: &'static str,
+    /// Its state.
+    pub state: State,
+}
+
+struct Entry<R> {
+    kind: &'static str,
+    /// What to prove; `None` for a request refused at once.
+    request: Option<Arc<R>>,
+    state: State,
+    submitted: Instant,
+    finished: Option<Instant>,
+    cancel: Arc<AtomicBool>,
+    outcome: watch::Sender<Option<Arc<Outcome>>>,
+}
+
+/// Queue order: priority first, then arrival (a lower sequence number).
+type QueueKey = (Priority, Reverse<u64>, String);
+
+struct Table<R> {
+    entries: HashMap<String, Entry<R>>,
+    queue: BinaryHeap<QueueKey>,
+    next_sequence: u64,
+    finished: VecDeque<String>,
+    closed: bool,
+}
+
+/// Every job of the daemon.
+pub struct Jobs<R> {
+    table: Mutex<Table<R>>,
+    queued: Condvar,
+    keep_results: Duration,
+}
+
+impl<R> Jobs<R> {
+    /// An empty table that keeps finished jobs' results for `keep_results`.
+    pub fn new(keep_results: Duration) -> Self {
+        Self {
+            table: Mutex::new(Table {
+                entries: HashMap::new(),
+                queue: BinaryHeap::new(),
+                next_sequence: 0,
+                finished: VecDeque::new(),
+                closed: false,
+            }),
+            queued: Condvar::new(),
+            keep_results,
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Table<R>> {
+        // A panic elsewhere while holding the lock leaves the table
+        // consistent (every update is a single insertion or field change).
+        self.table.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Queues `request` as job `id`, or joins the job of that id if it is
+    /// queued or running.
+    pub fn submit(
+        &self,
+        id: &str,
+        kind: &'static str,
+        priority: Priority,
+        request: R,
+    ) -> Submitted {
+        let mut table = self.lock();
+        if table.closed {
+            drop(table);
+            return self.reject(id, kind, "the daemon is shutting down".into());
+        }
+        table.forget_old(self.keep_results);
+        if let Some(entry) = table.entries.get(id) {
+            if entry.state != State::Done {
+                let (position, device) = (table.position(id), entry.device());
+                return Submitted {
+                    position,
+                    device,
+                    joined: true,
+                };
+            }
+        }
+        let sequence = table.next_sequence;
+        table.next_sequence += 1;
+        let (outcome, _) = watch::channel(None);
+        table.entries.insert(
+            id.to_owned(),
+            Entry {
+                kind,
+                request: Some(Arc::new(request)),
+                state: State::Queued,
+                submitted: Instant::now(),
+                finished: None,
+                cancel: Arc::new(AtomicBool::new(false)),
+                outcome,
+            },
+        );
+        table.finished.retain(|old| old != id);
+        table
+            .queue
+            .push((priority, Reverse(sequence), id.to_owned()));
+        let position = table.position(id);
+        drop(table);
+        self.queued.notify_one();
+        Submitted {
+            position,
+            device: None,
+            joined: false,
+        }
+    }
+
+    /// Records job `id` as failed at once with `message` (a request that
+    /// cannot be proven), unless a job of that id is queued or running, which
+    /// it joins as [`Jobs::submit`] would.
+    pub fn reject(&self, id: &str, kind: &'static str, message: String) -> Submitted {
+        let mut table = self.lock();
+        table.forget_old(self.keep_results);
+        if let Some(entry) = table.entries.get(id).filter(|e| e.state != State::Done) {
+            let device = entry.device();
+            return Submitted {
+                position: table.position(id),
+                device,
+                joined: true,
+            };
+        }
+        let (outcome, _) = watch::channel(Some(Arc::new(Outcome::Failed(message))));
+        table.entries.insert(
+            id.to_owned(),
+            Entry {
+                kind,
+                request: None,
+                state: State::Done,
+                submitted: Instant::now(),
+                finished: Some(Instant::now()),
+                cancel: Arc::new(AtomicBool::new(false)),
+                outcome,
+            },
+        );
+        table.finished.retain(|old| old != id);
+        table.finished.push_back(id.to_owned());
+        Submitted {
+            position: 0,
+            device: None,
+            joined: false,
+        }
+    }
+
+    /// Waits for the most urgent queued job and marks it running on
+    /// `device`; `None` once the queue is closed.
+    pub fn claim(&self, device: u32) -> Option<Claimed<R>> {
+        let mut table = self.lock();
+        loop {
+            if table.closed {
+                return None;
+            }
+            while let Some((_, _, id)) = table.queue.pop() {
+                let Some(entry) = table.entries.get_mut(&id) else {
+                    continue;
+                };
+                let Some(request) = entry.request.clone() else {
+                    continue;
+                };
+                if entry.state != State::Queued {
+                    continue; // cancelled while queued
+                }
+                entry.state = State::Running { device };
+                return Some(Claimed {
+                    id,
+                    request,
+                    cancel: entry.cancel.clone(),
+                    submitted: entry.submitted,
+                });
+            }
+            table = self.queued.wait(table).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    /// Records how job `id` ended and wakes whoever awaits it.
+    pub fn finish(&self, id: &str, outcome: Outcome) {
+        let mut table = self.lock();
+        let Some(entry) = table.entries.get_mut(id) else {
+            return;
+        };
+        entry.state = State::Done;
+        entry.finished = Some(Instant::now());
+        entry.outcome.send_replace(Some(Arc::new(outcome)));
+        table.finished.push_back(id.to_owned());
+    }
+
+    /// Cancels job `id`: a queued job ends at once, a running one at its
+    /// next partition. `None` if there is no such job or it is done;
+    /// otherwise whether it was running.
+    pub fn cancel(&self, id: &str) -> Option<bool> {
+        let mut table = self.lock();
+        let entry = table.entries.get_mut(id)?;
+        match entry.state {
+            State::Done => None,
+            State::Running { .. } => {
+                entry.cancel.store(true, Ordering::Relaxed);
+                Some(true)
+            }
+            State::Queued => {
+                // Its queue key is skipped when it comes up.
+                drop(table);
+                self.finish(id, Outcome::Cancelled);
+                Some(false)
+            }
+        }
+    }
+
+    /// A receiver of job `id`'s outcome (`None` until it is done), if the
+    /// job is known.
+    pub fn watch(&self, id: &str) -> Option<watch::Receiver<Option<Arc<Outcome>>>> {
+        self.lock().entries.get(id).map(|e| e.outcome.subscribe())
+    }
+
+    /// Stops handing out jobs: queued ones are cancelled, workers' next
+    /// claim returns `None`. Returns the ids of the jobs still running.
+    pub fn close(&self) -> Vec<String> {
+        let mut table = self.lock();
+        table.closed = true;
+        let queued: Vec<String> = table
+            .entries
+            .iter()
+            .filter(|(_, e)| e.state == State::Queued)
+            .map(|(id, _)| id.clone())
+            .collect();
+        let running = table
+            .entries
+            .iter()
+            .filter(|(_, e)| matches!(e.state, State::Running { .. }))
+            .map(|(id, _)| id.clone())
+            .collect();
+        drop(table);
+        self.queued.notify_all();
+        for id in queued {
+            self.finish(&id, Outcome::Cancelled);
+        }
+        running
+    }
+
+    /// Every job not yet forgotten.
+    pub fn summaries(&self) -> Vec<JobSummary> {
+        self.lock()
+            .entries
+            .iter()
+            .map(|(id, e)| JobSummary {
+                id: id.clone(),
+                kind: e.kind,
+                state: e.state.clone(),
+            })
+            .collect()
+    }
+}
+
+impl<R> Entry<R> {
+    fn device(&self) -> Option<u32> {
+        match self.state {
+            State::Running { device } => Some(device),
+            _ => None,
+        }
+    }
+}
+
+impl<R> Table<R> {
+    /// Queued jobs that will be claimed before `id`.
+    fn position(&self, id: &str) -> usize {
+        let Some(key) = self.queue.iter().find(|(_, _, queued)| queued == id) else {
+            return 0;
+        };
+        self.queue
+            .iter()
+            .filter(|other| *other > key)
+            .filter(|(_, _, other)| {
+                self.entries
+                    .get(other)
+                    .is_some_and(|e| e.state == State::Queued)
+            })
+            .count()
+    }
+
+    /// Drops finished jobs older than `keep`.
+    fn forget_old(&mut self, keep: Duration) {
+        while let Some(id) = self.finished.front() {
+            let expired = self
+                .entries
+                .get(id)
+                .and_then(|e| e.finished)
+                .is_none_or(|at| at.elapsed() >= keep);
+            if !expired {
+                break;
+            }
+            let id = self.finished.pop_front().expect("front exists");
+            if self
+                .entries
+                .get(&id)
+                .is_some_and(|e| e.state == State::Done)
+            {
+                self.entries.remove(&id);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn jobs() -> Jobs<u32> {
+        Jobs::new(Duration::from_secs(60))
+    }
+
+    #[test]
+    fn urgent_jobs_first_then_arrival_order() {
+        let jobs = jobs();
+        jobs.submit("a", "porep", Priority::Normal, 1);
+        jobs.submit("b", "porep", Priority::Normal, 2);
+        let winning = jobs.submit("c", "winning", Priority::Critical, 3);
+        assert_eq!(winning.position, 0);
+        assert_eq!(jobs.submit("d", "wpost", Priority::High, 4).position, 1);
+        let order: Vec<String> = (0..4).map(|_| jobs.claim(0).unwrap().id).collect();
+        assert_eq!(order, ["c", "d", "a", "b"]);
+    }
+
+    #[test]
+    fn a_duplicate_id_joins_until_the_job_is_done() {
+        let jobs = jobs();
+        assert!(!jobs.submit("x", "porep", Priority::Normal, 1).joined);
+        assert!(jobs.submit("x", "porep", Priority::Normal, 1).joined);
+        let claimed = jobs.claim(3).unwrap();
+        let again = jobs.submit("x", "porep", Priority::Normal, 1);
+        assert_eq!((again.joined, again.device), (true, Some(3)));
+        let watcher = jobs.watch("x").unwrap();
+        jobs.finish(&claimed.id, Outcome::Failed("no".into()));
+        assert!(matches!(
+            watcher.borrow().as_deref(),
+            Some(Outcome::Failed(_))
+        ));
+        assert!(!jobs.submit("x", "porep", Priority::Normal, 1).joined);
+    }
+
+    #[test]
+    fn cancelling_a_queued_job_skips_it_and_a_running_one_raises_its_flag() {
+        let jobs = jobs();
+        jobs.submit("a", "porep", Priority::Normal, 1);
+        jobs.submit("b", "porep", Priority::Normal, 2);
+        assert_eq!(jobs.cancel("a"), Some(false));
+        let b = jobs.claim(0).unwrap();
+        assert_eq!(b.id, "b");
+        assert_eq!(jobs.cancel("b"), Some(true));
+        assert!(b.cancel.load(Ordering::Relaxed));
+        assert_eq!(jobs.cancel("nobody"), None);
+        assert!(matches!(
+            jobs.watch("a").unwrap().borrow().as_deref(),
+            Some(Outcome::Cancelled)
+        ));
+    }
+
+    #[test]
+    fn closing_cancels_the_queue_and_releases_the_workers() {
+        let jobs = Arc::new(jobs());
+        jobs.submit("run", "porep", Priority::Normal, 1);
+        let _running = jobs.claim(0).unwrap();
+        let idle = {
+            let jobs = jobs.clone();
+            std::thread::spawn(move || jobs.claim(1).is_none())
+        };
+        std::thread::sleep(Duration::from_millis(50));
+        assert_eq!(jobs.close(), ["run"]);
+        assert!(idle.join().unwrap());
+
+        let queued = super::Jobs::new(Duration::from_secs(1));
+        queued.submit("q", "porep", Priority::Normal, 1);
+        assert!(queued.close().is_empty());
+        assert!(matches!(
+            queued.watch("q").unwrap().borrow().as_deref(),
+            Some(Outcome::Cancelled)
+        ));
+    }
+
+    #[test]
+    fn a_refused_request_is_a_failed_job_at_once() {
+        let jobs = jobs();
+        let refused = jobs.reject("bad", "wpost", "not supported yet".into());
+        assert!(!refused.joined);
+        assert!(matches!(
+            jobs.watch("bad").unwrap().borrow().as_deref(),
+            Some(Outcome::Failed(m)) if m == "not supported yet"
+        ));
+        jobs.submit("ok", "porep", Priority::Normal, 1);
+        assert!(jobs.reject("ok", "porep", "dup".into()).joined);
+        assert_eq!(jobs.claim(0).unwrap().id, "ok");
+    }
+
+    #[test]
+    fn finished_jobs_are_forgotten_after_their_time() {
+        let jobs: Jobs<u32> = Jobs::new(Duration::ZERO);
+        jobs.submit("a", "porep", Priority::Normal, 1);
+        let a = jobs.claim(0).unwrap();
+        jobs.finish(&a.id, Outcome::Cancelled);
+        jobs.submit("b", "porep", Priority::Normal, 2);
+        assert!(jobs.watch("a").is_none());
+    }
+}

@@ -1,0 +1,32 @@
+//! `pce-prover serve`: a proving daemon that speaks `cuzk.v1.ProvingEngine`,
+//! the gRPC protocol Curio sends proofs over, so that every Curio node can
+//! point its `[Cuzk] Address` at it and Curio's scheduler spreads proofs
+//! over the machines that run it.
+//!
+//! - [`proto`]: the protocol, generated from `proto/cuzk/v1/proving.proto`;
+//! - [`config`]: the TOML configuration;
+//! - [`jobs`]: jobs by id, their priority queue, results and cancellation;
+//! - [`memory_gate`]: one memory budget for every job and loaded circuit;
+//! - [`porep`]: PoRep C2 requests as Curio sends them, proven through the
+//!   PCE engine;
+//! - [`daemon`]: devices, workers, status;
+//! - [`metrics`]: Prometheus text;
+//! - [`service`]: the gRPC handlers;
+//! - [`server`]: listening, readiness and graceful shutdown;
+//! - [`client`]: connecting to a daemon.
+
+pub mod client;
+pub mod config;
+pub mod daemon;
+pub mod jobs;
+pub mod memory_gate;
+pub mod metrics;
+pub mod porep;
+pub mod server;
+pub mod service;
+
+/// The `cuzk.v1` protocol (generated code).
+#[allow(missing_docs, clippy::all)]
+pub mod proto {
+    tonic::include_proto!("cuzk.v1");
+}

@@ -1,0 +1,281 @@
+//! The daemon's metrics, written in Prometheus' text exposition format.
+//!
+//! Counters of jobs by proof kind and outcome, and a histogram per stage
+//! (queue wait, circuit load, witness, proving, finishing, total) are kept
+//! here as jobs end; gauges (queue depth, device and process memory) are
+//! read when the text is rendered, from the snapshot the caller passes.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use crate::jobs::Timings;
+
+/// Upper bounds of the duration histograms, seconds: from a 2 KiB
+/// partition on a GPU to a 64 GiB sector on a CPU.
+const BUCKETS: [f64; 14] = [
+    0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 900.0,
+];
+
+#[derive(Debug, Clone, Default)]
+struct Histogram {
+    counts: [u64; BUCKETS.len()],
+    count: u64,
+    sum: f64,
+}
+
+impl Histogram {
+    fn observe(&mut self, duration: Duration) {
+        let seconds = duration.as_secs_f64();
+        for (count, bound) in self.counts.iter_mut().zip(BUCKETS) {
+            if seconds <= bound {
+                *count += 1;
+            }
+        }
+        self.count += 1;
+        self.sum += seconds;
+    }
+}
+
+/// Gauges read at rendering time.
+#[derive(Debug, Clone, Default)]
+pub struct Gauges {
+    /// Per proof kind: (queued, running).
+    pub queues: BTreeMap<&'static str, (u64, u64)>,
+    /// Per device: (index, name, total bytes, free bytes).
+    pub devices: Vec<(u32, String, u64, u64)>,
+    /// Bytes resident for loaded circuits and reserved by running jobs.
+    pub memory_resident: u64,
+    /// See `memory_resident`.
+    pub memory_reserved: u64,
+    /// The memory budget.
+    pub memory_budget: u64,
+    /// The process's resident and peak resident memory.
+    pub rss: u64,
+    /// See `rss`.
+    pub peak_rss: u64,
+    /// Seconds since start.
+    pub uptime: u64,
+}
+
+/// Counters and histograms of finished jobs.
+#[derive(Debug, Default)]
+pub struct Metrics {
+    inner: Mutex<Inner>,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    jobs: BTreeMap<(&'static str, &'static str), u64>,
+    stages: BTreeMap<(&'static str, &'static str), Histogram>,
+}
+
+impl Metrics {
+    /// Counts a job of `kind` that ended with `outcome` (`completed`,
+    /// `failed`, `cancelled`), with its stages when it completed.
+    pub fn job_ended(&self, kind: &'static str, outcome: &'static str, timings: Option<&Timings>) {
+        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        *inner.jobs.entry((kind, outcome)).or_default() += 1;
+        if let Some(t) = timings {
+            for (stage, duration) in [
+                ("queue_wait", t.queue_wait),
+                ("circuit_load", t.load),
+                ("witness", t.synthesis),
+                ("prove", t.prove),
+                ("finish", t.finish),
+                ("total", t.total),
+            ] {
+                inner
+                    .stages
+                    .entry((kind, stage))
+                    .or_default()
+                    .observe(duration);
+            }
+        }
+    }
+
+    /// Jobs of every kind that ended with `outcome`.
+    pub fn total(&self, outcome: &str) -> u64 {
+        let inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        inner
+            .jobs
+            .iter()
+            .filter(|((_, o), _)| *o == outcome)
+            .map(|(_, n)| n)
+            .sum()
+    }
+
+    /// The exposition text.
+    pub fn render(&self, gauges: &Gauges) -> String {
+        let inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let mut out = String::new();
+        let mut lines = Vec::new();
+        let name = family(
+            &mut out,
+            "pce_prover_jobs_total",
+            "counter",
+            "Jobs ended, by proof kind and outcome.",
+        );
+        for ((kind, outcome), n) in &inner.jobs {
+            lines.push(format!(
+                "{name}{{kind=\"{kind}\",outcome=\"{outcome}\"}} {n}"
+            ));
+        }
+        flush(&mut out, &mut lines);
+        let name = family(
+            &mut out,
+            "pce_prover_stage_seconds",
+            "histogram",
+            "Time per job stage, by proof kind.",
+        );
+        for ((kind, stage), h) in &inner.stages {
+            let labels = format!("kind=\"{kind}\",stage=\"{stage}\"");
+            for (count, bound) in h.counts.iter().zip(BUCKETS) {
+                lines.push(format!("{name}_bucket{{{labels},le=\"{bound}\"}} {count}"));
+            }
+            lines.push(format!("{name}_bucket{{{labels},le=\"+Inf\"}} {}", h.count));
+            lines.push(format!("{name}_sum{{{labels}}} {}", h.sum));
+            lines.push(format!("{name}_count{{{labels}}} {}", h.count));
+        }
+        flush(&mut out, &mut lines);
+        let name = family(
+            &mut out,
+            "pce_prover_queue_jobs",
+            "gauge",
+            "Jobs queued or running, by proof kind.",
+        );
+        for (kind, (queued, running)) in &gauges.queues {
+            lines.push(format!(
+                "{name}{{kind=\"{kind}\",state=\"queued\"}} {queued}"
+            ));
+            lines.push(format!(
+                "{name}{{kind=\"{kind}\",state=\"running\"}} {running}"
+            ));
+        }
+        flush(&mut out, &mut lines);
+        let name = family(
+            &mut out,
+            "pce_prover_device_memory_bytes",
+            "gauge",
+            "Device memory, by device.",
+        );
+        for (index, device, total, free) in &gauges.devices {
+            let device = device.replace(['"', '\\'], "");
+            lines.push(format!(
+                "{name}{{device=\"{index}\",name=\"{device}\",kind=\"total\"}} {total}"
+            ));
+            lines.push(format!(
+                "{name}{{device=\"{index}\",name=\"{device}\",kind=\"free\"}} {free}"
+            ));
+        }
+        flush(&mut out, &mut lines);
+        for (metric, help, value) in [
+            (
+                "pce_prover_memory_budget_bytes",
+                "The daemon's memory budget.",
+                gauges.memory_budget,
+            ),
+            (
+                "pce_prover_memory_resident_bytes",
+                "Budget held by loaded circuits.",
+                gauges.memory_resident,
+            ),
+            (
+                "pce_prover_memory_reserved_bytes",
+                "Budget reserved by running jobs.",
+                gauges.memory_reserved,
+            ),
+            (
+                "pce_prover_process_resident_bytes",
+                "Resident memory of the process.",
+                gauges.rss,
+            ),
+            (
+                "pce_prover_process_peak_resident_bytes",
+                "Peak resident memory of the process.",
+                gauges.peak_rss,
+            ),
+            (
+                "pce_prover_uptime_seconds",
+                "Seconds since the daemon started.",
+                gauges.uptime,
+            ),
+        ] {
+            let name = family(&mut out, metric, "gauge", help);
+            lines.push(format!("{name} {value}"));
+            flush(&mut out, &mut lines);
+        }
+        out
+    }
+}
+
+/// Writes a metric family's header; returns its name.
+fn family(out: &mut String, name: &str, kind: &str, help: &str) -> String {
+    let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
+    name.to_owned()
+}
+
+fn flush(out: &mut String, lines: &mut Vec<String>) {
+    for line in lines.drain(..) {
+        out.push_str(&line);
+        out.push('\n');
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_text_holds_counters_histograms_and_gauges() {
+        let metrics = Metrics::default();
+        let timings = Timings {
+            prove: Duration::from_millis(700),
+            total: Duration::from_secs(3),
+            ..Timings::default()
+        };
+        metrics.job_ended("porep", "completed", Some(&timings));
+        metrics.job_ended("porep", "failed", None);
+        let mut gauges = Gauges {
+            peak_rss: 123,
+            ..Gauges::default()
+        };
+        gauges.queues.insert("porep", (2, 1));
+        let text = metrics.render(&gauges);
+        assert!(
+            text.contains("pce_prover_jobs_total{kind=\"porep\",outcome=\"completed\"} 1"),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "pce_prover_stage_seconds_bucket{kind=\"porep\",stage=\"prove\",le=\"1\"} 1"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "pce_prover_stage_seconds_bucket{kind=\"porep\",stage=\"prove\",le=\"0.5\"} 0"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("pce_prover_queue_jobs{kind=\"porep\",state=\"queued\"} 2"),
+            "{text}"
+        );
+        assert!(
+            text.contains("pce_prover_process_peak_resident_bytes 123"),
+            "{text}"
+        );
+        assert_eq!(metrics.total("completed"), 1);
+        // Every sample line belongs to a family declared before it.
+        let declared: Vec<&str> = text
+            .lines()
+            .filter_map(|l| l.strip_prefix("# TYPE "))
+            .map(|l| l.split(' ').next().unwrap())
+            .collect();
+        for line in text.lines().filter(|l| !l.starts_with('#')) {
+            assert!(declared.iter().any(|d| line.starts_with(d)), "{line}");
+        }
+    }
+}

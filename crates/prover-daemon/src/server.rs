@@ -1,0 +1,178 @@
+//! Serving: listening on TCP or a unix socket, readiness and shutdown.
+//!
+//! The daemon listens only once its preloads are done, so a client that
+//! connects finds it ready. On SIGTERM or SIGINT it refuses new jobs,
+//! cancels the queued ones, gives the running ones the grace period to
+//! finish, cancels those still running, answers every waiting client, then
+//! closes the listener (and removes its socket file).
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::net::{TcpListener, UnixListener};
+use tokio_stream::wrappers::{TcpListenerStream, UnixListenerStream};
+use tonic::transport::Server;
+use tracing::{info, warn};
+
+use crate::config::{Config, Listen};
+use crate::daemon::{Daemon, StartError};
+use crate::proto::proving_engine_server::ProvingEngineServer;
+use crate::service::Service;
+
+/// Why serving stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// The daemon could not start.
+    #[error(transparent)]
+    Start(#[from] StartError),
+    /// The address could not be listened on.
+    #[error("listening on {address}: {source}")]
+    Listen {
+        /// The address.
+        address: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The server failed.
+    #[error("serving: {0}")]
+    Transport(#[from] tonic::transport::Error),
+}
+
+/// Runs the daemon of `config` until SIGTERM or SIGINT. Sets the parameter
+/// cache for the process first, so call it before other threads start.
+pub fn run(config: Config) -> Result<(), ServeError> {
+    if let Some(cache) = &config.proving.param_cache {
+        // Read by filecoin-proofs when it first needs a parameter path;
+        // no other thread runs yet.
+        std::env::set_var("FIL_PROOFS_PARAMETER_CACHE", cache);
+    }
+    let daemon = Daemon::new(&config)?;
+    for name in &config.proving.preload {
+        daemon.preload(name).map_err(|what| StartError::Preload {
+            circuit: name.clone(),
+            what,
+        })?;
+    }
+    let workers = daemon.spawn_workers();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|source| ServeError::Listen {
+            address: config.server.listen.clone(),
+            source,
+        })?;
+    let served = runtime.block_on(serve(&config, daemon.clone()));
+    // Workers return once the queue is closed and their job has ended;
+    // a job still stuck in a backend call is abandoned with the process.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    for worker in workers {
+        while !worker.is_finished() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    served
+}
+
+async fn serve(config: &Config, daemon: Arc<Daemon>) -> Result<(), ServeError> {
+    let limit = config.server.max_message_bytes;
+    let service = ProvingEngineServer::new(Service::new(daemon.clone()))
+        .max_decoding_message_size(limit)
+        .max_encoding_message_size(limit);
+    let router = Server::builder().add_service(service);
+    let grace = config.shutdown_grace();
+    let shutdown = async move {
+        wait_for_signal().await;
+        drain(&daemon, grace).await;
+    };
+    let listen_error = |source| ServeError::Listen {
+        address: config.server.listen.clone(),
+        source,
+    };
+    match Listen::parse(&config.server.listen).map_err(StartError::from)? {
+        Listen::Tcp(address) => {
+            let listener = TcpListener::bind(&address).await.map_err(listen_error)?;
+            let local = listener.local_addr().map_err(listen_error)?;
+            info!(address = %local, "ready: listening");
+            println!("pce-prover serve: ready on {local}");
+            router
+                .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)
+                .await?;
+        }
+        Listen::Unix(path) => {
+            remove_stale_socket(&path).map_err(listen_error)?;
+            let listener = UnixListener::bind(&path).map_err(listen_error)?;
+            info!(path = %path.display(), "ready: listening");
+            println!("pce-prover serve: ready on unix://{}", path.display());
+            let served = router
+                .serve_with_incoming_shutdown(UnixListenerStream::new(listener), shutdown)
+                .await;
+            let _ = std::fs::remove_file(&path);
+            served?;
+        }
+    }
+    info!("stopped");
+    Ok(())
+}
+
+/// A socket file left by a daemon that was killed is removed; any other
+/// file at that path is left alone (binding then fails and says so).
+fn remove_stale_socket(path: &std::path::Path) -> std::io::Result<()> {
+    use std::os::unix::fs::FileTypeExt;
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_socket() => {
+            if std::os::unix::net::UnixStream::connect(path).is_ok() {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::AddrInUse,
+                    "another process serves on this socket",
+                ));
+            }
+            warn!(path = %path.display(), "removing the socket of a daemon that did not stop cleanly");
+            std::fs::remove_file(path)
+        }
+        _ => Ok(()),
+    }
+}
+
+async fn wait_for_signal() {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut term = signal(SignalKind::terminate()).expect("installing the SIGTERM handler");
+    let mut int = signal(SignalKind::interrupt()).expect("installing the SIGINT handler");
+    tokio::select! {
+        _ = term.recv() => info!("SIGTERM: shutting down"),
+        _ = int.recv() => info!("SIGINT: shutting down"),
+    }
+}
+
+/// Refuses new jobs, cancels the queued ones, waits up to `grace` for the
+/// running ones, then cancels what still runs and waits for it to stop.
+async fn drain(daemon: &Daemon, grace: Duration) {
+    let running = daemon.jobs.close();
+    info!(running = ?running, ?grace, "queue closed; waiting for running jobs");
+    let deadline = Instant::now() + grace;
+    let still_running = || {
+        running
+            .iter()
+            .filter(|id| daemon.jobs.watch(id).is_some_and(|w| w.borrow().is_none()))
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    while !still_running().is_empty() && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let cancelled = still_running();
+    if !cancelled.is_empty() {
+        warn!(jobs = ?cancelled, "grace period over: cancelling");
+        for id in &cancelled {
+            daemon.jobs.cancel(id);
+        }
+        while !still_running().is_empty() {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+    info!(
+        finished = running.len() - cancelled.len(),
+        cancelled = cancelled.len(),
+        "jobs drained"
+    );
+}

@@ -1,0 +1,292 @@
+//! The gRPC service: `cuzk.v1.ProvingEngine` requests translated to the
+//! daemon's jobs and back.
+//!
+//! Handlers never prove and never wait on a lock that proving holds: they
+//! queue, watch, cancel and read. Loading a circuit (`PreloadSRS`) runs on
+//! a blocking thread.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use tonic::{Request, Response, Status};
+
+use crate::daemon::{self, Daemon, KIND_POREP, KIND_SNAP, KIND_WINDOW_POST, KIND_WINNING_POST};
+use crate::jobs::{Outcome, Priority};
+use crate::porep::PorepRequest;
+use crate::proto::await_proof_response::Status as AwaitStatus;
+use crate::proto::proving_engine_server::ProvingEngine;
+use crate::proto::srs_status::Tier;
+use crate::proto::*;
+
+/// The service over a daemon.
+pub struct Service {
+    daemon: Arc<Daemon>,
+    unnamed: AtomicU64,
+}
+
+impl Service {
+    /// Serves `daemon`.
+    pub fn new(daemon: Arc<Daemon>) -> Self {
+        Self {
+            daemon,
+            unnamed: AtomicU64::new(0),
+        }
+    }
+
+    fn submit(&self, request: SubmitProofRequest) -> (String, SubmitProofResponse) {
+        let id = if request.request_id.is_empty() {
+            let nanos = SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos());
+            format!(
+                "job-{nanos}-{}",
+                self.unnamed.fetch_add(1, Ordering::Relaxed)
+            )
+        } else {
+            request.request_id.clone()
+        };
+        let (kind, default_priority, parsed) = translate(&id, request.proof_kind(), &request);
+        let priority = match request.priority() {
+            crate::proto::Priority::Unspecified => default_priority,
+            crate::proto::Priority::Low => Priority::Low,
+            crate::proto::Priority::Normal => Priority::Normal,
+            crate::proto::Priority::High => Priority::High,
+            crate::proto::Priority::Critical => Priority::Critical,
+        };
+        let submitted = self.daemon.submit(&id, kind, priority, parsed);
+        let response = SubmitProofResponse {
+            job_id: id.clone(),
+            queue_position: submitted.position as u32,
+            assigned_gpu: submitted.device.map_or(String::new(), |d| d.to_string()),
+        };
+        (id, response)
+    }
+
+    async fn await_result(&self, id: &str, timeout_ms: u64) -> AwaitProofResponse {
+        let mut response = AwaitProofResponse {
+            job_id: id.to_owned(),
+            ..Default::default()
+        };
+        let Some(mut watch) = self.daemon.jobs.watch(id) else {
+            response.set_status(AwaitStatus::Unknown);
+            response.error_message = format!("no job {id:?} (never submitted, or forgotten)");
+            return response;
+        };
+        let done = watch.wait_for(Option::is_some);
+        let outcome = if timeout_ms == 0 {
+            done.await.ok().and_then(|o| o.clone())
+        } else {
+            match tokio::time::timeout(Duration::from_millis(timeout_ms), done).await {
+                Ok(result) => result.ok().and_then(|o| o.clone()),
+                Err(_) => {
+                    response.set_status(AwaitStatus::Timeout);
+                    return response;
+                }
+            }
+        };
+        match outcome.as_deref() {
+            Some(Outcome::Completed { proof, timings }) => {
+                response.set_status(AwaitStatus::Completed);
+                response.proof = proof.clone();
+                let ms = |d: Duration| d.as_millis() as u64;
+                response.queue_wait_ms = ms(timings.queue_wait);
+                response.srs_load_ms = ms(timings.load);
+                response.synthesis_ms = ms(timings.synthesis);
+                response.gpu_compute_ms = ms(timings.prove);
+                response.total_ms = ms(timings.total);
+            }
+            Some(Outcome::Failed(message)) => {
+                response.set_status(AwaitStatus::Failed);
+                response.error_message = message.clone();
+            }
+            Some(Outcome::Cancelled) => {
+                response.set_status(AwaitStatus::Cancelled);
+                response.error_message = "cancelled".into();
+            }
+            None => {
+                response.set_status(AwaitStatus::Unknown);
+                response.error_message = format!("job {id:?} was forgotten before it ended");
+            }
+        }
+        response
+    }
+}
+
+/// The job a request describes: its kind, the priority its kind has when
+/// the request names none, and what to prove (or why it cannot be).
+fn translate(
+    id: &str,
+    kind: ProofKind,
+    request: &SubmitProofRequest,
+) -> (&'static str, Priority, Result<daemon::Request, String>) {
+    let not_yet = |what: &str| {
+        Err(format!(
+            "{what} proofs are not supported yet by pce-prover (only PoRep C2 is)"
+        ))
+    };
+    match kind {
+        ProofKind::PorepSealCommit => (
+            KIND_POREP,
+            Priority::Normal,
+            PorepRequest::new(
+                id,
+                request.vanilla_proof.clone(),
+                request.registered_proof,
+                request.sector_size,
+                request.sector_number,
+                request.miner_id,
+            )
+            .map(daemon::Request::Porep),
+        ),
+        ProofKind::SnapDealsUpdate => (KIND_SNAP, Priority::Normal, not_yet("SnapDeals")),
+        ProofKind::WindowPostPartition => (KIND_WINDOW_POST, Priority::High, not_yet("WindowPoSt")),
+        ProofKind::WinningPost => (
+            KIND_WINNING_POST,
+            Priority::Critical,
+            not_yet("WinningPoSt"),
+        ),
+        ProofKind::Unspecified => (
+            "unspecified",
+            Priority::Normal,
+            Err("proof_kind is unspecified".into()),
+        ),
+    }
+}
+
+#[tonic::async_trait]
+impl ProvingEngine for Service {
+    async fn submit_proof(
+        &self,
+        request: Request<SubmitProofRequest>,
+    ) -> Result<Response<SubmitProofResponse>, Status> {
+        Ok(Response::new(self.submit(request.into_inner()).1))
+    }
+
+    async fn await_proof(
+        &self,
+        request: Request<AwaitProofRequest>,
+    ) -> Result<Response<AwaitProofResponse>, Status> {
+        let request = request.into_inner();
+        Ok(Response::new(
+            self.await_result(&request.job_id, request.timeout_ms).await,
+        ))
+    }
+
+    async fn prove(
+        &self,
+        request: Request<ProveRequest>,
+    ) -> Result<Response<ProveResponse>, Status> {
+        let submit = request
+            .into_inner()
+            .submit
+            .ok_or_else(|| Status::invalid_argument("ProveRequest.submit is missing"))?;
+        let (id, _) = self.submit(submit);
+        let result = self.await_result(&id, 0).await;
+        Ok(Response::new(ProveResponse {
+            result: Some(result),
+        }))
+    }
+
+    async fn cancel_proof(
+        &self,
+        request: Request<CancelProofRequest>,
+    ) -> Result<Response<CancelProofResponse>, Status> {
+        let id = request.into_inner().job_id;
+        match self.daemon.jobs.cancel(&id) {
+            Some(was_running) => Ok(Response::new(CancelProofResponse { was_running })),
+            None => Err(Status::not_found(format!(
+                "no queued or running job {id:?}"
+            ))),
+        }
+    }
+
+    async fn get_status(
+        &self,
+        _: Request<GetStatusRequest>,
+    ) -> Result<Response<GetStatusResponse>, Status> {
+        let status = self.daemon.status();
+        let gpus = status
+            .devices
+            .iter()
+            .map(|d| {
+                let (total, free) = d.memory.unwrap_or((0, 0));
+                let current = d.running.first();
+                GpuStatus {
+                    ordinal: d.index,
+                    name: d.name.clone(),
+                    vram_total_bytes: total,
+                    vram_free_bytes: free,
+                    current_job_id: current.map_or(String::new(), |(id, _)| id.clone()),
+                    current_proof_kind: current.map_or(String::new(), |(_, kind)| kind.to_string()),
+                }
+            })
+            .collect();
+        let loaded_srs = status
+            .circuits
+            .iter()
+            .map(|c| SrsStatus {
+                circuit_id: c.name.clone(),
+                tier: Tier::Hot.into(),
+                size_bytes: c.bytes,
+                ref_count: c.in_use,
+            })
+            .collect();
+        let queues = status
+            .queues
+            .iter()
+            .map(|(kind, (pending, running))| QueueStatus {
+                proof_kind: kind.to_string(),
+                pending: *pending as u32,
+                in_progress: *running as u32,
+            })
+            .collect();
+        Ok(Response::new(GetStatusResponse {
+            gpus,
+            loaded_srs,
+            queues,
+            total_proofs_completed: status.completed,
+            total_proofs_failed: status.failed,
+            uptime_seconds: status.uptime.as_secs(),
+            pinned_memory_bytes: status.memory_used,
+            pinned_memory_limit_bytes: status.memory_budget,
+        }))
+    }
+
+    async fn get_metrics(
+        &self,
+        _: Request<GetMetricsRequest>,
+    ) -> Result<Response<GetMetricsResponse>, Status> {
+        let prometheus_text = self.daemon.metrics.render(&self.daemon.gauges());
+        Ok(Response::new(GetMetricsResponse { prometheus_text }))
+    }
+
+    async fn preload_srs(
+        &self,
+        request: Request<PreloadSrsRequest>,
+    ) -> Result<Response<PreloadSrsResponse>, Status> {
+        let name = request.into_inner().circuit_id;
+        let daemon = self.daemon.clone();
+        let loaded = tokio::task::spawn_blocking(move || daemon.preload(&name))
+            .await
+            .map_err(|e| Status::internal(format!("the loading thread failed: {e}")))?;
+        let (already_loaded, took) = loaded.map_err(Status::failed_precondition)?;
+        Ok(Response::new(PreloadSrsResponse {
+            already_loaded,
+            load_time_ms: took.as_millis() as u64,
+        }))
+    }
+
+    async fn evict_srs(
+        &self,
+        request: Request<EvictSrsRequest>,
+    ) -> Result<Response<EvictSrsResponse>, Status> {
+        let name = request.into_inner().circuit_id;
+        let (was_loaded, freed_bytes) =
+            self.daemon.evict(&name).map_err(Status::invalid_argument)?;
+        Ok(Response::new(EvictSrsResponse {
+            was_loaded,
+            freed_bytes,
+        }))
+    }
+}

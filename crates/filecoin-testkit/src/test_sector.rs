@@ -40,6 +40,25 @@ pub struct TestSector {
     pub sector_id: SectorId,
 }
 
+impl TestSector {
+    /// Whether filecoin-proofs' `verify_seal` accepts `proof` (what
+    /// `seal_commit_phase2` returns) as this sector's: an independent check
+    /// of a proof that came from elsewhere (a daemon, another process).
+    pub fn verify(&self, proof: &[u8]) -> Result<bool, C2Error> {
+        filecoin_proofs::verify_seal::<SectorShape2KiB>(
+            &self.config,
+            self.c1.comm_r,
+            self.c1.comm_d,
+            self.prover_id,
+            self.sector_id,
+            self.c1.ticket,
+            self.c1.seed,
+            proof,
+        )
+        .map_err(C2Error::filecoin("verify_seal"))
+    }
+}
+
 /// The PoRep configuration of an interactive 2 KiB sector (`StackedDrg2KiBV1_1`).
 pub fn config_2kib() -> PoRepConfig {
     let mut porep_id = [0u8; 32];

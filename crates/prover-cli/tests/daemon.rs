@@ -1,0 +1,602 @@
+//! `pce-prover serve` as a real process on a unix socket or loopback TCP,
+//! driven by clients: Rust's (the daemon crate's), Python's (grpcio, the
+//! protocol compiled independently), and `pce-prover prove`. Proofs are
+//! checked here with filecoin-proofs' verify_seal, not only by the daemon.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use filecoin_prover::c1::lotus_bench_json;
+use filecoin_prover::c2::prover_id_of_miner;
+use filecoin_prover::params::ensure_test_params;
+use filecoin_prover::proof_type::ProofType;
+use filecoin_testkit::test_sector::{seal_2kib_for, TestSector};
+use prover_daemon::client::connect;
+use prover_daemon::proto::await_proof_response::Status;
+use prover_daemon::proto::proving_engine_client::ProvingEngineClient;
+use prover_daemon::proto::*;
+use tonic::transport::Channel;
+
+const MINER: u64 = 1000;
+
+static PARAMS: Mutex<()> = Mutex::new(());
+
+fn shared_parameter_cache() -> PathBuf {
+    let _guard = PARAMS.lock().unwrap();
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("filecoin-proof-parameters");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::env::set_var("FIL_PROOFS_PARAMETER_CACHE", &dir);
+    ensure_test_params(ProofType::interactive(2048).unwrap(), 0, false).unwrap();
+    dir
+}
+
+/// A sealed 2 KiB sector of miner [`MINER`] and Curio's wrapper of its C1.
+fn sector(seed: u64, dir: &Path) -> (TestSector, Vec<u8>) {
+    let sector = seal_2kib_for(seed, dir, prover_id_of_miner(MINER)).unwrap();
+    let wrapper = lotus_bench_json(
+        &sector.c1,
+        ProofType::interactive(2048).unwrap(),
+        u64::from(sector.sector_id),
+    );
+    (sector, serde_json::to_vec(&wrapper).unwrap())
+}
+
+fn porep_request(id: &str, sector: &TestSector, wrapper: &[u8]) -> SubmitProofRequest {
+    SubmitProofRequest {
+        request_id: id.to_owned(),
+        proof_kind: ProofKind::PorepSealCommit.into(),
+        sector_size: 2048,
+        registered_proof: 5,
+        priority: Priority::Normal.into(),
+        vanilla_proof: wrapper.to_vec(),
+        sector_number: u64::from(sector.sector_id),
+        miner_id: MINER,
+        ..Default::default()
+    }
+}
+
+/// A daemon process; killed when dropped.
+struct Daemon {
+    child: Child,
+    address: String,
+    log: PathBuf,
+}
+
+impl Daemon {
+    /// Starts `pce-prover serve` on `listen` with the 2 KiB circuit
+    /// preloaded, and waits until it says it is ready.
+    fn start(listen: &str, dir: &Path, extra: &[&str]) -> Self {
+        let cache = shared_parameter_cache();
+        let log = dir.join(format!(
+            "daemon-{}.log",
+            Instant::now().elapsed().as_nanos()
+        ));
+        let mut child = Command::new(env!("CARGO_BIN_EXE_pce-prover"))
+            .args(["serve", "--listen", listen, "--preload", "porep-2k"])
+            .args(extra)
+            .env("PCE_BACKEND_DIR", common::plugin_dir())
+            .env("FIL_PROOFS_PARAMETER_CACHE", &cache)
+            .env("RUST_LOG", "info")
+            .stdout(Stdio::piped())
+            .stderr(std::fs::File::create(&log).unwrap())
+            .spawn()
+            .unwrap();
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let address = loop {
+            match lines.next() {
+                Some(Ok(line)) => {
+                    if let Some(address) = line.strip_prefix("pce-prover serve: ready on ") {
+                        break address.to_owned();
+                    }
+                }
+                _ => panic!(
+                    "the daemon stopped before it was ready:\n{}",
+                    std::fs::read_to_string(&log).unwrap_or_default()
+                ),
+            }
+        };
+        Self {
+            child,
+            address,
+            log,
+        }
+    }
+
+    async fn client(&self) -> ProvingEngineClient<Channel> {
+        connect(&self.address, 64 << 20).await.unwrap()
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// Sends SIGTERM and waits for the process to exit.
+    fn terminate(mut self) -> std::process::ExitStatus {
+        Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        self.child.wait().unwrap()
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+async fn await_job(client: &mut ProvingEngineClient<Channel>, id: &str) -> AwaitProofResponse {
+    client
+        .await_proof(AwaitProofRequest {
+            job_id: id.to_owned(),
+            timeout_ms: 0,
+        })
+        .await
+        .unwrap()
+        .into_inner()
+}
+
+#[test]
+fn prove_returns_a_proof_verify_seal_accepts_and_status_answers_meanwhile() {
+    let dir = tempfile::tempdir().unwrap();
+    let (sector, wrapper) = sector(21, dir.path());
+    let socket = format!("unix://{}", dir.path().join("prover.sock").display());
+    let daemon = Daemon::start(&socket, dir.path(), &[]);
+    runtime().block_on(async {
+        let mut client = daemon.client().await;
+        let proving = {
+            let mut client = client.clone();
+            let request = porep_request("porep-a", &sector, &wrapper);
+            tokio::spawn(async move {
+                client
+                    .prove(ProveRequest {
+                        submit: Some(request),
+                    })
+                    .await
+            })
+        };
+        // GetStatus answers within Curio's 5 s deadline while a proof runs,
+        // and shows it.
+        let mut saw_running = false;
+        while !proving.is_finished() {
+            let start = Instant::now();
+            let mut request = tonic::Request::new(GetStatusRequest {});
+            request.set_timeout(Duration::from_secs(5));
+            let status = client.get_status(request).await.unwrap().into_inner();
+            assert!(
+                start.elapsed() < Duration::from_secs(1),
+                "{:?}",
+                start.elapsed()
+            );
+            saw_running |= status.gpus[0].current_job_id == "porep-a";
+            assert_eq!(status.loaded_srs[0].circuit_id, "porep-2k");
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        assert!(saw_running, "GetStatus never showed the running job");
+        let result = proving.await.unwrap().unwrap().into_inner().result.unwrap();
+        assert_eq!(
+            result.status(),
+            Status::Completed,
+            "{}",
+            result.error_message
+        );
+        assert_eq!(result.proof.len(), 192);
+        assert!(result.total_ms >= result.gpu_compute_ms && result.gpu_compute_ms > 0);
+        assert!(
+            sector.verify(&result.proof).unwrap(),
+            "verify_seal rejected it"
+        );
+
+        let metrics = client
+            .get_metrics(GetMetricsRequest {})
+            .await
+            .unwrap()
+            .into_inner()
+            .prometheus_text;
+        assert!(
+            metrics.contains("pce_prover_jobs_total{kind=\"porep\",outcome=\"completed\"} 1"),
+            "{metrics}"
+        );
+        assert!(
+            metrics.contains("pce_prover_stage_seconds_count{kind=\"porep\",stage=\"prove\"} 1")
+        );
+    });
+    assert!(daemon.terminate().success());
+    assert!(
+        !dir.path().join("prover.sock").exists(),
+        "the socket file was left behind"
+    );
+}
+
+#[test]
+fn jobs_queue_by_priority_join_by_id_and_cancel() {
+    let dir = tempfile::tempdir().unwrap();
+    let (sector, wrapper) = sector(22, dir.path());
+    let daemon = Daemon::start("127.0.0.1:0", dir.path(), &[]);
+    runtime().block_on(async {
+        let mut client = daemon.client().await;
+        let submit = |id: &str, priority: Priority| {
+            let mut request = porep_request(id, &sector, &wrapper);
+            request.set_priority(priority);
+            request
+        };
+        let first = client
+            .submit_proof(submit("first", Priority::Normal))
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(first.job_id, "first");
+        wait_until_running(&mut client, "first").await;
+        let later = client
+            .submit_proof(submit("later", Priority::Low))
+            .await
+            .unwrap()
+            .into_inner();
+        let urgent = client
+            .submit_proof(submit("urgent", Priority::High))
+            .await
+            .unwrap()
+            .into_inner();
+        let doomed = client
+            .submit_proof(submit("doomed", Priority::Low))
+            .await
+            .unwrap()
+            .into_inner();
+        // The high-priority job goes before the low one that came first;
+        // the last low one waits behind both.
+        assert_eq!(later.queue_position, 0);
+        assert_eq!(urgent.queue_position, 0);
+        assert_eq!(doomed.queue_position, 2);
+        // The same request id again joins the job instead of proving twice.
+        let again = client
+            .submit_proof(submit("first", Priority::Normal))
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(again.job_id, "first");
+
+        let cancelled = client
+            .cancel_proof(CancelProofRequest {
+                job_id: "doomed".into(),
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(!cancelled.was_running);
+        assert_eq!(
+            await_job(&mut client, "doomed").await.status(),
+            Status::Cancelled
+        );
+        let unknown = client
+            .cancel_proof(CancelProofRequest {
+                job_id: "nobody".into(),
+            })
+            .await;
+        assert_eq!(unknown.unwrap_err().code(), tonic::Code::NotFound);
+
+        for id in ["first", "urgent", "later"] {
+            let result = await_job(&mut client, id).await;
+            assert_eq!(
+                result.status(),
+                Status::Completed,
+                "{id}: {}",
+                result.error_message
+            );
+            assert!(sector.verify(&result.proof).unwrap());
+        }
+        let status = client
+            .get_status(GetStatusRequest {})
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(
+            status.total_proofs_completed, 3,
+            "joined jobs are proven once"
+        );
+    });
+    let log = daemon.log();
+    let started: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("job started"))
+        .map(|l| {
+            l.split("job=")
+                .nth(1)
+                .unwrap()
+                .split_whitespace()
+                .next()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(started, ["first", "urgent", "later"], "{log}");
+}
+
+#[test]
+fn bad_requests_fail_their_job_and_the_daemon_serves_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let (sector, wrapper) = sector(23, dir.path());
+    let daemon = Daemon::start(
+        "127.0.0.1:0",
+        dir.path(),
+        &[
+            "--config",
+            &write_config(dir.path(), "[server]\nmax_message_bytes = 8388608\n"),
+        ],
+    );
+    runtime().block_on(async {
+        let mut client = daemon.client().await;
+        let base = client.clone();
+        let prove = |request: SubmitProofRequest| {
+            let mut client = base.clone();
+            async move {
+                client
+                    .prove(ProveRequest {
+                        submit: Some(request),
+                    })
+                    .await
+                    .map(|r| r.into_inner().result.unwrap())
+            }
+        };
+        let failed = |result: &AwaitProofResponse, needle: &str| {
+            assert_eq!(result.status(), Status::Failed, "{result:?}");
+            assert!(
+                result.error_message.contains(needle),
+                "{}",
+                result.error_message
+            );
+        };
+        let mut garbage = porep_request(
+            "garbage",
+            &sector,
+            b"{\"SectorNum\": 1, \"Phase1Out\": \"!!\"}",
+        );
+        garbage.sector_number = 1;
+        failed(&prove(garbage).await.unwrap(), "not base64");
+        let not_json = porep_request("not-json", &sector, b"\x00\x01 not json");
+        failed(&prove(not_json).await.unwrap(), "not valid JSON");
+        let mut wrong_size = porep_request("wrong-size", &sector, &wrapper);
+        wrong_size.sector_size = 32 << 30;
+        failed(&prove(wrong_size).await.unwrap(), "does not match");
+        let mut wrong_type = porep_request("wrong-type", &sector, &wrapper);
+        (wrong_type.registered_proof, wrong_type.sector_size) = (6, 8 << 20);
+        failed(&prove(wrong_type).await.unwrap(), "registered_proof");
+        let mut wrong_miner = porep_request("wrong-miner", &sector, &wrapper);
+        wrong_miner.miner_id = MINER + 1;
+        failed(&prove(wrong_miner).await.unwrap(), "verify_seal rejected");
+        for (kind, name) in [
+            (ProofKind::WindowPostPartition, "WindowPoSt"),
+            (ProofKind::WinningPost, "WinningPoSt"),
+            (ProofKind::SnapDealsUpdate, "SnapDeals"),
+        ] {
+            let mut request = porep_request(name, &sector, &wrapper);
+            request.set_proof_kind(kind);
+            failed(&prove(request).await.unwrap(), "not supported yet");
+        }
+        let mut unspecified = porep_request("unspecified", &sector, &wrapper);
+        unspecified.set_proof_kind(ProofKind::Unspecified);
+        failed(&prove(unspecified).await.unwrap(), "unspecified");
+        let oversized = porep_request("oversized", &sector, &vec![b' '; 9 << 20]);
+        let refused = prove(oversized).await.unwrap_err();
+        assert_eq!(refused.code(), tonic::Code::OutOfRange, "{refused:?}");
+        let unknown = await_job(&mut client, "never-submitted").await;
+        assert_eq!(unknown.status(), Status::Unknown);
+        let missing = client
+            .preload_srs(PreloadSrsRequest {
+                circuit_id: "porep-32g".into(),
+            })
+            .await
+            .unwrap_err();
+        assert!(missing.message().contains("parameter"), "{missing:?}");
+
+        // Still serving: a good request is proven.
+        let good = prove(porep_request("good", &sector, &wrapper))
+            .await
+            .unwrap();
+        assert_eq!(good.status(), Status::Completed, "{}", good.error_message);
+        assert!(sector.verify(&good.proof).unwrap());
+        let status = client
+            .get_status(GetStatusRequest {})
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(
+            (status.total_proofs_completed, status.total_proofs_failed),
+            (1, 9)
+        );
+    });
+}
+
+fn write_config(dir: &Path, text: &str) -> String {
+    let path = dir.join("daemon.toml");
+    std::fs::write(&path, text).unwrap();
+    path.to_str().unwrap().to_owned()
+}
+
+#[test]
+fn a_daemon_killed_mid_proof_restarts_and_serves_the_next_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let (sector, wrapper) = sector(24, dir.path());
+    let socket = format!("unix://{}", dir.path().join("prover.sock").display());
+    let mut daemon = Daemon::start(&socket, dir.path(), &[]);
+    runtime().block_on(async {
+        let mut client = daemon.client().await;
+        client
+            .submit_proof(porep_request("interrupted", &sector, &wrapper))
+            .await
+            .unwrap();
+        wait_until_running(&mut client, "interrupted").await;
+    });
+    daemon.child.kill().unwrap(); // SIGKILL: no cleanup, the socket file stays
+    daemon.child.wait().unwrap();
+    assert!(dir.path().join("prover.sock").exists());
+
+    let restarted = Daemon::start(&socket, dir.path(), &[]);
+    assert!(
+        restarted.log().contains("did not stop cleanly"),
+        "{}",
+        restarted.log()
+    );
+    runtime().block_on(async {
+        let mut client = restarted.client().await;
+        let result = client
+            .prove(ProveRequest {
+                submit: Some(porep_request("interrupted", &sector, &wrapper)),
+            })
+            .await
+            .unwrap()
+            .into_inner()
+            .result
+            .unwrap();
+        assert_eq!(
+            result.status(),
+            Status::Completed,
+            "{}",
+            result.error_message
+        );
+        assert!(sector.verify(&result.proof).unwrap());
+    });
+}
+
+async fn wait_until_running(client: &mut ProvingEngineClient<Channel>, id: &str) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let status = client
+            .get_status(GetStatusRequest {})
+            .await
+            .unwrap()
+            .into_inner();
+        if status.gpus.iter().any(|g| g.current_job_id == id) {
+            return;
+        }
+        assert!(Instant::now() < deadline, "{id} never started: {status:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[test]
+fn sigterm_cancels_what_outlives_the_grace_period_and_answers_its_clients() {
+    let dir = tempfile::tempdir().unwrap();
+    let (sector, wrapper) = sector(25, dir.path());
+    let daemon = Daemon::start("127.0.0.1:0", dir.path(), &["--shutdown-grace", "0"]);
+    let (running, queued) = runtime().block_on(async {
+        let mut client = daemon.client().await;
+        for id in ["running", "queued"] {
+            client
+                .submit_proof(porep_request(id, &sector, &wrapper))
+                .await
+                .unwrap();
+        }
+        wait_until_running(&mut client, "running").await;
+        let awaiting = |id: &'static str| {
+            let mut client = client.clone();
+            tokio::spawn(async move { await_job(&mut client, id).await })
+        };
+        let (running, queued) = (awaiting("running"), awaiting("queued"));
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        Command::new("kill")
+            .args(["-TERM", &daemon.child.id().to_string()])
+            .status()
+            .unwrap();
+        (running.await.unwrap(), queued.await.unwrap())
+    });
+    assert_eq!(queued.status(), Status::Cancelled);
+    // A job whose last partition was already being proven may still finish.
+    assert!(
+        matches!(running.status(), Status::Cancelled | Status::Completed),
+        "{running:?}"
+    );
+    let log = daemon.log();
+    let status = daemon.terminate();
+    assert!(status.success(), "{status:?}\n{log}");
+    assert!(log.contains("queue closed"), "{log}");
+}
+
+#[test]
+fn pce_prover_prove_sends_a_c1_file_as_curio_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let (sector, wrapper) = sector(26, dir.path());
+    let c1 = dir.path().join("c1.json");
+    std::fs::write(&c1, &wrapper).unwrap();
+    let daemon = Daemon::start("127.0.0.1:0", dir.path(), &[]);
+    let proof = dir.path().join("proof.bin");
+    let output = common::pce_prover(
+        &[
+            "prove",
+            "--addr",
+            &daemon.address,
+            "--c1",
+            c1.to_str().unwrap(),
+            "--miner-id",
+            &MINER.to_string(),
+            "--out",
+            proof.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert!(output.status.success(), "{}", common::text(&output));
+    assert!(sector.verify(&std::fs::read(&proof).unwrap()).unwrap());
+    let status = common::pce_prover(&["status", "--addr", &daemon.address], &[]);
+    let text = common::text(&status);
+    assert!(text.contains("1 proofs completed"), "{text}");
+    assert!(text.contains("circuit porep-2k"), "{text}");
+}
+
+/// Python's grpcio, with the .proto compiled by grpcio-tools, calls Prove
+/// the way Curio's Go client does. `.ci/run` installs grpcio into
+/// target/py; without it (outside CI) the test says it did not run.
+#[test]
+fn a_python_grpc_client_proves_with_curios_wrapper() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let python_path = root.join("target/py");
+    let has_grpc = Command::new("python3")
+        .args(["-c", "import grpc, grpc_tools"])
+        .env("PYTHONPATH", &python_path)
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !has_grpc {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must install grpcio and grpcio-tools into target/py (see .ci/run)"
+        );
+        eprintln!("SKIPPED a_python_grpc_client_proves_with_curios_wrapper: pip3 install --target target/py grpcio grpcio-tools");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (sector, wrapper) = sector(27, dir.path());
+    let c1 = dir.path().join("c1.json");
+    std::fs::write(&c1, &wrapper).unwrap();
+    let socket = format!("unix://{}", dir.path().join("prover.sock").display());
+    let daemon = Daemon::start(&socket, dir.path(), &[]);
+    let output = Command::new("python3")
+        .arg(root.join("crates/prover-cli/tests/curio_client.py"))
+        .arg(root.join("crates/prover-daemon/proto"))
+        .arg(&daemon.address)
+        .arg(&c1)
+        .arg(MINER.to_string())
+        .env("PYTHONPATH", &python_path)
+        .output()
+        .unwrap();
+    let text = common::text(&output);
+    assert!(output.status.success(), "{text}\n{}", daemon.log());
+    assert!(text.contains("outcome=\"completed\"} 1"), "{text}");
+    let hex = text
+        .lines()
+        .find_map(|l| l.strip_prefix("PROOF "))
+        .expect("the client prints the proof");
+    assert!(sector.verify(&hex::decode(hex.trim()).unwrap()).unwrap());
+}

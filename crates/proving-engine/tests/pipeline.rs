@@ -341,3 +341,38 @@ fn the_registry_loads_each_circuit_once() {
     assert!(!registry.evict("squares"));
     assert!(registry.loaded().is_empty());
 }
+
+#[test]
+fn a_cancelled_run_stops_at_the_next_partition() {
+    let dir = tempfile::tempdir().unwrap();
+    let circuit = circuit(dir.path(), true);
+    let jobs = [job(&[1, 2, 3], Fault::None), job(&[4], Fault::None)];
+    let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let options = EngineOptions {
+        partitions_in_flight: 1,
+        cancel: Some(cancel.clone()),
+        ..options(1)
+    };
+    let proven = AtomicUsize::new(0);
+    let observer = |event: proving_engine::Event<'_>| {
+        if let proving_engine::Event::PartitionProven { .. } = event {
+            proven.fetch_add(1, Ordering::SeqCst);
+            cancel.store(true, Ordering::SeqCst);
+        }
+    };
+    let run = run(&circuit, &jobs, &options, &observer, |_, _| {}).unwrap();
+    for result in &run.results {
+        assert!(
+            matches!(result, Err(TestError::Engine(EngineError::Cancelled))),
+            "{:?}",
+            result.as_ref().err()
+        );
+    }
+    // The partition being proven when the flag was set, and at most the
+    // one whose witness was already admitted, ran; no other.
+    assert!(
+        proven.load(Ordering::SeqCst) <= 2,
+        "{}",
+        proven.load(Ordering::SeqCst)
+    );
+}

@@ -5,6 +5,7 @@
 //!   hidden `bench filecoin-c2`), so each peak RSS is its own;
 //! - `bench pce`: enforce-time against PCE synthesis ([`pce`]);
 //! - `bench pipeline`: N proofs at J at a time ([`pipeline`]);
+//! - `bench daemon`: proofs through `serve` against `c2` processes ([`daemon`]);
 //! - `bench backend`: one plugin against another (`backend_cmd`).
 //!
 //! Children are run by [`child`].
@@ -16,6 +17,7 @@ use clap::Subcommand;
 
 mod c2;
 mod child;
+mod daemon;
 mod pce;
 mod pipeline;
 
@@ -40,6 +42,11 @@ pub enum BenchCommand {
     /// every stage (malloc_trim after each proof); optionally the same
     /// proofs with filecoin-proofs one after another.
     Pipeline(pipeline::BenchPipelineArgs),
+    /// Prove one C1 output N times with `pce-prover c2` (a process each)
+    /// and N times through `pce-prover serve` (circuit preloaded once);
+    /// print the time per proof of each, their ratio, and how fast the
+    /// daemon answers GetStatus meanwhile.
+    Daemon(daemon::BenchDaemonArgs),
     /// (internal) filecoin-proofs' seal_commit_phase2 in this process.
     #[command(hide = true)]
     FilecoinC2(c2::FilecoinC2Args),
@@ -52,6 +59,7 @@ pub fn bench(command: BenchCommand) -> Result<ExitCode> {
         BenchCommand::Backend(args) => crate::backend_cmd::bench(args),
         BenchCommand::Pce(args) => pce::bench_pce(args),
         BenchCommand::Pipeline(args) => pipeline::bench_pipeline(args),
+        BenchCommand::Daemon(args) => daemon::bench_daemon(args),
         BenchCommand::FilecoinC2(args) => c2::filecoin_c2(args),
     }
 }

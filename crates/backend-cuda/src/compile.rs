@@ -1,12 +1,19 @@
 //! Compiling the shared kernels with NVRTC to a CUBIN for the device's
-//! compute capability, cached on disk (see [`gpu_backend::cache`]) under
-//! the source hash, the architecture and the NVRTC version.
+//! compute capability, cached on disk (see [`gpu_backend::cache`]).
+//!
+//! The cache key is the kernel source's hash, the architecture and the
+//! compile options: everything the CUBIN depends on that the plugin knows
+//! without loading NVRTC, so a machine with a prebuilt cache ([`prebuild`],
+//! `scripts/gpu-check.sh` carries one) needs no NVRTC at all. What the key
+//! cannot see (a CUBIN from an NVRTC newer than the driver) shows as a
+//! module that fails to load; the device is then compiled for once more.
 
 use backend_api::ffi::PCE_ERR_DEVICE;
 use backend_api::plugin::PluginError;
 use std::ffi::{c_char, CString};
+use std::path::{Path, PathBuf};
 
-use cudarc::nvrtc::{result, sys, Ptx};
+use cudarc::nvrtc::{result, sys};
 use gpu_backend::cache;
 use tracing::info;
 
@@ -15,19 +22,38 @@ use crate::driver::probe_nvrtc;
 /// Environment variable naming the cache directory.
 pub const CACHE_ENV: &str = "PCE_CUDA_CACHE";
 
+/// The architectures a prebuilt cache covers: Ampere (A100), Ada (L40,
+/// RTX 40xx), Hopper (H100, H200), Blackwell (B200).
+pub const PREBUILT_ARCHITECTURES: [&str; 4] = ["80", "89", "90", "100"];
+
 /// Whether NVRTC can be loaded.
 pub fn nvrtc_present() -> bool {
     probe_nvrtc().is_ok()
 }
 
-/// NVRTC's version, as "major.minor".
-fn nvrtc_version() -> String {
-    // SAFETY: NVRTC was probed; the out-pointers are valid.
-    unsafe {
-        let (mut major, mut minor) = (0, 0);
-        cudarc::nvrtc::sys::nvrtcVersion(&mut major, &mut minor);
-        format!("{major}.{minor}")
-    }
+/// NVRTC's options for `sm_<arch>`: part of the cache key.
+fn options(arch: &str) -> Vec<String> {
+    let mut options = vec![
+        format!("--gpu-architecture=sm_{arch}"),
+        "--std=c++17".to_owned(),
+    ];
+    options.extend(gpu_backend::compiler_defines());
+    options
+}
+
+/// The file of `dir` that caches the CUBIN for `sm_<arch>`.
+pub fn cache_path(dir: &Path, arch: &str) -> PathBuf {
+    dir.join(cache::file_name(&[&options(arch).join(" ")], "cubin"))
+}
+
+/// The CUBIN for `sm_<arch>` cached in `dir`, if there is a valid one.
+pub fn cached(dir: &Path, arch: &str) -> Option<Vec<u8>> {
+    cache::read(&cache_path(dir, arch))
+}
+
+/// The cache directory: `$PCE_CUDA_CACHE`, else the user's cache directory.
+fn cache_dir() -> Option<PathBuf> {
+    cache::dir(CACHE_ENV, "cuda")
 }
 
 /// What NVRTC produces.
@@ -54,11 +80,7 @@ pub fn compile(arch: &str, output: Output) -> Result<Vec<u8>, PluginError> {
     let source = CString::new(gpu_backend::source()).expect("the kernel source has no NUL");
     let program = result::create_program(&source, Some(c"pce_kernels.cu"))
         .map_err(|e| failed(e.to_string()))?;
-    let mut options = vec![
-        format!("--gpu-architecture=sm_{arch}"),
-        "--std=c++17".to_owned(),
-    ];
-    options.extend(gpu_backend::compiler_defines());
+    let options = options(arch);
     let started = std::time::Instant::now();
     // SAFETY: `program` is live until destroyed below; sizes come from NVRTC.
     let compiled = unsafe {
@@ -105,17 +127,68 @@ pub fn compile(arch: &str, output: Output) -> Result<Vec<u8>, PluginError> {
     Ok(compiled)
 }
 
-/// The kernels for `sm_<arch>`, from the cache when it holds a valid copy.
-pub fn kernels(arch: &str) -> Result<Ptx, PluginError> {
-    probe_nvrtc()?;
-    let path = cache::dir(CACHE_ENV, "cuda")
-        .map(|dir| dir.join(cache::file_name(&[arch, &nvrtc_version()], "cubin")));
-    if let Some(cubin) = path.as_deref().and_then(cache::read) {
-        return Ok(Ptx::from_binary(cubin));
+/// The CUBIN for `sm_<arch>`, from the cache when it holds a valid copy
+/// (NVRTC is not loaded then), else compiled and cached.
+pub fn kernels(arch: &str) -> Result<Vec<u8>, PluginError> {
+    if let Some(cubin) = cache_dir().and_then(|dir| cached(&dir, arch)) {
+        return Ok(cubin);
     }
+    rebuild(arch)
+}
+
+/// Compiles the CUBIN for `sm_<arch>` and replaces the cached one.
+pub fn rebuild(arch: &str) -> Result<Vec<u8>, PluginError> {
     let cubin = compile(arch, Output::Cubin)?;
-    if let Some(path) = &path {
-        cache::write(path, &cubin);
+    if let Some(dir) = cache_dir() {
+        cache::write(&cache_path(&dir, arch), &cubin);
     }
-    Ok(Ptx::from_binary(cubin))
+    Ok(cubin)
+}
+
+/// One architecture of a prebuilt cache.
+#[derive(Debug, Clone)]
+pub struct Prebuilt {
+    /// The architecture, as "90".
+    pub arch: String,
+    /// The cache file written.
+    pub path: PathBuf,
+    /// Its size, bytes.
+    pub bytes: usize,
+    /// How long NVRTC took.
+    pub seconds: f64,
+}
+
+/// Compiles the CUBINs of `archs` into the cache directory `dir`, two at a
+/// time: a ready cache to carry to machines that lack NVRTC or should not
+/// spend minutes compiling when a device is first opened.
+pub fn prebuild(dir: &Path, archs: &[&str]) -> Result<Vec<Prebuilt>, PluginError> {
+    let build = |arch: &str| {
+        let started = std::time::Instant::now();
+        let cubin = compile(arch, Output::Cubin)?;
+        let path = cache_path(dir, arch);
+        cache::write(&path, &cubin);
+        Ok(Prebuilt {
+            arch: arch.to_owned(),
+            path,
+            bytes: cubin.len(),
+            seconds: started.elapsed().as_secs_f64(),
+        })
+    };
+    let mut built = Vec::new();
+    for pair in archs.chunks(2) {
+        let results: Vec<Result<Prebuilt, PluginError>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = pair
+                .iter()
+                .map(|&arch| scope.spawn(move || build(arch)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("an NVRTC thread panicked"))
+                .collect()
+        });
+        for result in results {
+            built.push(result?);
+        }
+    }
+    Ok(built)
 }

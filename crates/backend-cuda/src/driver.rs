@@ -44,7 +44,7 @@ pub fn probe_nvrtc() -> Result<(), PluginError> {
     if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
         return Err(PluginError::new(
             PCE_ERR_NO_DRIVER,
-            "no NVRTC: libnvrtc.so could not be loaded (install the CUDA toolkit's NVRTC, or `pip install nvidia-cuda-nvrtc-cu12` and add its lib directory to LD_LIBRARY_PATH)",
+            "no NVRTC: libnvrtc.so could not be loaded (install the CUDA toolkit's NVRTC, or `pip install nvidia-cuda-nvrtc` and add its lib directory to LD_LIBRARY_PATH)",
         ));
     }
     Ok(())

@@ -25,6 +25,9 @@ use gpu_backend::engine::{
     Arg, Engine as GpuEngine, Limits, KERNELS, NTT_MAX_LOCAL_LOG, STAGING_PIECE_BYTES,
 };
 
+use cudarc::nvrtc::Ptx;
+use tracing::warn;
+
 use crate::compile;
 use crate::driver::{check_index, cuda_error};
 
@@ -107,9 +110,18 @@ impl Engine {
             .map_err(|e| cuda_error("creating a CUDA context", e))?;
         let query = |e| cuda_error("querying the CUDA device", e);
         let (major, minor) = context.compute_capability().map_err(query)?;
-        let module = context
-            .load_module(compile::kernels(&format!("{major}{minor}"))?)
-            .map_err(|e| cuda_error("loading the compiled kernels", e))?;
+        let arch = format!("{major}{minor}");
+        let module = match context.load_module(Ptx::from_binary(compile::kernels(&arch)?)) {
+            Ok(module) => module,
+            Err(error) => {
+                // A cached CUBIN the driver refuses (built by a newer NVRTC):
+                // compiled once more here, then it is a real error.
+                warn!(arch, %error, "the cached CUDA kernels did not load; compiling them again");
+                context
+                    .load_module(Ptx::from_binary(compile::rebuild(&arch)?))
+                    .map_err(|e| cuda_error("loading the compiled kernels", e))?
+            }
+        };
         let mut functions = HashMap::new();
         for name in KERNELS {
             let function = module

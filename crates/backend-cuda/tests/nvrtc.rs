@@ -1,29 +1,50 @@
-//! The shared kernels compile as CUDA C++ with NVRTC, so a construct of the
+//! The shared kernels compile as CUDA C++ with NVRTC to CUBINs for every
+//! architecture a prebuilt kernel cache covers, so a construct of the
 //! dialect that only OpenCL accepts is caught on every CI run, not only
-//! where a GPU is lent. NVRTC needs no GPU; CI installs it from PyPI
-//! (`nvidia-cuda-nvrtc-cu12`). Without NVRTC the test prints why it skips,
-//! except under CI (CI=true), where it fails.
+//! where a GPU is lent, and CI leaves a ready cache in
+//! `target/cuda-kernels` (with `timings.txt`, printed by `.ci/run`) that
+//! `scripts/gpu-check.sh` carries. NVRTC needs no GPU; CI installs it from
+//! PyPI (`nvidia-cuda-nvrtc`, CUDA 13). Without NVRTC the test prints why
+//! it skips, except under CI (CI=true), where it fails.
 
-use pce_backend_cuda::compile::{compile, nvrtc_present, Output};
+use std::path::Path;
+
+use pce_backend_cuda::compile::{cached, nvrtc_present, prebuild, PREBUILT_ARCHITECTURES};
 
 #[test]
-fn kernels_compile_as_cuda() {
+fn kernels_compile_to_a_cubin_for_each_prebuilt_architecture() {
     if !nvrtc_present() && std::env::var_os("CI").is_none() {
-        eprintln!("skipped: libnvrtc.so not found (set LD_LIBRARY_PATH to a CUDA or pip NVRTC lib directory)");
+        eprintln!("SKIPPED kernels_compile_to_a_cubin_for_each_prebuilt_architecture: libnvrtc.so not found (set LD_LIBRARY_PATH to a CUDA or pip NVRTC lib directory)");
         return;
     }
-    // Hopper (H100/H200); one architecture keeps CI short (times in
-    // docs/benchmarks.md), and the source is the same for all.
-    for arch in ["90"] {
-        // PTX: the same front end as the backend's CUBIN, without ptxas,
-        // the slow part of producing a CUBIN.
-        let ptx = compile(arch, Output::Ptx).unwrap_or_else(|e| panic!("sm_{arch}: {}", e.message));
-        let ptx = String::from_utf8(ptx).expect("PTX is text");
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .expect("the temporary directory is inside the target directory");
+    let dir = target.join("cuda-kernels");
+    let built = prebuild(&dir, &PREBUILT_ARCHITECTURES).unwrap_or_else(|e| panic!("{}", e.message));
+    let mut timings = String::from("CUBIN builds (NVRTC, two at a time), seconds:\n");
+    for b in &built {
+        timings.push_str(&format!(
+            "sm_{} {:.1} s, {} bytes\n",
+            b.arch, b.seconds, b.bytes
+        ));
+        // The plugin finds it by the key alone, without NVRTC.
+        let cubin = cached(&dir, &b.arch).expect("the cache holds what was built");
+        assert_eq!(cubin.len(), b.bytes);
         for kernel in gpu_backend::engine::KERNELS {
             assert!(
-                ptx.contains(&format!(".entry {kernel}(")),
-                "sm_{arch}: kernel {kernel} missing from the PTX"
+                cubin.windows(kernel.len()).any(|w| w == kernel.as_bytes()),
+                "sm_{}: kernel {kernel} missing from the CUBIN",
+                b.arch
             );
         }
     }
+    std::fs::write(dir.join("timings.txt"), &timings).unwrap();
+    eprint!("{timings}");
+    let names: std::collections::BTreeSet<_> = built.iter().map(|b| b.path.clone()).collect();
+    assert_eq!(
+        names.len(),
+        PREBUILT_ARCHITECTURES.len(),
+        "one cache file per architecture"
+    );
 }

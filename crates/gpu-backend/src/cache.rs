@@ -1,7 +1,7 @@
 //! The on-disk cache of compiled kernels, shared by the GPU backends.
 //!
 //! Compiling the BLS12-381 kernels takes seconds to minutes, so backends
-//! keep the compiled form (an OpenCL program binary, CUDA PTX) under a key
+//! keep the compiled form (an OpenCL program binary, a CUDA CUBIN) under a key
 //! naming everything it depends on: the kernel source hash, the device,
 //! the compiler or driver, the options. Each file starts with the BLAKE3 of
 //! the rest: a damaged file is detected and rebuilt, never used, and a new

@@ -215,6 +215,36 @@ fn prove_returns_a_proof_verify_seal_accepts_and_status_answers_meanwhile() {
         assert!(
             metrics.contains("pce_prover_stage_seconds_count{kind=\"porep\",stage=\"prove\"} 1")
         );
+
+        // Evicting frees the circuit's memory; preloading loads it again.
+        let evicted = client
+            .evict_srs(EvictSrsRequest {
+                circuit_id: "porep-2k".into(),
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(evicted.was_loaded && evicted.freed_bytes > 0, "{evicted:?}");
+        let status = client
+            .get_status(GetStatusRequest {})
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(status.loaded_srs.is_empty(), "{status:?}");
+        let preloaded = client
+            .preload_srs(PreloadSrsRequest {
+                circuit_id: "StackedDrg2KiBV1_1".into(),
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(!preloaded.already_loaded);
+        let status = client
+            .get_status(GetStatusRequest {})
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(status.loaded_srs[0].circuit_id, "porep-2k");
     });
     assert!(daemon.terminate().success());
     assert!(

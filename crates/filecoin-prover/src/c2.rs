@@ -11,7 +11,9 @@
 use std::time::Duration;
 
 use filecoin_proofs::{with_shape, PoRepConfig};
-use proving_engine::{EngineOptions, LoadedCircuit, MemoryPlan, Observer, Proven, StageTimes};
+use proving_engine::{
+    DeviceUse, EngineOptions, LoadedCircuit, MemoryPlan, Observer, Proven, StageTimes,
+};
 use storage_proofs_core::merkle::MerkleTreeTrait;
 
 use crate::aggregate;
@@ -62,6 +64,8 @@ pub struct C2Run {
     pub outcomes: Vec<Result<C2Outcome, C2Error>>,
     /// The memory plan, with the peak of partitions in flight.
     pub memory: MemoryPlan,
+    /// The devices proven on, with the partitions each proved.
+    pub devices: Vec<DeviceUse>,
 }
 
 /// The prover id lotus derives from a miner actor id: the ID address
@@ -240,6 +244,7 @@ fn prove_loaded_shape<Tree: 'static + MerkleTreeTrait>(
     Ok(C2Run {
         outcomes,
         memory: run.memory,
+        devices: run.devices,
     })
 }
 

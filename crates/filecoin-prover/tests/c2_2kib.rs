@@ -17,7 +17,7 @@ use filecoin_prover::params::ensure_test_params;
 use filecoin_prover::partition::partition_circuits;
 use filecoin_testkit::test_sector::seal_2kib;
 use groth16_prover::PROOF_BYTES;
-use proving_engine::EngineOptions;
+use proving_engine::{Devices, EngineOptions};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -46,7 +46,7 @@ fn c2_of_a_2kib_sector_verifies_and_equals_bellperson() {
     let options = C2Options {
         engine: EngineOptions {
             backend: "cpu".into(),
-            device: 0,
+            devices: Devices::One(0),
             partitions_in_flight: 2,
             jobs: 1,
             memory_budget: None,

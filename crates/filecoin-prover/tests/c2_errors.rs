@@ -8,7 +8,7 @@ use filecoin_prover::proof_type::{ProofType, Variant};
 use filecoin_prover::C2Error;
 use filecoin_testkit::test_sector::seal_2kib;
 use pce_core::PrecompiledCircuit;
-use proving_engine::EngineOptions;
+use proving_engine::{Devices, EngineOptions};
 
 fn expect_c1_error(dir: &std::path::Path, name: &str, content: &str, expected: &str) {
     let path = dir.join(name);
@@ -83,7 +83,7 @@ fn bad_inputs_are_clear_errors_and_a_corrupt_pce_is_rebuilt() {
     let options = C2Options {
         engine: EngineOptions {
             backend: "cpu".into(),
-            device: 0,
+            devices: Devices::One(0),
             partitions_in_flight: 1,
             jobs: 1,
             memory_budget: None,

@@ -26,7 +26,7 @@ use filecoin_prover::partition::PartitionCircuits;
 use filecoin_prover::proof_type::{ProofType, Variant};
 use filecoin_testkit::test_sector::seal_2kib_with;
 use groth16_prover::PROOF_BYTES;
-use proving_engine::EngineOptions;
+use proving_engine::{Devices, EngineOptions};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -65,7 +65,7 @@ fn c2_of_a_non_interactive_2kib_sector_is_filecoin_proofs_aggregate() {
     let options = C2Options {
         engine: EngineOptions {
             backend: "cpu".into(),
-            device: 0,
+            devices: Devices::One(0),
             partitions_in_flight: 2,
             jobs: 1,
             memory_budget: None,

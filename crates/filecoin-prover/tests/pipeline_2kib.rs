@@ -13,7 +13,7 @@ use filecoin_prover::c2::{prove_sectors, run, C2Options};
 use filecoin_prover::params::ensure_test_params;
 use filecoin_prover::proof_type::ProofType;
 use filecoin_testkit::test_sector::seal_2kib_for;
-use proving_engine::EngineOptions;
+use proving_engine::{Devices, EngineOptions};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -47,7 +47,7 @@ fn two_sectors_at_once_prove_as_each_alone() {
     let options = C2Options {
         engine: EngineOptions {
             backend: "cpu".into(),
-            device: 0,
+            devices: Devices::One(0),
             partitions_in_flight: 1,
             jobs: 1,
             memory_budget: None,

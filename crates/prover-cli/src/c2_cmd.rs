@@ -19,7 +19,7 @@ use filecoin_prover::c2::{prove_sectors, prover_id_of_miner, run, C2Options, C2O
 use filecoin_prover::proof_type::ProofType;
 use proving_engine::chain;
 use proving_engine::memory::{gib, parse_size};
-use proving_engine::{EngineOptions, Event};
+use proving_engine::{Devices, EngineOptions, Event};
 use serde_json::json;
 
 use crate::output::{
@@ -76,9 +76,11 @@ pub struct ProveArgs {
     /// Backend: cpu, opencl, cuda, or the path of a plugin library.
     #[arg(long, default_value = "cpu")]
     pub backend: String,
-    /// Device index of the backend (see `pce-prover devices BACKEND`).
-    #[arg(long, default_value_t = 0)]
-    pub device: u32,
+    /// Device to prove on: an index (see `pce-prover devices BACKEND`), or
+    /// `all` to spread the partitions over every device of the backend,
+    /// each with its own --jobs provers and its own copy of the parameters.
+    #[arg(long, value_name = "INDEX|all", default_value = "all", value_parser = parse_devices)]
+    pub device: Devices,
     /// Partitions whose witnesses may be in memory at once (witness
     /// generation runs ahead of proving by this many partitions).
     /// With --jobs J, at most J + N - 1 partitions are in memory at once.
@@ -98,13 +100,24 @@ pub struct ProveArgs {
     pub memory_budget: Option<u64>,
 }
 
+/// `all` or a device index.
+fn parse_devices(text: &str) -> Result<Devices, String> {
+    match text {
+        "all" => Ok(Devices::All),
+        index => index
+            .parse()
+            .map(Devices::One)
+            .map_err(|_| format!("{index:?} is neither a device index nor `all`")),
+    }
+}
+
 impl ProveArgs {
     /// Options for [`filecoin_prover::c2::run`].
     pub fn options(&self, prover_id: Option<[u8; 32]>, sector_id: Option<u64>) -> C2Options {
         C2Options {
             engine: EngineOptions {
                 backend: self.backend.clone(),
-                device: self.device,
+                devices: self.device,
                 partitions_in_flight: self.partitions_in_flight as usize,
                 jobs: self.jobs as usize,
                 memory_budget: self.memory_budget,
@@ -201,6 +214,14 @@ pub fn c2(args: C2Args) -> Result<ExitCode> {
     let (run, write_errors) = prove_and_write(&inputs, &options, &outs, args.format)?;
     let wall = start.elapsed();
     let failed = run.outcomes.iter().filter(|o| o.is_err()).count();
+    if run.devices.len() > 1 {
+        let shares: Vec<String> = run
+            .devices
+            .iter()
+            .map(|d| format!("{}: {}", d.name, d.partitions))
+            .collect();
+        eprintln!("partitions per device: {}", shares.join("; "));
+    }
     if let Some(path) = &args.report {
         let mut doc = match &run.outcomes[..] {
             [Ok(outcome)] => report(outcome),
@@ -214,6 +235,11 @@ pub fn c2(args: C2Args) -> Result<ExitCode> {
             }),
         };
         doc["memory"] = plan_json(&run.memory);
+        doc["devices"] = run
+            .devices
+            .iter()
+            .map(|d| json!({"name": d.name, "partitions": d.partitions}))
+            .collect();
         let text = serde_json::to_string_pretty(&doc).expect("serialisable") + "\n";
         write_output(path, text.as_bytes())?;
     }

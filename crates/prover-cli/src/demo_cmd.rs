@@ -11,7 +11,7 @@ use filecoin_prover::c2::{C2Options, C2Outcome};
 use filecoin_prover::params::ensure_test_params;
 use filecoin_testkit::test_sector::seal_2kib;
 use proving_engine::pipeline::fresh_randomness;
-use proving_engine::EngineOptions;
+use proving_engine::{Devices, EngineOptions};
 
 use crate::c2_cmd::{prove_and_summarise, ProveArgs};
 use crate::output::report;
@@ -40,7 +40,7 @@ fn compare_with(
     let options = C2Options {
         engine: EngineOptions {
             backend: reference.to_owned(),
-            device: 0,
+            devices: Devices::One(0),
             ..options.engine.clone()
         },
         ..options.clone()

@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 use backend_api::{Backend, Device, DeviceInfo};
 use proving_engine::memory::default_budget;
 use proving_engine::process::ProcessMemory;
-use proving_engine::Registry;
+use proving_engine::{panic_message, Registry};
 use tracing::{info, warn};
 
 use crate::config::{Config, ConfigError};
@@ -236,7 +236,12 @@ impl Daemon {
                     .prove(request, slot.info.index, scratch, &job.cancel)
             }
         }))
-        .unwrap_or_else(|panic| Err(format!("the prover panicked: {}", panic_message(&panic))));
+        .unwrap_or_else(|panic| {
+            Err(format!(
+                "the prover panicked: {}",
+                panic_message(panic.as_ref())
+            ))
+        });
         let cancelled = job.cancel.load(Ordering::Relaxed);
         let outcome = match proven {
             Ok(mut proven) => {
@@ -396,12 +401,4 @@ impl Daemon {
             uptime: status.uptime.as_secs(),
         }
     }
-}
-
-fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
-    panic
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "a panic without a message".into())
 }

@@ -16,7 +16,7 @@ use filecoin_prover::c1::C1Input;
 use filecoin_prover::c2::{load_circuit, prove_loaded, prover_id_of_miner, C2Options};
 use filecoin_prover::proof_type::{ProofType, Variant, SECTOR_SIZES};
 use proving_engine::memory::{domain_size, MemoryModel};
-use proving_engine::{chain, EngineOptions, LoadedCircuit, Registry};
+use proving_engine::{chain, Devices, EngineOptions, LoadedCircuit, Registry};
 
 use crate::jobs::Timings;
 use crate::memory_gate::MemoryGate;
@@ -186,7 +186,7 @@ impl Proving {
         let options = C2Options {
             engine: EngineOptions {
                 backend: self.backend.clone(),
-                device,
+                devices: Devices::One(device),
                 jobs: 1,
                 partitions_in_flight: in_flight as usize,
                 memory_budget: Some(model.static_bytes() + reservation.bytes()),

@@ -89,3 +89,12 @@ pub fn chain(error: &dyn std::error::Error) -> String {
     }
     text
 }
+
+/// What a caught panic said (its `&str` or `String` payload).
+pub fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".into())
+}

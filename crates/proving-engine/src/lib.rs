@@ -23,7 +23,9 @@ pub mod pipeline;
 pub mod process;
 pub mod registry;
 
-pub use error::{chain, EngineError};
+pub use error::{chain, panic_message, EngineError};
 pub use job::{Assignment, Job, PartitionProof};
-pub use pipeline::{run, EngineOptions, Event, MemoryPlan, Observer, Proven, Run, StageTimes};
+pub use pipeline::{
+    run, DeviceUse, Devices, EngineOptions, Event, MemoryPlan, Observer, Proven, Run, StageTimes,
+};
 pub use registry::{LoadedCircuit, Registry};

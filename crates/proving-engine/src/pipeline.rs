@@ -11,7 +11,11 @@
 //! ```
 //!
 //! so the witnesses of the next partitions, of the same job or of the next
-//! ones, are generated while J partitions are proven. A partition is
+//! ones, are generated while J partitions are proven on each device: with
+//! several devices ([`Devices::All`]) every device has its own J provers,
+//! each its own prover (and its own copy of the bases, uploaded once per
+//! run), all taking partitions from the one queue, so a job's partitions
+//! spread over the devices. A partition is
 //! admitted ([`crate::admission`]) before its witness exists and released
 //! when its proof is done; how many may be in flight follows from the
 //! memory budget and the model of [`crate::memory`]. Each proof is verified
@@ -21,7 +25,7 @@
 //! not stop the others.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -38,17 +42,26 @@ use crate::admission::{Admission, Permit};
 use crate::job::{Assignment, Job, PartitionProof};
 use crate::memory::{default_budget, MemoryModel};
 use crate::registry::LoadedCircuit;
-use crate::{chain, EngineError};
+use crate::{chain, panic_message, EngineError};
+
+/// Which devices of the backend a run proves on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Devices {
+    /// The device of this index.
+    One(u32),
+    /// Every device the backend lists.
+    All,
+}
 
 /// How to prove.
 #[derive(Debug, Clone)]
 pub struct EngineOptions {
     /// Backend name or path.
     pub backend: String,
-    /// Device index.
-    pub device: u32,
-    /// Partitions proven at once (each job's partitions in order, the jobs
-    /// one after another).
+    /// The devices to prove on.
+    pub devices: Devices,
+    /// Partitions proven at once on each device (each job's partitions in
+    /// order, the jobs one after another).
     pub jobs: usize,
     /// Partitions whose witnesses may be in memory at once per prover: at
     /// most `jobs + partitions_in_flight - 1` partitions are in flight.
@@ -131,6 +144,8 @@ pub enum Event<'a> {
         job: usize,
         /// The partition.
         partition: usize,
+        /// Index of the device, in [`Run::devices`] order.
+        device: usize,
     },
 }
 
@@ -148,8 +163,19 @@ pub struct Run<J: Job> {
     pub memory: MemoryPlan,
     /// Backend name and path.
     pub backend: String,
-    /// Name of the device proven on.
+    /// The names of the devices proven on, joined by ", ".
     pub device: String,
+    /// Each device and the partitions it proved.
+    pub devices: Vec<DeviceUse>,
+}
+
+/// A device of a run and its share of the work.
+#[derive(Debug, Clone)]
+pub struct DeviceUse {
+    /// Its name.
+    pub name: String,
+    /// Partitions it proved.
+    pub partitions: usize,
 }
 
 /// Proves `jobs`, all of `circuit`.
@@ -174,7 +200,12 @@ pub fn run<J: Job>(
     let randomness = randomness(options, counts.iter().sum())?;
     let setup = Setup::new(circuit, options)?;
     circuit.decode()?;
-    let prover = Prover::new(&setup.device, circuit.bases()).map_err(EngineError::Prover)?;
+    let provers = setup
+        .devices
+        .iter()
+        .map(|(device, _)| Prover::new(device, circuit.bases()))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(EngineError::Prover)?;
     let mut plan = setup.plan;
     observer(Event::Ready { plan: &plan });
 
@@ -189,19 +220,22 @@ pub fn run<J: Job>(
             .collect(),
         first_partition: first_indices(&counts),
         randomness,
+        proven_on: provers.iter().map(|_| AtomicUsize::new(0)).collect(),
     };
     let admission = Admission::new(plan.slots);
     let (work, queue) = channel::<WorkItem<'_>>();
     let queue = Mutex::new(queue);
     let (results, received) = channel::<(usize, JobResult<J>)>();
     let mut outcomes: Vec<Option<JobResult<J>>> = jobs.iter().map(|_| None).collect();
-    let (shared, admission, prover, queue) = (&shared, &admission, &prover, &queue);
+    let (shared, admission, queue) = (&shared, &admission, &queue);
     std::thread::scope(|scope| {
         let to_caller = results.clone();
         scope.spawn(move || produce_all(shared, admission, work, &to_caller));
-        for _ in 0..options.jobs.max(1) {
-            let to_caller = results.clone();
-            scope.spawn(move || prove_all(shared, prover, queue, &to_caller));
+        for (device, prover) in provers.iter().enumerate() {
+            for _ in 0..options.jobs.max(1) {
+                let to_caller = results.clone();
+                scope.spawn(move || prove_all(shared, prover, device, queue, &to_caller));
+            }
         }
         drop(results);
         deliver::<J>(received, &mut outcomes, &mut done);
@@ -218,30 +252,53 @@ pub fn run<J: Job>(
             setup.backend.name(),
             setup.backend.path().display()
         ),
-        device: setup.device_name,
+        device: setup
+            .devices
+            .iter()
+            .map(|(_, name)| name.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+        devices: setup
+            .devices
+            .iter()
+            .zip(&shared.proven_on)
+            .map(|((_, name), count)| DeviceUse {
+                name: name.clone(),
+                partitions: count.load(Ordering::Relaxed),
+            })
+            .collect(),
     })
 }
 
-/// The backend, the device and the memory plan of a run.
+/// The backend, the devices (with their names) and the memory plan of a run.
 struct Setup {
     backend: Backend,
-    device: Device,
-    device_name: String,
+    devices: Vec<(Device, String)>,
     plan: MemoryPlan,
 }
 
 impl Setup {
     fn new(circuit: &LoadedCircuit, options: &EngineOptions) -> Result<Self, EngineError> {
         let backend = Backend::load(&options.backend)?;
-        let info = backend
-            .devices()?
-            .into_iter()
-            .find(|d| d.index == options.device)
-            .ok_or_else(|| EngineError::NoSuchDevice {
+        let listed = backend.devices()?;
+        let chosen: Vec<_> = match options.devices {
+            Devices::One(index) => listed.into_iter().filter(|d| d.index == index).collect(),
+            Devices::All => listed,
+        };
+        if chosen.is_empty() {
+            return Err(EngineError::NoSuchDevice {
                 backend: backend.name().to_owned(),
-                index: options.device,
-            })?;
-        let device = backend.open(options.device)?;
+                index: match options.devices {
+                    Devices::One(index) => index,
+                    Devices::All => 0,
+                },
+            });
+        }
+        let devices = chosen
+            .into_iter()
+            .map(|info| Ok((backend.open(info.index)?, info.name)))
+            .collect::<Result<Vec<_>, EngineError>>()?;
+        let device = &devices[0].0;
         let log_n = domain_log_size(circuit.pce.num_constraints());
         let model = MemoryModel::new(
             &circuit.pce,
@@ -252,7 +309,8 @@ impl Setup {
         );
         let budget = options.memory_budget.unwrap_or_else(default_budget);
         let admitted = model.partitions_admitted(budget)?;
-        let slots = admitted.min(options.jobs.max(1) + options.partitions_in_flight.max(1) - 1);
+        let provers = options.jobs.max(1) * devices.len();
+        let slots = admitted.min(provers + options.partitions_in_flight.max(1) - 1);
         let plan = MemoryPlan {
             model,
             budget,
@@ -263,8 +321,7 @@ impl Setup {
         info!(?plan, "memory plan");
         Ok(Self {
             backend,
-            device,
-            device_name: info.name,
+            devices,
             plan,
         })
     }
@@ -360,6 +417,8 @@ struct Shared<'a, J: Job> {
     states: Vec<Mutex<JobState<J::Statement>>>,
     first_partition: Vec<usize>,
     randomness: Vec<(Scalar, Scalar)>,
+    /// Partitions proven by each device.
+    proven_on: Vec<AtomicUsize>,
 }
 
 impl<J: Job> Shared<'_, J> {
@@ -474,10 +533,11 @@ fn produce<'a, J: Job>(
     Ok(())
 }
 
-/// A prover thread: proves partitions until the queue closes.
+/// A prover thread of device `device`: proves partitions until the queue closes.
 fn prove_all<J: Job>(
     shared: &Shared<'_, J>,
     prover: &Prover<'_>,
+    device: usize,
     queue: &Mutex<Receiver<WorkItem<'_>>>,
     to_caller: &ToCaller<J>,
 ) {
@@ -493,7 +553,7 @@ fn prove_all<J: Job>(
             continue;
         }
         let proven = catch_unwind(AssertUnwindSafe(|| {
-            prove_partition(shared, prover, item, to_caller)
+            prove_partition(shared, prover, device, item, to_caller)
         }));
         if let Err(panic) = proven {
             shared.fail(job, panicked(Some(partition), panic).into(), to_caller);
@@ -506,6 +566,7 @@ fn prove_all<J: Job>(
 fn prove_partition<J: Job>(
     shared: &Shared<'_, J>,
     prover: &Prover<'_>,
+    device: usize,
     item: WorkItem<'_>,
     to_caller: &ToCaller<J>,
 ) {
@@ -527,8 +588,13 @@ fn prove_partition<J: Job>(
             return shared.fail(job, error.into(), to_caller);
         }
     };
-    info!(job = %shared.jobs[job].label(), partition, "partition proven and verified");
-    (shared.observer)(Event::PartitionProven { job, partition });
+    info!(job = %shared.jobs[job].label(), partition, device, "partition proven and verified");
+    shared.proven_on[device].fetch_add(1, Ordering::Relaxed);
+    (shared.observer)(Event::PartitionProven {
+        job,
+        partition,
+        device,
+    });
     let complete = {
         let mut state = shared.state(job);
         if state.settled {
@@ -548,11 +614,7 @@ fn prove_partition<J: Job>(
 /// A panic inside a job's code or the backend, as that job's error: the
 /// run goes on with the other jobs.
 fn panicked(partition: Option<usize>, panic: Box<dyn std::any::Any + Send>) -> EngineError {
-    let message = panic
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "a panic without a message".into());
+    let message = panic_message(panic.as_ref());
     EngineError::Panicked { partition, message }
 }
 

@@ -107,7 +107,7 @@ pub fn bench_pipeline(args: BenchPipelineArgs) -> Result<ExitCode> {
         Event::WitnessReady { job, partition } => {
             sample(format!("proof {job} partition {partition}: witness ready"))
         }
-        Event::PartitionProven { job, partition } => {
+        Event::PartitionProven { job, partition, .. } => {
             bar.inc(1);
             sample(format!("proof {job} partition {partition}: proven"))
         }

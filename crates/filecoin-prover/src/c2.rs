@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use filecoin_proofs::{with_shape, PoRepConfig};
 use proving_engine::{
-    DeviceUse, EngineOptions, LoadedCircuit, MemoryPlan, Observer, Proven, StageTimes,
+    DeviceProver, DeviceUse, EngineOptions, LoadedCircuit, MemoryPlan, Observer, Proven, StageTimes,
 };
 use storage_proofs_core::merkle::MerkleTreeTrait;
 
@@ -134,7 +134,7 @@ fn prove_shape<Tree: 'static + MerkleTreeTrait>(
 ) -> Result<C2Run, C2Error> {
     let partitions: usize = inputs.iter().map(C1Input::num_partitions).sum();
     let circuit = load_shape::<Tree>(inputs[0].proof_type, config, partitions > 1)?;
-    prove_loaded_shape::<Tree>(&circuit, inputs, config, options, observer, done)
+    prove_loaded_shape::<Tree>(&circuit, None, inputs, config, options, observer, done)
 }
 
 /// Checks the parameter files of `proof_type` (and SnarkPack's SRS for
@@ -171,9 +171,12 @@ fn load_shape<Tree: 'static + MerkleTreeTrait>(
 }
 
 /// [`prove_sectors`] on a circuit already loaded by [`load_circuit`] for
-/// the inputs' proof type (a daemon keeps it between requests).
-pub fn prove_loaded(
+/// the inputs' proof type, on devices already set up for it (a daemon
+/// keeps both between requests); `options.engine`'s backend and devices
+/// are not used.
+pub fn prove_on(
     circuit: &LoadedCircuit,
+    provers: &[DeviceProver<'_>],
     inputs: &[C1Input],
     options: &C2Options,
     observer: Observer<'_>,
@@ -185,6 +188,7 @@ pub fn prove_loaded(
         first.proof_type.sector_size,
         prove_loaded_shape,
         circuit,
+        Some(provers),
         inputs,
         &config,
         options,
@@ -208,6 +212,7 @@ fn single_proof_type(inputs: &[C1Input]) -> Result<&C1Input, C2Error> {
 
 fn prove_loaded_shape<Tree: 'static + MerkleTreeTrait>(
     circuit: &LoadedCircuit,
+    provers: Option<&[DeviceProver<'_>]>,
     inputs: &[C1Input],
     config: &PoRepConfig,
     options: &C2Options,
@@ -225,7 +230,13 @@ fn prove_loaded_shape<Tree: 'static + MerkleTreeTrait>(
             SectorJob::new(input, config, options.prover_id, sector_id)
         })
         .collect();
-    let run = proving_engine::run(circuit, &jobs, &options.engine, observer, |i, r| done(i, r))?;
+    let deliver = |i: usize, r: &SectorResult| done(i, r);
+    let run = match provers {
+        Some(provers) => {
+            proving_engine::run_with(circuit, provers, &jobs, &options.engine, observer, deliver)?
+        }
+        None => proving_engine::run(circuit, &jobs, &options.engine, observer, deliver)?,
+    };
     let outcomes = run
         .results
         .into_iter()

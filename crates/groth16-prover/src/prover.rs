@@ -301,6 +301,11 @@ impl<'a> Prover<'a> {
         }
     }
 
+    /// The device it proves on.
+    pub fn device(&self) -> &'a Device {
+        self.device
+    }
+
     /// Waits for this thread's turn on the device. A proof that panicked
     /// while holding it leaves nothing inconsistent (the lock guards no
     /// data), so the other proofs go on.

@@ -353,6 +353,12 @@ fn jobs_queue_by_priority_join_by_id_and_cancel() {
         })
         .collect();
     assert_eq!(started, ["first", "urgent", "later"], "{log}");
+    // One prover on the device served the three jobs of one circuit.
+    assert_eq!(
+        log.matches("circuit ready on the device").count(),
+        1,
+        "{log}"
+    );
 }
 
 #[test]

@@ -19,16 +19,20 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use backend_api::{Backend, Device, DeviceInfo};
+use filecoin_prover::c1::C1Input;
+use filecoin_prover::proof_type::ProofType;
 use proving_engine::memory::default_budget;
 use proving_engine::process::ProcessMemory;
-use proving_engine::{panic_message, Registry};
+use proving_engine::{chain, panic_message, DeviceProver, Registry};
 use tracing::{info, warn};
 
 use crate::config::{Config, ConfigError};
 use crate::jobs::{Claimed, Jobs, Outcome, Priority, State, Submitted};
 use crate::memory_gate::MemoryGate;
 use crate::metrics::{Gauges, Metrics};
-use crate::porep::{circuit_name, circuit_proof_type, resident_bytes, PorepRequest, Proving};
+use crate::porep::{
+    circuit_name, circuit_proof_type, resident_bytes, PorepRequest, Proven, Proving,
+};
 
 /// Why the daemon cannot start.
 #[derive(Debug, thiserror::Error)]
@@ -79,6 +83,20 @@ impl Request {
     pub fn kind(&self) -> &'static str {
         match self {
             Self::Porep(_) => KIND_POREP,
+        }
+    }
+
+    /// Parses and checks the input (a commit-phase-1 output).
+    pub fn open(&self) -> Result<C1Input, String> {
+        match self {
+            Self::Porep(request) => request.open(),
+        }
+    }
+
+    /// The proof type, which names the circuit it is proven with.
+    pub fn proof_type(&self) -> ProofType {
+        match self {
+            Self::Porep(request) => request.proof_type,
         }
     }
 }
@@ -220,32 +238,97 @@ impl Daemon {
     /// A worker: proves jobs on device `slot` until the queue closes.
     fn work(&self, slot: usize) {
         let device = &self.devices[slot];
-        while let Some(job) = self.jobs.claim(device.info.index) {
-            self.run(device, job);
+        let mut next = self.claim_opened(device.info.index);
+        while let Some((job, input)) = next {
+            next = self.prove_while_same_circuit(device, job, input);
         }
     }
 
-    fn run(&self, slot: &DeviceSlot, job: Claimed<Request>) {
-        let queue_wait = job.submitted.elapsed();
-        let kind = job.request.kind();
-        info!(job = %job.id, kind, device = slot.info.index, ?queue_wait, "job started");
-        let scratch = |log_n| slot.device.ntt_scratch_bytes(log_n).unwrap_or(0);
-        let proven = catch_unwind(AssertUnwindSafe(|| match &*job.request {
-            Request::Porep(request) => {
-                self.proving
-                    .prove(request, slot.info.index, scratch, &job.cancel)
+    /// The next job whose input opens (is well formed and matches its
+    /// request), ending those whose input does not; `None` once the queue
+    /// closes. A bad input fails before any circuit is loaded for it.
+    fn claim_opened(&self, device: u32) -> Option<(Claimed<Request>, C1Input)> {
+        loop {
+            let job = self.jobs.claim(device)?;
+            let opened =
+                catch_unwind(AssertUnwindSafe(|| job.request.open())).unwrap_or_else(|panic| {
+                    Err(format!(
+                        "reading the input panicked: {}",
+                        panic_message(panic.as_ref())
+                    ))
+                });
+            match opened {
+                Ok(input) => return Some((job, input)),
+                Err(message) => self.end(job, Err(message)),
             }
-        }))
-        .unwrap_or_else(|panic| {
-            Err(format!(
-                "the prover panicked: {}",
-                panic_message(panic.as_ref())
-            ))
-        });
+        }
+    }
+
+    /// Proves `first` and the jobs claimed after it as long as they need
+    /// the same circuit, with one prover on the device (the circuit's bases
+    /// lent to it, on a GPU uploaded, once for all of them); returns the
+    /// first job that needs another circuit, `None` once the queue closes.
+    fn prove_while_same_circuit(
+        &self,
+        slot: &DeviceSlot,
+        first: Claimed<Request>,
+        input: C1Input,
+    ) -> Option<(Claimed<Request>, C1Input)> {
+        let index = slot.info.index;
+        let proof_type = first.request.proof_type();
+        let started = Instant::now();
+        let circuit = match self.proving.circuit(proof_type) {
+            Ok((circuit, _)) => circuit,
+            Err(message) => {
+                self.end(first, Err(message));
+                return self.claim_opened(index);
+            }
+        };
+        let prover = match DeviceProver::new(&slot.device, &slot.info.name, &circuit) {
+            Ok(prover) => prover,
+            Err(error) => {
+                self.end(first, Err(chain(&error)));
+                return self.claim_opened(index);
+            }
+        };
+        let mut setup = started.elapsed();
+        info!(circuit = %circuit_name(proof_type), device = index, ?setup, "circuit ready on the device");
+        let (mut job, mut input) = (first, input);
+        loop {
+            let queue_wait = job.submitted.elapsed();
+            info!(job = %job.id, kind = job.request.kind(), device = index, ?queue_wait, "job started");
+            let proven = catch_unwind(AssertUnwindSafe(|| match &*job.request {
+                Request::Porep(request) => {
+                    self.proving
+                        .prove(request, &input, &circuit, &prover, &job.cancel)
+                }
+            }))
+            .unwrap_or_else(|panic| {
+                Err(format!(
+                    "the prover panicked: {}",
+                    panic_message(panic.as_ref())
+                ))
+            })
+            .map(|mut proven| {
+                proven.timings.load = std::mem::take(&mut setup);
+                proven.timings.queue_wait = queue_wait;
+                proven
+            });
+            self.end(job, proven);
+            let (next, next_input) = self.claim_opened(index)?;
+            if circuit_name(next.request.proof_type()) != circuit_name(proof_type) {
+                return Some((next, next_input));
+            }
+            (job, input) = (next, next_input);
+        }
+    }
+
+    /// Records how `job` ended.
+    fn end(&self, job: Claimed<Request>, proven: Result<Proven, String>) {
+        let kind = job.request.kind();
         let cancelled = job.cancel.load(Ordering::Relaxed);
         let outcome = match proven {
             Ok(mut proven) => {
-                proven.timings.queue_wait = queue_wait;
                 proven.timings.total = job.submitted.elapsed();
                 info!(job = %job.id, total = ?proven.timings.total, "job completed");
                 self.metrics

@@ -13,10 +13,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use filecoin_prover::c1::C1Input;
-use filecoin_prover::c2::{load_circuit, prove_loaded, prover_id_of_miner, C2Options};
+use filecoin_prover::c2::{load_circuit, prove_on, prover_id_of_miner, C2Options};
 use filecoin_prover::proof_type::{ProofType, Variant, SECTOR_SIZES};
 use proving_engine::memory::{domain_size, MemoryModel};
-use proving_engine::{chain, Devices, EngineOptions, LoadedCircuit, Registry};
+use proving_engine::{chain, DeviceProver, Devices, EngineOptions, LoadedCircuit, Registry};
 
 use crate::jobs::Timings;
 use crate::memory_gate::MemoryGate;
@@ -65,6 +65,29 @@ impl PorepRequest {
             miner_id,
             proof_type,
         })
+    }
+}
+
+impl PorepRequest {
+    /// Parses the C1 output and checks it against the request, before any
+    /// circuit is loaded for it.
+    pub fn open(&self) -> Result<C1Input, String> {
+        let label = PathBuf::from(format!("request {}", self.id));
+        let input =
+            C1Input::parse(&label, &self.c1, Some(self.proof_type)).map_err(|e| e.to_string())?;
+        if input.proof_type != self.proof_type {
+            return Err(format!(
+                "the C1 output is for {}, but registered_proof says {}",
+                input.proof_type, self.proof_type
+            ));
+        }
+        if let Some(number) = input.sector_num.filter(|&n| n != self.sector_number) {
+            return Err(format!(
+                "the C1 wrapper is for sector {number}, but sector_number says {}",
+                self.sector_number
+            ));
+        }
+        Ok(input)
     }
 }
 
@@ -144,38 +167,30 @@ impl Proving {
         Ok((circuit, start.elapsed()))
     }
 
-    /// Proves `request` on `device`, stopping at the next partition once
-    /// `cancel` is set.
+    /// Proves `request`, whose C1 output is `input` ([`PorepRequest::open`]),
+    /// with `prover`, a prover of `circuit` (the circuit of the request's
+    /// proof type, from [`Proving::circuit`]) on a device, stopping at the
+    /// next partition once `cancel` is set.
     pub fn prove(
         &self,
         request: &PorepRequest,
-        device: u32,
-        ntt_scratch: impl Fn(u32) -> u64,
+        input: &C1Input,
+        circuit: &LoadedCircuit,
+        prover: &DeviceProver<'_>,
         cancel: &Arc<AtomicBool>,
     ) -> Result<Proven, String> {
-        let label = PathBuf::from(format!("request {}", request.id));
-        let input = C1Input::parse(&label, &request.c1, Some(request.proof_type))
-            .map_err(|e| e.to_string())?;
-        if input.proof_type != request.proof_type {
-            return Err(format!(
-                "the C1 output is for {}, but registered_proof says {}",
-                input.proof_type, request.proof_type
-            ));
-        }
-        if let Some(number) = input.sector_num.filter(|&n| n != request.sector_number) {
-            return Err(format!(
-                "the C1 wrapper is for sector {number}, but sector_number says {}",
-                request.sector_number
-            ));
-        }
-        let (circuit, load) = self.circuit(request.proof_type)?;
         let log_n = domain_size(&circuit.pce).trailing_zeros();
+        let ntt_scratch = prover
+            .prover
+            .device()
+            .ntt_scratch_bytes(log_n)
+            .map_err(|e| e.to_string())?;
         let model = MemoryModel::new(
             &circuit.pce,
             circuit.params.shape(),
             circuit.resident,
             circuit.process_before,
-            ntt_scratch(log_n),
+            ntt_scratch,
         );
         // One partition proven while the next one's witness is generated.
         let in_flight = 2;
@@ -185,8 +200,9 @@ impl Proving {
             .map_err(|e| e.to_string())?;
         let options = C2Options {
             engine: EngineOptions {
+                // Not used: the prover is already on its device.
                 backend: self.backend.clone(),
-                devices: Devices::One(device),
+                devices: Devices::All,
                 jobs: 1,
                 partitions_in_flight: in_flight as usize,
                 memory_budget: Some(model.static_bytes() + reservation.bytes()),
@@ -196,9 +212,10 @@ impl Proving {
             prover_id: Some(prover_id_of_miner(request.miner_id)),
             sector_id: Some(request.sector_number),
         };
-        let mut run = prove_loaded(
-            &circuit,
-            std::slice::from_ref(&input),
+        let mut run = prove_on(
+            circuit,
+            std::slice::from_ref(prover),
+            std::slice::from_ref(input),
             &options,
             &|_| {},
             &mut |_, _| {},
@@ -208,7 +225,6 @@ impl Proving {
         Ok(Proven {
             proof: outcome.sector.proof,
             timings: Timings {
-                load,
                 synthesis: outcome.stages.witness,
                 prove: outcome.stages.prove,
                 finish: outcome.stages.finish,

@@ -39,6 +39,9 @@ pub enum EngineError {
     /// A backend call outside a proof failed (devices, domain sizes).
     #[error(transparent)]
     Backend(#[from] backend_api::BackendError),
+    /// The backend lists no device (or a run was given none).
+    #[error("no device to prove on")]
+    NoDevices,
     /// The requested device does not exist.
     #[error("backend {backend} has no device {index}")]
     NoSuchDevice {

@@ -178,16 +178,67 @@ pub struct DeviceUse {
     pub partitions: usize,
 }
 
-/// Proves `jobs`, all of `circuit`.
+/// A device ready to prove one circuit: its prover holds the circuit's
+/// bases lent to (on a GPU: uploaded to) the device and the NTT domains
+/// it has used, so a process that proves many runs on a device (the
+/// daemon) pays for them once.
+pub struct DeviceProver<'a> {
+    /// The device's name.
+    pub name: String,
+    /// The prover on it.
+    pub prover: Prover<'a>,
+}
+
+impl<'a> DeviceProver<'a> {
+    /// A prover of `circuit` (decoded first if it is resident) on `device`,
+    /// named `name`.
+    pub fn new(
+        device: &'a Device,
+        name: &str,
+        circuit: &'a LoadedCircuit,
+    ) -> Result<Self, EngineError> {
+        circuit.decode()?;
+        Ok(Self {
+            name: name.to_owned(),
+            prover: Prover::new(device, circuit.bases()).map_err(EngineError::Prover)?,
+        })
+    }
+}
+
+/// Proves `jobs`, all of `circuit`, on the devices `options` names.
 ///
-/// `options.jobs` partitions are proven at once within the memory budget;
-/// a budget that does not admit one partition is an error before any
-/// proving. Each job's result is passed to `done` on the caller's thread as
-/// soon as it is known, and returned with the others. The error of the
-/// whole call is for what prevents every proof (backend, device, budget,
-/// randomness), found before any proving.
+/// `options.jobs` partitions are proven at once on each device within the
+/// memory budget; a budget that does not admit one partition is an error
+/// before anything is decoded or proven. Each job's result is passed to
+/// `done` on the caller's thread as soon as it is known, and returned with
+/// the others. The error of the whole call is for what prevents every proof
+/// (backend, device, budget, randomness), found before any proving.
 pub fn run<J: Job>(
     circuit: &LoadedCircuit,
+    jobs: &[J],
+    options: &EngineOptions,
+    observer: Observer<'_>,
+    done: impl FnMut(usize, &JobResult<J>),
+) -> Result<Run<J>, EngineError> {
+    if jobs.is_empty() {
+        return Err(EngineError::NoJobs);
+    }
+    randomness(options, jobs.iter().map(Job::partitions).sum())?;
+    let setup = Setup::open(options)?;
+    plan(circuit, &setup.devices[0].0, setup.devices.len(), options)?;
+    let provers = setup
+        .devices
+        .iter()
+        .map(|(device, name)| DeviceProver::new(device, name, circuit))
+        .collect::<Result<Vec<_>, _>>()?;
+    run_with(circuit, &provers, jobs, options, observer, done)
+}
+
+/// [`run`] on devices already set up for `circuit` (`options.backend` and
+/// `options.devices` are not used).
+pub fn run_with<J: Job>(
+    circuit: &LoadedCircuit,
+    provers: &[DeviceProver<'_>],
     jobs: &[J],
     options: &EngineOptions,
     observer: Observer<'_>,
@@ -196,17 +247,10 @@ pub fn run<J: Job>(
     if jobs.is_empty() {
         return Err(EngineError::NoJobs);
     }
+    let first = provers.first().ok_or(EngineError::NoDevices)?;
     let counts: Vec<usize> = jobs.iter().map(Job::partitions).collect();
     let randomness = randomness(options, counts.iter().sum())?;
-    let setup = Setup::new(circuit, options)?;
-    circuit.decode()?;
-    let provers = setup
-        .devices
-        .iter()
-        .map(|(device, _)| Prover::new(device, circuit.bases()))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(EngineError::Prover)?;
-    let mut plan = setup.plan;
+    let mut plan = plan(circuit, first.prover.device(), provers.len(), options)?;
     observer(Event::Ready { plan: &plan });
 
     let shared = Shared {
@@ -231,7 +275,7 @@ pub fn run<J: Job>(
     std::thread::scope(|scope| {
         let to_caller = results.clone();
         scope.spawn(move || produce_all(shared, admission, work, &to_caller));
-        for (device, prover) in provers.iter().enumerate() {
+        for (device, DeviceProver { prover, .. }) in provers.iter().enumerate() {
             for _ in 0..options.jobs.max(1) {
                 let to_caller = results.clone();
                 scope.spawn(move || prove_all(shared, prover, device, queue, &to_caller));
@@ -247,22 +291,19 @@ pub fn run<J: Job>(
             .map(|outcome| outcome.expect("every job reports once"))
             .collect(),
         memory: plan,
-        backend: format!(
-            "{} ({})",
-            setup.backend.name(),
-            setup.backend.path().display()
-        ),
-        device: setup
-            .devices
+        backend: {
+            let backend = first.prover.device().backend();
+            format!("{} ({})", backend.name(), backend.path().display())
+        },
+        device: provers
             .iter()
-            .map(|(_, name)| name.as_str())
+            .map(|p| p.name.as_str())
             .collect::<Vec<_>>()
             .join(", "),
-        devices: setup
-            .devices
+        devices: provers
             .iter()
             .zip(&shared.proven_on)
-            .map(|((_, name), count)| DeviceUse {
+            .map(|(DeviceProver { name, .. }, count)| DeviceUse {
                 name: name.clone(),
                 partitions: count.load(Ordering::Relaxed),
             })
@@ -270,15 +311,13 @@ pub fn run<J: Job>(
     })
 }
 
-/// The backend, the devices (with their names) and the memory plan of a run.
+/// The backend and the devices (with their names) of a run.
 struct Setup {
-    backend: Backend,
     devices: Vec<(Device, String)>,
-    plan: MemoryPlan,
 }
 
 impl Setup {
-    fn new(circuit: &LoadedCircuit, options: &EngineOptions) -> Result<Self, EngineError> {
+    fn open(options: &EngineOptions) -> Result<Self, EngineError> {
         let backend = Backend::load(&options.backend)?;
         let listed = backend.devices()?;
         let chosen: Vec<_> = match options.devices {
@@ -286,45 +325,51 @@ impl Setup {
             Devices::All => listed,
         };
         if chosen.is_empty() {
-            return Err(EngineError::NoSuchDevice {
-                backend: backend.name().to_owned(),
-                index: match options.devices {
-                    Devices::One(index) => index,
-                    Devices::All => 0,
+            return Err(match options.devices {
+                Devices::One(index) => EngineError::NoSuchDevice {
+                    backend: backend.name().to_owned(),
+                    index,
                 },
+                Devices::All => EngineError::NoDevices,
             });
         }
         let devices = chosen
             .into_iter()
             .map(|info| Ok((backend.open(info.index)?, info.name)))
             .collect::<Result<Vec<_>, EngineError>>()?;
-        let device = &devices[0].0;
-        let log_n = domain_log_size(circuit.pce.num_constraints());
-        let model = MemoryModel::new(
-            &circuit.pce,
-            circuit.params.shape(),
-            circuit.resident,
-            circuit.process_before,
-            device.ntt_scratch_bytes(log_n)?,
-        );
-        let budget = options.memory_budget.unwrap_or_else(default_budget);
-        let admitted = model.partitions_admitted(budget)?;
-        let provers = options.jobs.max(1) * devices.len();
-        let slots = admitted.min(provers + options.partitions_in_flight.max(1) - 1);
-        let plan = MemoryPlan {
-            model,
-            budget,
-            admitted,
-            slots,
-            peak_in_flight: 0,
-        };
-        info!(?plan, "memory plan");
-        Ok(Self {
-            backend,
-            devices,
-            plan,
-        })
+        Ok(Self { devices })
     }
+}
+
+/// The memory plan of proving `circuit` on `devices` devices like `device`
+/// with `options`; an error when the budget does not admit one partition.
+fn plan(
+    circuit: &LoadedCircuit,
+    device: &Device,
+    devices: usize,
+    options: &EngineOptions,
+) -> Result<MemoryPlan, EngineError> {
+    let log_n = domain_log_size(circuit.pce.num_constraints());
+    let model = MemoryModel::new(
+        &circuit.pce,
+        circuit.params.shape(),
+        circuit.resident,
+        circuit.process_before,
+        device.ntt_scratch_bytes(log_n)?,
+    );
+    let budget = options.memory_budget.unwrap_or_else(default_budget);
+    let admitted = model.partitions_admitted(budget)?;
+    let provers = options.jobs.max(1) * devices;
+    let slots = admitted.min(provers + options.partitions_in_flight.max(1) - 1);
+    let plan = MemoryPlan {
+        model,
+        budget,
+        admitted,
+        slots,
+        peak_in_flight: 0,
+    };
+    info!(?plan, "memory plan");
+    Ok(plan)
 }
 
 /// The `(r, s)` of every partition: the fixed ones, or fresh random ones.

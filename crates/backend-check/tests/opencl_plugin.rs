@@ -22,7 +22,7 @@ fn opencl_plugin_conforms_with_its_qap_step() {
     let device = match backend.open(0) {
         Ok(device) => device,
         Err(e) if (e.is_no_driver() || e.is_no_device()) && std::env::var_os("CI").is_none() => {
-            eprintln!("skipped: {e}");
+            pce_testkit::skip("opencl_plugin", &e.to_string());
             return;
         }
         Err(e) => panic!("{e}"),

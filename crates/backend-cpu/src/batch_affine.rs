@@ -680,7 +680,7 @@ mod tests {
     /// one (more buckets than reduction segments: several running-sum steps).
     fn check(points: &[G1Affine], scalars: &[pce_scalar]) {
         if !ifma::available() {
-            eprintln!("no AVX-512 IFMA on this CPU: nothing to test");
+            pce_testkit::skip("batch_affine::tests (every MSM through check)", "no AVX-512 IFMA on this CPU");
             return;
         }
         let points = g1_as_blst(g1_affines_as_pce(points));
@@ -702,6 +702,7 @@ mod tests {
     #[test]
     fn sum_matches_blst() {
         if !ifma::available() {
+            pce_testkit::skip("sum_matches_blst", "no AVX-512 IFMA on this CPU");
             return;
         }
         let mut rng = ChaCha8Rng::seed_from_u64(5);

@@ -734,7 +734,7 @@ mod tests {
     #[test]
     fn fp_matches_blst() {
         if !available() {
-            eprintln!("no AVX-512 IFMA on this CPU: nothing to test");
+            pce_testkit::skip("fp_matches_blst", "no AVX-512 IFMA on this CPU");
             return;
         }
         check_against_blst(&FP, fp_elements(1, 256), fp_elements(2, 256), |x, y| {
@@ -753,7 +753,7 @@ mod tests {
     #[test]
     fn fr_matches_blst() {
         if !available() {
-            eprintln!("no AVX-512 IFMA on this CPU: nothing to test");
+            pce_testkit::skip("fr_matches_blst", "no AVX-512 IFMA on this CPU");
             return;
         }
         check_against_blst(&FR, fr_elements(3, 256), fr_elements(4, 256), |x, y| {
@@ -800,7 +800,7 @@ mod tests {
     #[test]
     fn fr_lazy_matches_blst() {
         if !available() {
-            eprintln!("no AVX-512 IFMA on this CPU: nothing to test");
+            pce_testkit::skip("fr_lazy_matches_blst", "no AVX-512 IFMA on this CPU");
             return;
         }
         // SAFETY: the CPU has the features (checked above).
@@ -873,7 +873,7 @@ mod tests {
     #[test]
     fn fr_conversions_match_words() {
         if !available() {
-            eprintln!("no AVX-512 IFMA on this CPU: nothing to test");
+            pce_testkit::skip("fr_conversions_match_words", "no AVX-512 IFMA on this CPU");
             return;
         }
         // SAFETY: the CPU has the features (checked above).
@@ -905,6 +905,7 @@ mod tests {
     #[test]
     fn gather_and_scatter_move_records() {
         if !available() {
+            pce_testkit::skip("gather_and_scatter_move_records", "no AVX-512 IFMA on this CPU");
             return;
         }
         let records = fp_elements(6, 16);

@@ -338,7 +338,7 @@ mod tests {
     #[test]
     fn lanes_match_scalar_small() {
         if !crate::ifma::available() {
-            eprintln!("no AVX-512 IFMA on this CPU: nothing to test");
+            pce_testkit::skip("lanes_match_scalar_small", "no AVX-512 IFMA on this CPU");
             return;
         }
         // Below MIN_LOG the scalar path runs; from 6 to 13, one chunk.
@@ -350,7 +350,7 @@ mod tests {
     #[test]
     fn lanes_match_scalar_large() {
         if !crate::ifma::available() {
-            eprintln!("no AVX-512 IFMA on this CPU: nothing to test");
+            pce_testkit::skip("lanes_match_scalar_large", "no AVX-512 IFMA on this CPU");
             return;
         }
         // Passes over the whole buffer of one, two, three and four stages.
@@ -375,7 +375,7 @@ mod tests {
     #[test]
     fn lanes_round_trip() {
         if !crate::ifma::available() {
-            eprintln!("no AVX-512 IFMA on this CPU: nothing to test");
+            pce_testkit::skip("lanes_round_trip", "no AVX-512 IFMA on this CPU");
             return;
         }
         let domain = Domain::new(15);

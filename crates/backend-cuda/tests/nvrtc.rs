@@ -14,7 +14,10 @@ use pce_backend_cuda::compile::{cached, nvrtc_present, prebuild, PREBUILT_ARCHIT
 #[test]
 fn kernels_compile_to_a_cubin_for_each_prebuilt_architecture() {
     if !nvrtc_present() && std::env::var_os("CI").is_none() {
-        eprintln!("SKIPPED kernels_compile_to_a_cubin_for_each_prebuilt_architecture: libnvrtc.so not found (set LD_LIBRARY_PATH to a CUDA or pip NVRTC lib directory)");
+        pce_testkit::skip(
+            "kernels_compile_to_a_cubin_for_each_prebuilt_architecture",
+            "libnvrtc.so not found (set LD_LIBRARY_PATH to a CUDA or pip NVRTC lib directory)",
+        );
         return;
     }
     let target = Path::new(env!("CARGO_TARGET_TMPDIR"))

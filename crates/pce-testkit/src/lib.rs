@@ -4,7 +4,27 @@
 //!   linear combinations (repeated variables, zero and arbitrary
 //!   coefficients), inputs allocated between aux variables, namespaces, and
 //!   sub-circuits merged through `extend` as storage-proofs does;
-//! - [`sha256`]: a real gadget circuit, SHA-256 of a preimage.
+//! - [`sha256`]: a real gadget circuit, SHA-256 of a preimage;
+//! - [`skip`]: how a test that cannot run here says so.
 
 pub mod random;
 pub mod sha256;
+
+/// Says that `test` did not run, and why: on standard error (shown with
+/// `--nocapture`), and as a line appended to the file `$PCE_SKIPPED_LOG`
+/// names, so that `.ci/run` counts and lists skipped tests in its summary
+/// (cargo shows a skipped test that returned early as passed).
+pub fn skip(test: &str, why: &str) {
+    use std::io::Write;
+    eprintln!("SKIPPED {test}: {why}");
+    if let Some(path) = std::env::var_os("PCE_SKIPPED_LOG") {
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path);
+        if let Ok(mut log) = log {
+            // One write per line: tests run on several threads and processes.
+            let _ = log.write_all(format!("{test}: {why}\n").as_bytes());
+        }
+    }
+}

@@ -609,7 +609,10 @@ fn a_python_grpc_client_proves_with_curios_wrapper() {
             std::env::var_os("CI").is_none(),
             "CI must install grpcio and grpcio-tools into target/py (see .ci/run)"
         );
-        eprintln!("SKIPPED a_python_grpc_client_proves_with_curios_wrapper: pip3 install --target target/py grpcio grpcio-tools");
+        pce_testkit::skip(
+            "a_python_grpc_client_proves_with_curios_wrapper",
+            "no grpcio: pip3 install --target target/py grpcio grpcio-tools",
+        );
         return;
     }
     let dir = tempfile::tempdir().unwrap();

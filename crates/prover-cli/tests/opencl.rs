@@ -27,9 +27,9 @@ fn pce_prover(args: &[&str], cache: &std::path::Path) -> std::process::Output {
 fn skip_without_opencl(output: &std::process::Output) -> bool {
     let missing = output.status.code() == Some(3) && text(output).contains("no OpenCL");
     if missing && std::env::var_os("CI").is_none() {
-        eprintln!(
-            "skipped: no OpenCL platform on this machine ({})",
-            text(output)
+        pce_testkit::skip(
+            "an OpenCL test of prover-cli",
+            &format!("no OpenCL platform on this machine ({})", text(output)),
         );
         return true;
     }

@@ -42,7 +42,10 @@ fn partitions_spread_over_every_device_and_prove_as_on_one() {
         Err(e @ (EngineError::Backend(_) | EngineError::BackendLoad(_)))
             if std::env::var_os("CI").is_none() =>
         {
-            eprintln!("SKIPPED partitions_spread_over_every_device_and_prove_as_on_one: no OpenCL platform ({e})");
+            pce_testkit::skip(
+                "partitions_spread_over_every_device_and_prove_as_on_one",
+                &format!("no OpenCL platform ({e})"),
+            );
             return;
         }
         other => other.unwrap(),

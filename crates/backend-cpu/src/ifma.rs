@@ -905,7 +905,10 @@ mod tests {
     #[test]
     fn gather_and_scatter_move_records() {
         if !available() {
-            pce_testkit::skip("gather_and_scatter_move_records", "no AVX-512 IFMA on this CPU");
+            pce_testkit::skip(
+                "gather_and_scatter_move_records",
+                "no AVX-512 IFMA on this CPU",
+            );
             return;
         }
         let records = fp_elements(6, 16);

@@ -679,11 +679,11 @@ mod tests {
     /// additions per bucket, so batches conflict and defer) and at a wide
     /// one (more buckets than reduction segments: several running-sum steps).
     fn check(points: &[G1Affine], scalars: &[pce_scalar]) {
+        assert!(ifma::available(), "the calling test skips without IFMA");
         let points = g1_as_blst(g1_affines_as_pce(points));
         let blst = points.mult(scalar_bytes(scalars), 255);
         for c in [window_bits(points.len()), 4, 12] {
-            // SAFETY: the CPU has the features (every test calling this
-            // checks first).
+            // SAFETY: the CPU has the features (asserted above).
             let ours = unsafe { with_window(points, scalars, c) };
             // SAFETY: two valid points.
             assert!(

@@ -61,6 +61,10 @@ pub enum C2Error {
         /// The proof type.
         proof_type: String,
     },
+    /// The C1 output's vanilla proofs do not verify against its own public
+    /// inputs: no proof of it could.
+    #[error("the C1 output's vanilla proofs do not verify against its replica id, commitments and seed (a corrupted output, or one of another proof type or porep id)")]
+    InvalidVanillaProofs,
     /// filecoin-proofs' `verify_seal` rejected the proof.
     #[error("filecoin-proofs' verify_seal rejected the proof")]
     VerifySealRejected,

@@ -14,6 +14,7 @@ use filecoin_proofs::{
 };
 use storage_proofs_core::compound_proof::{self, CompoundProof};
 use storage_proofs_core::merkle::MerkleTreeTrait;
+use storage_proofs_core::proof::ProofScheme;
 use storage_proofs_porep::stacked::{self, StackedCircuit, StackedCompound, StackedDrg};
 
 use crate::C2Error;
@@ -65,6 +66,24 @@ impl<Tree: 'static + MerkleTreeTrait> PartitionCircuits<Tree> {
             params: public_params::<Tree>(config)?,
             c1,
         })
+    }
+
+    /// Checks the C1 output's vanilla proofs against its replica id,
+    /// commitments and seed, as filecoin-proofs' `seal_commit_phase2` does
+    /// before proving: an output that cannot give a valid proof (corrupted,
+    /// or of another proof type or porep id) is refused in seconds instead
+    /// of after its partitions are proven.
+    pub fn verify_vanilla(&self) -> Result<(), C2Error> {
+        let valid = Vanilla::<Tree>::verify_all_partitions(
+            &self.params,
+            &self.public_inputs,
+            &self.c1.vanilla_proofs,
+        )
+        .map_err(C2Error::filecoin("verifying the vanilla proofs"))?;
+        match valid {
+            true => Ok(()),
+            false => Err(C2Error::InvalidVanillaProofs),
+        }
     }
 
     /// The C1 output the circuits are built from.

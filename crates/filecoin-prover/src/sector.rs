@@ -126,6 +126,7 @@ impl<Tree: 'static + MerkleTreeTrait> Job for SectorJob<'_, Tree> {
                 found: circuits.num_partitions(),
             });
         }
+        circuits.verify_vanilla()?;
         Ok(circuits)
     }
 

@@ -4,6 +4,7 @@
 use filecoin_prover::c1::C1Input;
 use filecoin_prover::c2::{run, C2Options};
 use filecoin_prover::cache::CircuitFiles;
+use filecoin_prover::partition::PartitionCircuits;
 use filecoin_prover::proof_type::{ProofType, Variant};
 use filecoin_prover::C2Error;
 use filecoin_testkit::test_sector::seal_2kib;
@@ -75,6 +76,32 @@ fn bad_inputs_are_clear_errors_and_a_corrupt_pce_is_rebuilt() {
         "odd.json",
         &odd.to_string(),
         "partitions fit no registered proof type",
+    );
+
+    // Vanilla proofs that do not match the output's own public inputs are
+    // refused before anything is proven.
+    let config = ProofType::interactive(2048).unwrap().config();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let other_replica =
+        serde_json::to_value(seal_2kib(8, elsewhere.path()).unwrap().c1.replica_id).unwrap();
+    let verify = |edit: &dyn Fn(&mut serde_json::Value)| {
+        let mut c1 = serde_json::to_value(&sector.c1).unwrap();
+        edit(&mut c1);
+        let c1 = serde_json::from_value(c1).unwrap();
+        PartitionCircuits::<filecoin_proofs::SectorShape2KiB>::new(&config, c1)
+            .unwrap()
+            .verify_vanilla()
+    };
+    verify(&|_| {}).unwrap();
+    let flip_seed = |c1: &mut serde_json::Value| {
+        c1["seed"][0] = (c1["seed"][0].as_u64().unwrap() ^ 1).into();
+    };
+    let err = verify(&flip_seed).unwrap_err();
+    assert!(matches!(err, C2Error::InvalidVanillaProofs), "{err}");
+    let err = verify(&|c1| c1["replica_id"] = other_replica.clone()).unwrap_err();
+    assert!(
+        err.to_string().contains("vanilla proofs do not verify"),
+        "{err}"
     );
 
     let c1_path = work.path().join("c1.json");

@@ -413,6 +413,11 @@ fn bad_requests_fail_their_job_and_the_daemon_serves_on() {
         let mut wrong_miner = porep_request("wrong-miner", &sector, &wrapper);
         wrong_miner.miner_id = MINER + 1;
         failed(&prove(wrong_miner).await.unwrap(), "verify_seal rejected");
+        let tampered = porep_request("tampered", &sector, &with_other_seed(&wrapper));
+        failed(
+            &prove(tampered).await.unwrap(),
+            "vanilla proofs do not verify",
+        );
         for (kind, name) in [
             (ProofKind::WindowPostPartition, "WindowPoSt"),
             (ProofKind::WinningPost, "WinningPoSt"),
@@ -451,9 +456,24 @@ fn bad_requests_fail_their_job_and_the_daemon_serves_on() {
             .into_inner();
         assert_eq!(
             (status.total_proofs_completed, status.total_proofs_failed),
-            (1, 9)
+            (1, 10)
         );
     });
+}
+
+/// Curio's wrapper of `wrapper`'s C1 output with one bit of its seed
+/// flipped: well formed, and no longer what its vanilla proofs prove.
+fn with_other_seed(wrapper: &[u8]) -> Vec<u8> {
+    use base64::Engine;
+    let base64 = base64::engine::general_purpose::STANDARD;
+    let mut outer: serde_json::Value = serde_json::from_slice(wrapper).unwrap();
+    let mut inner: serde_json::Value =
+        serde_json::from_slice(&base64.decode(outer["Phase1Out"].as_str().unwrap()).unwrap())
+            .unwrap();
+    let seed = inner["seed"][0].as_u64().unwrap();
+    inner["seed"][0] = (seed ^ 1).into();
+    outer["Phase1Out"] = base64.encode(serde_json::to_vec(&inner).unwrap()).into();
+    serde_json::to_vec(&outer).unwrap()
 }
 
 fn write_config(dir: &Path, text: &str) -> String {

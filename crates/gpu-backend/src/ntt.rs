@@ -8,6 +8,7 @@ use backend_api::interop::{root_of_unity, scalars_as_fr};
 use backend_api::plugin::PluginError;
 use blstrs::Scalar;
 use ff::{Field, PrimeField};
+use rayon::prelude::*;
 
 use crate::engine::{bytes_of, Arg, Engine};
 
@@ -17,6 +18,10 @@ const SCALE_CHUNK: usize = crate::NTT_SCALE_CHUNK as usize;
 /// Largest transform: thread indices are 32-bit.
 const MAX_LOG_SIZE: u32 = 31;
 
+/// Twiddles computed by one task: each chunk starts from its own power of
+/// the root, so the 2^26 products of a 2^27 domain spread over the cores.
+const TWIDDLE_CHUNK: usize = 1 << 14;
+
 /// `w^i` for `i < n/2`, `w` the domain's root of unity (its inverse for an
 /// inverse transform), in the kernels' layout.
 pub fn twiddles(log_n: u32, inverse: bool) -> Vec<pce_fr> {
@@ -25,12 +30,17 @@ pub fn twiddles(log_n: u32, inverse: bool) -> Vec<pce_fr> {
         root = root.invert().expect("a root of unity is invertible");
     }
     let half = (1usize << log_n) / 2;
-    let mut table = Vec::with_capacity(half);
-    let mut power = Scalar::ONE;
-    for _ in 0..half {
-        table.push(power);
-        power *= root;
-    }
+    let mut table = vec![Scalar::ZERO; half];
+    table
+        .par_chunks_mut(TWIDDLE_CHUNK)
+        .enumerate()
+        .for_each(|(chunk, powers)| {
+            let mut power = root.pow_vartime([(chunk * TWIDDLE_CHUNK) as u64]);
+            for slot in powers {
+                *slot = power;
+                power *= root;
+            }
+        });
     scalars_as_fr(&table).to_vec()
 }
 
@@ -265,5 +275,32 @@ impl<B> Domain<B> {
                 Arg::Fr(scaling.step),
             ],
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn twiddles_are_the_powers_of_the_root_across_chunks() {
+        // 2^16 twiddles: four chunks, each started from its own power.
+        for (log_n, inverse) in [(1, false), (5, true), (17, false), (17, true)] {
+            let mut root = root_of_unity(log_n);
+            if inverse {
+                root = root.invert().unwrap();
+            }
+            let mut expected = vec![Scalar::ONE];
+            while expected.len() < 1 << (log_n - 1) {
+                let next = *expected.last().unwrap() * root;
+                expected.push(next);
+            }
+            let table = twiddles(log_n, inverse);
+            assert_eq!(
+                bytes_of(&table),
+                bytes_of(scalars_as_fr(&expected)),
+                "2^{log_n}, inverse: {inverse}"
+            );
+        }
     }
 }

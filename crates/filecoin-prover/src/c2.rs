@@ -113,28 +113,9 @@ pub fn prove_sectors(
     done: &mut dyn FnMut(usize, &SectorResult),
 ) -> Result<C2Run, C2Error> {
     let first = single_proof_type(inputs)?;
-    let config = first.proof_type.config();
-    with_shape!(
-        first.proof_type.sector_size,
-        prove_shape,
-        inputs,
-        &config,
-        options,
-        observer,
-        done
-    )
-}
-
-fn prove_shape<Tree: 'static + MerkleTreeTrait>(
-    inputs: &[C1Input],
-    config: &PoRepConfig,
-    options: &C2Options,
-    observer: Observer<'_>,
-    done: &mut dyn FnMut(usize, &SectorResult),
-) -> Result<C2Run, C2Error> {
     let partitions: usize = inputs.iter().map(C1Input::num_partitions).sum();
-    let circuit = load_shape::<Tree>(inputs[0].proof_type, config, partitions > 1)?;
-    prove_loaded_shape::<Tree>(&circuit, None, inputs, config, options, observer, done)
+    let circuit = load_circuit(first.proof_type, partitions > 1)?;
+    prove_with(&circuit, None, inputs, options, observer, done)
 }
 
 /// Checks the parameter files of `proof_type` (and SnarkPack's SRS for
@@ -182,13 +163,26 @@ pub fn prove_on(
     observer: Observer<'_>,
     done: &mut dyn FnMut(usize, &SectorResult),
 ) -> Result<C2Run, C2Error> {
+    prove_with(circuit, Some(provers), inputs, options, observer, done)
+}
+
+/// The inputs on `circuit`, on `provers` when given, else on the devices
+/// `options.engine` names.
+fn prove_with(
+    circuit: &LoadedCircuit,
+    provers: Option<&[DeviceProver<'_>]>,
+    inputs: &[C1Input],
+    options: &C2Options,
+    observer: Observer<'_>,
+    done: &mut dyn FnMut(usize, &SectorResult),
+) -> Result<C2Run, C2Error> {
     let first = single_proof_type(inputs)?;
     let config = first.proof_type.config();
     with_shape!(
         first.proof_type.sector_size,
         prove_loaded_shape,
         circuit,
-        Some(provers),
+        provers,
         inputs,
         &config,
         options,

@@ -225,11 +225,7 @@ fn prove_returns_a_proof_verify_seal_accepts_and_status_answers_meanwhile() {
             .unwrap()
             .into_inner();
         assert!(evicted.was_loaded && evicted.freed_bytes > 0, "{evicted:?}");
-        let status = client
-            .get_status(GetStatusRequest {})
-            .await
-            .unwrap()
-            .into_inner();
+        let status = get_status(&mut client).await;
         assert!(status.loaded_srs.is_empty(), "{status:?}");
         let preloaded = client
             .preload_srs(PreloadSrsRequest {
@@ -239,11 +235,7 @@ fn prove_returns_a_proof_verify_seal_accepts_and_status_answers_meanwhile() {
             .unwrap()
             .into_inner();
         assert!(!preloaded.already_loaded);
-        let status = client
-            .get_status(GetStatusRequest {})
-            .await
-            .unwrap()
-            .into_inner();
+        let status = get_status(&mut client).await;
         assert_eq!(status.loaded_srs[0].circuit_id, "porep-2k");
     });
     assert!(daemon.terminate().success());
@@ -329,11 +321,7 @@ fn jobs_queue_by_priority_join_by_id_and_cancel() {
             );
             assert!(sector.verify(&result.proof).unwrap());
         }
-        let status = client
-            .get_status(GetStatusRequest {})
-            .await
-            .unwrap()
-            .into_inner();
+        let status = get_status(&mut client).await;
         assert_eq!(
             status.total_proofs_completed, 3,
             "joined jobs are proven once"
@@ -449,11 +437,7 @@ fn bad_requests_fail_their_job_and_the_daemon_serves_on() {
             .unwrap();
         assert_eq!(good.status(), Status::Completed, "{}", good.error_message);
         assert!(sector.verify(&good.proof).unwrap());
-        let status = client
-            .get_status(GetStatusRequest {})
-            .await
-            .unwrap()
-            .into_inner();
+        let status = get_status(&mut client).await;
         assert_eq!(
             (status.total_proofs_completed, status.total_proofs_failed),
             (1, 10)
@@ -527,14 +511,18 @@ fn a_daemon_killed_mid_proof_restarts_and_serves_the_next_request() {
     });
 }
 
+async fn get_status(client: &mut ProvingEngineClient<Channel>) -> GetStatusResponse {
+    client
+        .get_status(GetStatusRequest {})
+        .await
+        .unwrap()
+        .into_inner()
+}
+
 async fn wait_until_running(client: &mut ProvingEngineClient<Channel>, id: &str) {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
-        let status = client
-            .get_status(GetStatusRequest {})
-            .await
-            .unwrap()
-            .into_inner();
+        let status = get_status(client).await;
         if status.gpus.iter().any(|g| g.current_job_id == id) {
             return;
         }

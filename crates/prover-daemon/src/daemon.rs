@@ -212,7 +212,6 @@ impl Daemon {
             proving: Proving {
                 circuits: Registry::new(),
                 gate: MemoryGate::new(budget),
-                backend: config.proving.backend.clone(),
             },
             metrics: Metrics::default(),
             devices,

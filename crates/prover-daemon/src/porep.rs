@@ -137,8 +137,6 @@ pub struct Proving {
     pub circuits: Registry,
     /// The daemon's memory budget.
     pub gate: MemoryGate,
-    /// Backend name or path.
-    pub backend: String,
 }
 
 /// A proven sector.
@@ -201,7 +199,7 @@ impl Proving {
         let options = C2Options {
             engine: EngineOptions {
                 // Not used: the prover is already on its device.
-                backend: self.backend.clone(),
+                backend: prover.prover.device().backend().name().to_owned(),
                 devices: Devices::All,
                 jobs: 1,
                 partitions_in_flight: in_flight as usize,

@@ -22,7 +22,7 @@ use tracing::{info, warn};
 use crate::partition::blank_circuit;
 use crate::C2Error;
 
-/// The files of one PoRep circuit in the parameter cache.
+/// The files of one circuit in the parameter cache.
 #[derive(Debug, Clone)]
 pub struct CircuitFiles {
     /// filecoin-proofs' circuit identifier.
@@ -36,20 +36,25 @@ pub struct CircuitFiles {
 }
 
 impl CircuitFiles {
-    /// The cache paths of the circuit of `config`.
+    /// The cache paths of the PoRep circuit of `config`.
     pub fn of<Tree: 'static + MerkleTreeTrait>(config: &PoRepConfig) -> Result<Self, C2Error> {
         let id = config
             .get_cache_identifier::<Tree>()
             .map_err(C2Error::filecoin("circuit identifier"))?;
+        Ok(Self::named(id))
+    }
+
+    /// The cache paths of the circuit filecoin-proofs identifies as `id`.
+    pub fn named(id: String) -> Self {
         let params = parameter_cache_params_path(&id);
         let vk = parameter_cache_verifying_key_path(&id);
         let pce = params.with_file_name(format!("pce-v{}-{id}.pce", pce_core::FORMAT_VERSION));
-        Ok(Self {
+        Self {
             id,
             params,
             vk,
             pce,
-        })
+        }
     }
 
     /// Refuses to start without the parameter files of the circuit.
@@ -63,10 +68,24 @@ impl CircuitFiles {
         }
     }
 
-    /// Loads the PCE, or extracts and saves it when it is missing or unusable.
+    /// Loads the PCE of the PoRep circuit of `config`, or records and
+    /// saves it when it is missing or unusable.
     pub fn load_or_extract_pce<Tree: 'static + MerkleTreeTrait>(
         &self,
         config: &PoRepConfig,
+    ) -> Result<PrecompiledCircuit, C2Error> {
+        self.load_or_record("PoRep", || {
+            Ok(PrecompiledCircuit::extract(blank_circuit::<Tree>(config)?)?)
+        })
+    }
+
+    /// Loads the PCE, or records it with `record` (from the blank circuit
+    /// of the proof kind `kind`) and saves it when it is missing or
+    /// unusable.
+    pub fn load_or_record(
+        &self,
+        kind: &str,
+        record: impl FnOnce() -> Result<PrecompiledCircuit, C2Error>,
     ) -> Result<PrecompiledCircuit, C2Error> {
         match PrecompiledCircuit::load(&self.pce) {
             Ok(pce) => return Ok(pce),
@@ -78,8 +97,8 @@ impl CircuitFiles {
             ),
         }
         let start = Instant::now();
-        info!(id = %self.id, "recording the PoRep circuit (once per circuit)");
-        let pce = PrecompiledCircuit::extract(blank_circuit::<Tree>(config)?)?;
+        info!(id = %self.id, "recording the {kind} circuit (once per circuit)");
+        let pce = record()?;
         if let Some(dir) = self.pce.parent() {
             std::fs::create_dir_all(dir)
                 .map_err(C2Error::io("creating the parameter cache directory"))?;

@@ -65,6 +65,29 @@ pub enum C2Error {
     /// inputs: no proof of it could.
     #[error("the C1 output's vanilla proofs do not verify against its replica id, commitments and seed (a corrupted output, or one of another proof type or porep id)")]
     InvalidVanillaProofs,
+    /// The vanilla proofs of a PoSt or SnapDeals input are unusable or do
+    /// not verify: no proof of them could.
+    #[error("the vanilla proofs cannot be proven: {what}")]
+    VanillaProofs {
+        /// What is wrong with them.
+        what: String,
+    },
+    /// A vanilla proof file could not be decoded.
+    #[error("{path}: not a vanilla proof of {proof_type}: {what}")]
+    BadVanillaProof {
+        /// The file (or request field) it came from.
+        path: std::path::PathBuf,
+        /// The proof type it was read as.
+        proof_type: String,
+        /// What the decoder said.
+        what: String,
+    },
+    /// One of filecoin-proofs' verifiers rejected a whole proof.
+    #[error("filecoin-proofs' {verifier} rejected the proof")]
+    Rejected {
+        /// The verifier.
+        verifier: &'static str,
+    },
     /// filecoin-proofs' `verify_seal` rejected the proof.
     #[error("filecoin-proofs' verify_seal rejected the proof")]
     VerifySealRejected,

@@ -13,18 +13,30 @@
 //! proven, [`sector`] assembles the proof (aggregated with [`aggregate`] for
 //! non-interactive PoRep) and checks it with filecoin-proofs' `verify_seal`.
 //!
+//! The other proof kinds are storage-proofs compound proofs, proven by the
+//! generic [`compound`] job: [`post`] (WindowPoSt, WinningPoSt) and
+//! [`update`] (SnapDeals), from the [`vanilla`] proofs the proving
+//! pipelines hand over.
+//!
 //! - [`proof_type`]: registered proof types, sector sizes, variants;
+//! - [`circuits`]: the circuit of any proof type, for callers that handle
+//!   every kind;
 //! - [`params`]: random (insecure) test parameters in the cache.
 
 pub mod aggregate;
 pub mod c1;
 pub mod c2;
 pub mod cache;
+pub mod circuits;
+pub mod compound;
 mod error;
 pub mod params;
 pub mod partition;
+pub mod post;
 pub mod proof_type;
 pub mod sector;
+pub mod update;
+pub mod vanilla;
 pub mod witness;
 
 pub use error::C2Error;

@@ -1,4 +1,4 @@
-//! Random test parameters for a PoRep circuit, in filecoin-proofs' cache.
+//! Random test parameters for any circuit, in filecoin-proofs' cache.
 //!
 //! **Insecure, for testing only**: the generator knows the toxic waste.
 //! Real sectors must be proven with the published parameters. The files are
@@ -14,11 +14,8 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 use tracing::info;
 
-use filecoin_proofs::{with_shape, PoRepConfig};
-use storage_proofs_core::merkle::MerkleTreeTrait;
-
 use crate::cache::CircuitFiles;
-use crate::proof_type::ProofType;
+use crate::circuits::ProofCircuit;
 use crate::C2Error;
 use atomic_write::write_atomically;
 
@@ -46,28 +43,20 @@ pub fn generate_test_params(
     Ok(())
 }
 
-/// Makes sure test parameters for `proof_type` exist in the cache,
+/// Makes sure test parameters for `circuit` exist in the cache,
 /// generating them (and the PCE) when `force` is set or a file is missing.
 /// Returns the circuit's files and whether parameters were generated.
 pub fn ensure_test_params(
-    proof_type: ProofType,
+    circuit: impl Into<ProofCircuit>,
     seed: u64,
     force: bool,
 ) -> Result<(CircuitFiles, bool), C2Error> {
-    let config = proof_type.config();
-    with_shape!(proof_type.sector_size, ensure_shape, &config, seed, force)
-}
-
-fn ensure_shape<Tree: 'static + MerkleTreeTrait>(
-    config: &PoRepConfig,
-    seed: u64,
-    force: bool,
-) -> Result<(CircuitFiles, bool), C2Error> {
-    let files = CircuitFiles::of::<Tree>(config)?;
+    let circuit = circuit.into();
+    let files = circuit.files()?;
     if !force && files.params.exists() && files.vk.exists() {
         return Ok((files, false));
     }
-    let pce = files.load_or_extract_pce::<Tree>(config)?;
+    let pce = circuit.pce()?;
     generate_test_params(&files, &pce, seed)?;
     Ok((files, true))
 }

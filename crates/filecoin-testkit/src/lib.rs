@@ -3,7 +3,8 @@
 //!
 //! - [`test_sector`]: a sector sealed from scratch with filecoin-proofs,
 //!   whose commit-phase-1 output any C2 prover must accept;
-//! - [`baseline`]: filecoin-proofs' own C2 on the same input, what
+//! - [`vanilla`]: the PoSt and SnapDeals vanilla proofs of such sectors;
+//! - [`baseline`]: filecoin-proofs' own provers on the same inputs, what
 //!   benchmarks compare against;
 //! - [`synthesis_compare`]: bellperson's enforce-time synthesis against the
 //!   PCE path on the same partitions.
@@ -11,3 +12,4 @@
 pub mod baseline;
 pub mod synthesis_compare;
 pub mod test_sector;
+pub mod vanilla;

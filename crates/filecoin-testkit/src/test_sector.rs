@@ -7,7 +7,7 @@
 
 use std::fs::File;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use filecoin_proofs::{
     add_piece, generate_piece_commitment, seal_commit_phase1, seal_pre_commit_phase1,
@@ -28,6 +28,10 @@ use filecoin_prover::C2Error;
 /// PoRep id of `StackedDrg2KiBV1_1` (registered proof 5, as filecoin-proofs-api derives it).
 const POREP_ID_2KIB_V1_1: u64 = 5;
 
+/// The sealed replica and its cache directory, in a sector's work directory.
+const SEALED: &str = "sealed";
+const CACHE: &str = "cache";
+
 /// A sealed test sector and everything its C2 and verification need.
 pub struct TestSector {
     /// The PoRep configuration it was sealed with.
@@ -38,6 +42,10 @@ pub struct TestSector {
     pub prover_id: ProverId,
     /// The sector number.
     pub sector_id: SectorId,
+    /// The sealed replica (the sector key, once the sector is updated).
+    pub replica: PathBuf,
+    /// Its cache directory (trees and their auxiliary files).
+    pub cache: PathBuf,
 }
 
 impl TestSector {
@@ -97,6 +105,8 @@ pub fn seal_2kib_with(
         c1,
         prover_id,
         sector_id,
+        replica: workdir.join(SEALED),
+        cache: workdir.join(CACHE),
     })
 }
 
@@ -149,8 +159,8 @@ fn seal<Tree: 'static + MerkleTreeTrait>(
     interactive_seed[31] &= 0x3f;
 
     let staged = workdir.join("staged");
-    let sealed = workdir.join("sealed");
-    let cache = workdir.join("cache");
+    let sealed = workdir.join(SEALED);
+    let cache = workdir.join(CACHE);
     std::fs::create_dir_all(&cache).map_err(C2Error::io("creating the sector cache directory"))?;
     let piece_info = generate_piece_commitment(&piece[..], piece_size)
         .map_err(C2Error::filecoin("piece commitment"))?;

@@ -1,0 +1,269 @@
+//! WindowPoSt, WinningPoSt and SnapDeals end to end on real 2 KiB sectors
+//! sealed (and updated) with filecoin-proofs: each proof passes
+//! filecoin-proofs' own verifier and equals bellperson's proof of the same
+//! partition circuits with the same r and s; one partition of a WindowPoSt
+//! proven alone equals that partition of the whole proof; a tampered
+//! vanilla proof is refused before proving; missing parameters are named.
+//!
+//! One test: the parameter cache is process-wide, and the sectors are
+//! shared by every kind.
+
+use std::path::PathBuf;
+
+use bellpepper_core::Circuit;
+use bellperson::groth16::{create_proof_batch, Parameters};
+use blstrs::{Bls12, Scalar};
+use ff::Field;
+use filecoin_proofs::SectorShape2KiB;
+use filecoin_prover::c2::prover_id_of_miner;
+use filecoin_prover::circuits::ProofCircuit;
+use filecoin_prover::compound::{KindProof, KindRun, ProofKind};
+use filecoin_prover::params::ensure_test_params;
+use filecoin_prover::post::{self, PoStInput, PoStJob, PoStKind, PoStProofType};
+use filecoin_prover::update::{self, UpdateInput, UpdateJob};
+use filecoin_prover::vanilla::VanillaBytes;
+use filecoin_prover::C2Error;
+use filecoin_testkit::test_sector::{seal_2kib_for, TestSector};
+use filecoin_testkit::vanilla::{post_vanilla_proofs, randomness, snap_update_2kib};
+use groth16_prover::PROOF_BYTES;
+use proving_engine::{Devices, EngineOptions};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+fn shared_parameter_cache() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("filecoin-proof-parameters");
+    std::fs::create_dir_all(&dir).unwrap();
+    // Read once by filecoin-proofs' settings: set before any other call.
+    std::env::set_var("FIL_PROOFS_PARAMETER_CACHE", &dir);
+    dir
+}
+
+fn engine(r_s: &[(Scalar, Scalar)]) -> EngineOptions {
+    EngineOptions {
+        backend: "cpu".into(),
+        devices: Devices::One(0),
+        partitions_in_flight: 2,
+        jobs: 1,
+        memory_budget: None,
+        randomness: Some(r_s.to_vec()),
+        cancel: None,
+    }
+}
+
+fn random_r_s(seed: u64, n: usize) -> Vec<(Scalar, Scalar)> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    (0..n)
+        .map(|_| (Scalar::random(&mut rng), Scalar::random(&mut rng)))
+        .collect()
+}
+
+fn vanilla(named: &str, proofs: &[Vec<u8>]) -> Vec<VanillaBytes> {
+    proofs
+        .iter()
+        .enumerate()
+        .map(|(i, bytes)| VanillaBytes {
+            source: format!("{named}[{i}]").into(),
+            bytes: bytes.clone(),
+        })
+        .collect()
+}
+
+/// bellperson's proofs of `circuits` with `r_s`, concatenated.
+fn bellperson<C: Circuit<Scalar> + Send>(
+    circuit: ProofCircuit,
+    circuits: Vec<C>,
+    r_s: &[(Scalar, Scalar)],
+) -> Vec<u8> {
+    let files = circuit.files().unwrap();
+    let params =
+        Parameters::<Bls12>::read(std::fs::File::open(&files.params).unwrap(), false).unwrap();
+    let (r, s) = r_s.iter().copied().unzip();
+    let proofs = create_proof_batch(circuits, &params, r, s).unwrap();
+    let mut bytes = Vec::new();
+    for proof in proofs {
+        proof.write(&mut bytes).unwrap();
+    }
+    bytes
+}
+
+/// The single result of a run of one input.
+fn only(run: Result<KindRun, C2Error>) -> Result<KindProof, C2Error> {
+    let mut run = run?;
+    assert_eq!(run.results.len(), 1);
+    run.results.remove(0).map(|proven| proven.output)
+}
+
+fn prove_post(input: &PoStInput, r_s: &[(Scalar, Scalar)]) -> Result<KindProof, C2Error> {
+    let circuit = input.proof_type.circuit()?.load("PoSt", false)?;
+    only(post::prove(
+        &circuit,
+        None,
+        std::slice::from_ref(input),
+        &engine(r_s),
+        &|_| {},
+        &mut |_, _| {},
+    ))
+}
+
+fn post_circuits(input: &PoStInput) -> Vec<impl Circuit<Scalar> + Send> {
+    let job = PoStJob::<SectorShape2KiB>::new(input);
+    let statement = job.open().unwrap();
+    (0..job.partitions())
+        .map(|i| statement.circuit(i).unwrap())
+        .collect()
+}
+
+fn check_post(input: &PoStInput, seed: u64) -> KindProof {
+    let circuit = ProofCircuit::PoSt(input.proof_type);
+    ensure_test_params(circuit, 0, false).unwrap();
+    let r_s = random_r_s(seed, input.num_partitions());
+    let proof = prove_post(input, &r_s).unwrap();
+    assert_eq!(proof.proof.len(), PROOF_BYTES * input.num_partitions());
+    assert_eq!(
+        proof.proof,
+        bellperson(circuit, post_circuits(input), &r_s),
+        "{}: differs from bellperson's proof with the same r and s",
+        input.proof_type
+    );
+    proof
+}
+
+#[test]
+fn post_and_snap_proofs_verify_and_equal_bellperson() {
+    shared_parameter_cache();
+    let work = tempfile::tempdir().unwrap();
+    let prover_id = prover_id_of_miner(1000);
+    let sectors: Vec<TestSector> = (0..3)
+        .map(|i| {
+            let dir = work.path().join(format!("sector-{i}"));
+            std::fs::create_dir_all(&dir).unwrap();
+            seal_2kib_for(100 + i, &dir, prover_id).unwrap()
+        })
+        .collect();
+    let all: Vec<&TestSector> = sectors.iter().collect();
+
+    // WindowPoSt over three sectors: two partitions of two, the second padded.
+    let window = PoStProofType::current(PoStKind::Window, 2048).unwrap();
+    let window_input = PoStInput {
+        proof_type: window,
+        randomness: randomness(5),
+        prover_id,
+        vanilla_proofs: vanilla(
+            "window",
+            &post_vanilla_proofs(window, &all, randomness(5)).unwrap(),
+        ),
+        partition: None,
+    };
+    assert_eq!(window_input.num_partitions(), 2);
+    let whole = check_post(&window_input, 1);
+    assert!(whole.verify.is_some(), "verify_window_post ran");
+
+    // Its second partition alone, as Curio asks for it, with that
+    // partition's r and s: the same bytes as in the whole proof.
+    let r_s = random_r_s(1, 2);
+    let second = PoStInput {
+        vanilla_proofs: window_input.vanilla_proofs[2..].to_vec(),
+        partition: Some(1),
+        ..window_input.clone()
+    };
+    let alone = prove_post(&second, &r_s[1..]).unwrap();
+    assert_eq!(alone.proof, whole.proof[PROOF_BYTES..]);
+    assert!(
+        alone.verify.is_none(),
+        "no filecoin-proofs verifier takes one partition"
+    );
+
+    // WinningPoSt of one sector.
+    let winning = PoStProofType::current(PoStKind::Winning, 2048).unwrap();
+    let winning_input = PoStInput {
+        proof_type: winning,
+        randomness: randomness(6),
+        prover_id,
+        vanilla_proofs: vanilla(
+            "winning",
+            &post_vanilla_proofs(winning, &all[1..2], randomness(6)).unwrap(),
+        ),
+        partition: None,
+    };
+    let proof = check_post(&winning_input, 2);
+    assert!(proof.verify.is_some(), "verify_winning_post ran");
+
+    // A flipped bit in the first Merkle path of a vanilla proof: refused
+    // before proving, naming what does not verify. bincode layout: sector
+    // id (8), comm_r (32), sectors (8), inclusion proofs (8), proof data
+    // variant (4), root (32), leaf (32), path (8), hashes (8), first hash.
+    let mut tampered = window_input.clone();
+    tampered.vanilla_proofs[0].bytes[8 + 32 + 8 + 8 + 4 + 32 + 32 + 8 + 8] ^= 1;
+    let err = prove_post(&tampered, &random_r_s(1, 2)).unwrap_err();
+    assert!(
+        matches!(err, C2Error::VanillaProofs { .. }),
+        "{}",
+        proving_engine::chain(&err)
+    );
+    let mut garbage = winning_input.clone();
+    garbage.vanilla_proofs[0].bytes.truncate(50);
+    let err = prove_post(&garbage, &random_r_s(2, 1)).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("winning[0]: not a vanilla proof of StackedDrgWinning2KiBV1"),
+        "{err}"
+    );
+
+    // SnapDeals: new data encoded into the first sector.
+    let update_dir = work.path().join("update");
+    std::fs::create_dir_all(&update_dir).unwrap();
+    let updated = snap_update_2kib(&sectors[0], 9, &update_dir).unwrap();
+    let update_input = UpdateInput {
+        proof_type: updated.proof_type,
+        commitments: updated.commitments,
+        vanilla_proofs: vanilla("snap", &updated.vanilla_proofs),
+    };
+    let circuit = ProofCircuit::Update(update_input.proof_type);
+    ensure_test_params(circuit, 0, false).unwrap();
+    let partitions = update_input.proof_type.partitions();
+    let r_s = random_r_s(3, partitions);
+    let loaded = circuit.load(false).unwrap();
+    let prove_update = |input: &UpdateInput| {
+        only(update::prove(
+            &loaded,
+            None,
+            std::slice::from_ref(input),
+            &engine(&r_s),
+            &|_| {},
+            &mut |_, _| {},
+        ))
+    };
+    let proof = prove_update(&update_input).unwrap();
+    assert!(
+        proof.verify.is_some(),
+        "verify_empty_sector_update_proof ran"
+    );
+    let job = UpdateJob::<SectorShape2KiB>::new(&update_input);
+    let statement = job.open().unwrap();
+    let circuits = (0..partitions)
+        .map(|i| statement.circuit(i).unwrap())
+        .collect();
+    assert_eq!(proof.proof, bellperson(circuit, circuits, &r_s));
+
+    let mut wrong = update_input.clone();
+    wrong.commitments.comm_d_new = updated.commitments.comm_r_old;
+    let err = prove_update(&wrong).unwrap_err();
+    assert!(matches!(err, C2Error::VanillaProofs { .. }), "{err}");
+
+    // A proof kind whose parameters are not in the cache.
+    let missing = PoStProofType::current(PoStKind::Window, 8 << 20).unwrap();
+    let err = match missing
+        .circuit()
+        .unwrap()
+        .load("StackedDrgWindow8MiBV1_2", false)
+    {
+        Err(err) => err,
+        Ok(_) => panic!("8 MiB WindowPoSt parameters are not generated by any test"),
+    };
+    let files = ProofCircuit::PoSt(missing).files().unwrap();
+    assert!(
+        err.to_string()
+            .contains(&files.params.display().to_string()),
+        "{err}"
+    );
+}

@@ -11,11 +11,17 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use filecoin_proofs::SectorShape2KiB;
 use filecoin_prover::c1::lotus_bench_json;
 use filecoin_prover::c2::prover_id_of_miner;
+use filecoin_prover::compound::ProofKind as _;
 use filecoin_prover::params::ensure_test_params;
+use filecoin_prover::post::{PoStInput, PoStJob, PoStKind, PoStProofType};
 use filecoin_prover::proof_type::ProofType;
+use filecoin_prover::update::{UpdateInput, UpdateJob};
+use filecoin_prover::vanilla::VanillaBytes;
 use filecoin_testkit::test_sector::{seal_2kib_for, TestSector};
+use filecoin_testkit::vanilla::{post_vanilla_proofs, randomness, snap_update_2kib};
 use prover_daemon::client::connect;
 use prover_daemon::proto::await_proof_response::Status;
 use prover_daemon::proto::proving_engine_client::ProvingEngineClient;
@@ -406,14 +412,29 @@ fn bad_requests_fail_their_job_and_the_daemon_serves_on() {
             &prove(tampered).await.unwrap(),
             "vanilla proofs do not verify",
         );
-        for (kind, name) in [
-            (ProofKind::WindowPostPartition, "WindowPoSt"),
-            (ProofKind::WinningPost, "WinningPoSt"),
-            (ProofKind::SnapDealsUpdate, "SnapDeals"),
+        // A PoRep request sent as another kind: registered_proof 5 is a
+        // WindowPoSt type (with no randomness here), not a WinningPoSt or
+        // update one.
+        for (kind, name, needle) in [
+            (
+                ProofKind::WindowPostPartition,
+                "WindowPoSt",
+                "randomness must be 32 bytes",
+            ),
+            (
+                ProofKind::WinningPost,
+                "WinningPoSt",
+                "not a WinningPoSt proof type",
+            ),
+            (
+                ProofKind::SnapDealsUpdate,
+                "SnapDeals",
+                "not an update proof type",
+            ),
         ] {
             let mut request = porep_request(name, &sector, &wrapper);
             request.set_proof_kind(kind);
-            failed(&prove(request).await.unwrap(), "not supported yet");
+            failed(&prove(request).await.unwrap(), needle);
         }
         let mut unspecified = porep_request("unspecified", &sector, &wrapper);
         unspecified.set_proof_kind(ProofKind::Unspecified);
@@ -443,6 +464,135 @@ fn bad_requests_fail_their_job_and_the_daemon_serves_on() {
             (1, 10)
         );
     });
+}
+
+/// `proofs` as the library takes them, for checking the daemon's answers.
+fn vanilla_bytes(proofs: &[Vec<u8>]) -> Vec<VanillaBytes> {
+    proofs
+        .iter()
+        .map(|bytes| VanillaBytes {
+            source: "test".into(),
+            bytes: bytes.clone(),
+        })
+        .collect()
+}
+
+#[test]
+fn post_and_snap_requests_prove_as_curio_sends_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let window = PoStProofType::current(PoStKind::Window, 2048).unwrap();
+    let winning = PoStProofType::current(PoStKind::Winning, 2048).unwrap();
+    shared_parameter_cache();
+    for circuit in [window, winning] {
+        ensure_test_params(circuit, 0, false).unwrap();
+    }
+    let sectors: Vec<TestSector> = (0..2)
+        .map(|i| {
+            let work = dir.path().join(format!("s{i}"));
+            std::fs::create_dir_all(&work).unwrap();
+            sector(30 + i, &work).0
+        })
+        .collect();
+    let all: Vec<&TestSector> = sectors.iter().collect();
+    let window_vanilla = post_vanilla_proofs(window, &all, randomness(1)).unwrap();
+    let winning_vanilla = post_vanilla_proofs(winning, &all[..1], randomness(2)).unwrap();
+    let update_dir = dir.path().join("update");
+    std::fs::create_dir_all(&update_dir).unwrap();
+    let updated = snap_update_2kib(&sectors[1], 3, &update_dir).unwrap();
+    ensure_test_params(updated.proof_type, 0, false).unwrap();
+
+    let daemon = Daemon::start("127.0.0.1:0", dir.path(), &[]);
+    let post_request =
+        |id: &str, kind: ProofKind, proof_type: PoStProofType, seed, vanilla| SubmitProofRequest {
+            request_id: id.to_owned(),
+            proof_kind: kind.into(),
+            registered_proof: proof_type.id(),
+            vanilla_proofs: vanilla,
+            miner_id: MINER,
+            randomness: randomness(seed).to_vec(),
+            partition_index: 0,
+            ..Default::default()
+        };
+    let requests = [
+        post_request(
+            "window",
+            ProofKind::WindowPostPartition,
+            window,
+            1,
+            window_vanilla.clone(),
+        ),
+        post_request(
+            "winning",
+            ProofKind::WinningPost,
+            winning,
+            2,
+            winning_vanilla.clone(),
+        ),
+        SubmitProofRequest {
+            request_id: "snap".into(),
+            proof_kind: ProofKind::SnapDealsUpdate.into(),
+            registered_proof: updated.proof_type.id(),
+            vanilla_proofs: updated.vanilla_proofs.clone(),
+            comm_r_old: updated.commitments.comm_r_old.to_vec(),
+            comm_r_new: updated.commitments.comm_r_new.to_vec(),
+            comm_d_new: updated.commitments.comm_d_new.to_vec(),
+            ..Default::default()
+        },
+    ];
+    let results = runtime().block_on(async {
+        let client = daemon.client().await;
+        let calls = requests.map(|request| {
+            let mut client = client.clone();
+            tokio::spawn(async move {
+                client
+                    .prove(ProveRequest {
+                        submit: Some(request),
+                    })
+                    .await
+                    .unwrap()
+                    .into_inner()
+                    .result
+                    .unwrap()
+            })
+        });
+        let mut results = Vec::new();
+        for call in calls {
+            results.push(call.await.unwrap());
+        }
+        results
+    });
+    for result in &results {
+        assert_eq!(
+            result.status(),
+            Status::Completed,
+            "{}: {}",
+            result.job_id,
+            result.error_message
+        );
+    }
+    // Each answer checked with filecoin-proofs' own verifier: the one
+    // partition of two sectors is the whole WindowPoSt.
+    let post_input = |proof_type, seed, vanilla: &[Vec<u8>]| PoStInput {
+        proof_type,
+        randomness: randomness(seed),
+        prover_id: prover_id_of_miner(MINER),
+        vanilla_proofs: vanilla_bytes(vanilla),
+        partition: None,
+    };
+    let window_input = post_input(window, 1, &window_vanilla);
+    let verified = PoStJob::<SectorShape2KiB>::new(&window_input).verify(&results[0].proof);
+    assert!(matches!(verified, Ok(Some(_))), "{verified:?}");
+    let winning_input = post_input(winning, 2, &winning_vanilla);
+    let verified = PoStJob::<SectorShape2KiB>::new(&winning_input).verify(&results[1].proof);
+    assert!(matches!(verified, Ok(Some(_))), "{verified:?}");
+    let update_input = UpdateInput {
+        proof_type: updated.proof_type,
+        commitments: updated.commitments,
+        vanilla_proofs: vanilla_bytes(&updated.vanilla_proofs),
+    };
+    let verified = UpdateJob::<SectorShape2KiB>::new(&update_input).verify(&results[2].proof);
+    assert!(matches!(verified, Ok(Some(_))), "{verified:?}");
+    assert!(daemon.log().contains("circuit ready on the device"));
 }
 
 /// Curio's wrapper of `wrapper`'s C1 output with one bit of its seed

@@ -19,8 +19,6 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use backend_api::{Backend, Device, DeviceInfo};
-use filecoin_prover::c1::C1Input;
-use filecoin_prover::proof_type::ProofType;
 use proving_engine::memory::default_budget;
 use proving_engine::process::ProcessMemory;
 use proving_engine::{chain, panic_message, DeviceProver, Registry};
@@ -30,8 +28,10 @@ use crate::config::{Config, ConfigError};
 use crate::jobs::{Claimed, Jobs, Outcome, Priority, State, Submitted};
 use crate::memory_gate::MemoryGate;
 use crate::metrics::{Gauges, Metrics};
-use crate::porep::{
-    circuit_name, circuit_proof_type, resident_bytes, PorepRequest, Proven, Proving,
+use crate::proving::{resident_bytes, Proven, Proving};
+use crate::requests::{
+    circuit_name, circuit_named, Opened, Request, KIND_POREP, KIND_SNAP, KIND_WINDOW_POST,
+    KIND_WINNING_POST,
 };
 
 /// Why the daemon cannot start.
@@ -70,45 +70,6 @@ pub enum StartError {
         what: String,
     },
 }
-
-/// What a job proves.
-#[derive(Debug, Clone)]
-pub enum Request {
-    /// A PoRep C2.
-    Porep(PorepRequest),
-}
-
-impl Request {
-    /// The proof kind's name in queues and metrics.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            Self::Porep(_) => KIND_POREP,
-        }
-    }
-
-    /// Parses and checks the input (a commit-phase-1 output).
-    pub fn open(&self) -> Result<C1Input, String> {
-        match self {
-            Self::Porep(request) => request.open(),
-        }
-    }
-
-    /// The proof type, which names the circuit it is proven with.
-    pub fn proof_type(&self) -> ProofType {
-        match self {
-            Self::Porep(request) => request.proof_type,
-        }
-    }
-}
-
-/// Proof kind names, as queues and metrics show them.
-pub const KIND_POREP: &str = "porep";
-/// See [`KIND_POREP`].
-pub const KIND_SNAP: &str = "snap";
-/// See [`KIND_POREP`].
-pub const KIND_WINDOW_POST: &str = "wpost";
-/// See [`KIND_POREP`].
-pub const KIND_WINNING_POST: &str = "winning";
 
 /// A device the daemon proves on.
 pub struct DeviceSlot {
@@ -246,7 +207,7 @@ impl Daemon {
     /// The next job whose input opens (is well formed and matches its
     /// request), ending those whose input does not; `None` once the queue
     /// closes. A bad input fails before any circuit is loaded for it.
-    fn claim_opened(&self, device: u32) -> Option<(Claimed<Request>, C1Input)> {
+    fn claim_opened(&self, device: u32) -> Option<(Claimed<Request>, Opened)> {
         loop {
             let job = self.jobs.claim(device)?;
             let opened =
@@ -271,12 +232,12 @@ impl Daemon {
         &self,
         slot: &DeviceSlot,
         first: Claimed<Request>,
-        input: C1Input,
-    ) -> Option<(Claimed<Request>, C1Input)> {
+        input: Opened,
+    ) -> Option<(Claimed<Request>, Opened)> {
         let index = slot.info.index;
-        let proof_type = first.request.proof_type();
+        let wanted = first.request.circuit();
         let started = Instant::now();
-        let circuit = match self.proving.circuit(proof_type) {
+        let circuit = match self.proving.circuit(wanted) {
             Ok((circuit, _)) => circuit,
             Err(message) => {
                 self.end(first, Err(message));
@@ -291,16 +252,13 @@ impl Daemon {
             }
         };
         let mut setup = started.elapsed();
-        info!(circuit = %circuit_name(proof_type), device = index, ?setup, "circuit ready on the device");
+        info!(circuit = %circuit_name(wanted), device = index, ?setup, "circuit ready on the device");
         let (mut job, mut input) = (first, input);
         loop {
             let queue_wait = job.submitted.elapsed();
             info!(job = %job.id, kind = job.request.kind(), device = index, ?queue_wait, "job started");
-            let proven = catch_unwind(AssertUnwindSafe(|| match &*job.request {
-                Request::Porep(request) => {
-                    self.proving
-                        .prove(request, &input, &circuit, &prover, &job.cancel)
-                }
+            let proven = catch_unwind(AssertUnwindSafe(|| {
+                self.proving.prove(&input, &circuit, &prover, &job.cancel)
             }))
             .unwrap_or_else(|panic| {
                 Err(format!(
@@ -315,7 +273,7 @@ impl Daemon {
             });
             self.end(job, proven);
             let (next, next_input) = self.claim_opened(index)?;
-            if circuit_name(next.request.proof_type()) != circuit_name(proof_type) {
+            if circuit_name(next.request.circuit()) != circuit_name(wanted) {
                 return Some((next, next_input));
             }
             (job, input) = (next, next_input);
@@ -373,14 +331,14 @@ impl Daemon {
     /// Loads circuit `name` unless it is loaded; returns whether it was,
     /// and how long loading took.
     pub fn preload(&self, name: &str) -> Result<(bool, Duration), String> {
-        let proof_type = circuit_proof_type(name)?;
+        let circuit = circuit_named(name)?;
         let already = self
             .proving
             .circuits
             .loaded()
             .iter()
-            .any(|(loaded, _)| *loaded == circuit_name(proof_type));
-        let (_, took) = self.proving.circuit(proof_type)?;
+            .any(|(loaded, _)| *loaded == circuit_name(circuit));
+        let (_, took) = self.proving.circuit(circuit)?;
         info!(circuit = name, ?took, already, "circuit preloaded");
         Ok((already, took))
     }
@@ -388,7 +346,7 @@ impl Daemon {
     /// Drops circuit `name` (jobs using it keep it until they end);
     /// returns whether it was loaded and the bytes it held.
     pub fn evict(&self, name: &str) -> Result<(bool, u64), String> {
-        let key = circuit_name(circuit_proof_type(name)?);
+        let key = circuit_name(circuit_named(name)?);
         let was_loaded = self.proving.circuits.evict(&key);
         let freed = self.proving.gate.drop_resident(&key);
         info!(circuit = name, was_loaded, freed, "circuit evicted");

@@ -7,8 +7,9 @@
 //! - [`config`]: the TOML configuration;
 //! - [`jobs`]: jobs by id, their priority queue, results and cancellation;
 //! - [`memory_gate`]: one memory budget for every job and loaded circuit;
-//! - [`porep`]: PoRep C2 requests as Curio sends them, proven through the
-//!   PCE engine;
+//! - [`requests`]: what each proof kind's request holds and which circuit
+//!   proves it; [`porep`]: PoRep C2 requests in detail;
+//! - [`proving`]: a job through the PCE engine on a worker's device;
 //! - [`daemon`]: devices, workers, status;
 //! - [`metrics`]: Prometheus text;
 //! - [`service`]: the gRPC handlers;
@@ -22,6 +23,8 @@ pub mod jobs;
 pub mod memory_gate;
 pub mod metrics;
 pub mod porep;
+pub mod proving;
+pub mod requests;
 pub mod server;
 pub mod service;
 

@@ -8,18 +8,9 @@
 //! miner's prover id and the sector number before it leaves the daemon.
 
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use filecoin_prover::c1::C1Input;
-use filecoin_prover::c2::{load_circuit, prove_on, prover_id_of_miner, C2Options};
-use filecoin_prover::proof_type::{ProofType, Variant, SECTOR_SIZES};
-use proving_engine::memory::{domain_size, MemoryModel};
-use proving_engine::{chain, DeviceProver, Devices, EngineOptions, LoadedCircuit, Registry};
-
-use crate::jobs::Timings;
-use crate::memory_gate::MemoryGate;
+use filecoin_prover::proof_type::ProofType;
 
 /// A PoRep C2 request.
 #[derive(Debug, Clone)]
@@ -91,176 +82,9 @@ impl PorepRequest {
     }
 }
 
-/// The registry name of the circuit a proof type is proven with, in
-/// cuzk's style (`porep-32g`). Interactive and non-interactive PoRep of one
-/// size share their circuit, so they share the name.
-pub fn circuit_name(proof_type: ProofType) -> String {
-    let size = SECTOR_SIZES
-        .iter()
-        .find(|&&(size, _)| size == proof_type.sector_size)
-        .map(|&(_, name)| {
-            name.trim_end_matches('B')
-                .trim_end_matches('i')
-                .to_lowercase()
-        })
-        .unwrap_or_else(|| proof_type.sector_size.to_string());
-    match proof_type.variant {
-        Variant::V1_1 | Variant::NonInteractive => format!("porep-{size}"),
-        _ => format!("porep-{size}-{proof_type}"),
-    }
-}
-
-/// The proof type whose circuit `name` designates: a registry name
-/// (`porep-32g`) or a proof type name (`StackedDrg32GiBV1_1`).
-pub fn circuit_proof_type(name: &str) -> Result<ProofType, String> {
-    if let Some(proof_type) = ProofType::from_name(name) {
-        return Ok(proof_type);
-    }
-    let known = SECTOR_SIZES
-        .iter()
-        .filter_map(|&(size, _)| ProofType::interactive(size))
-        .find(|&proof_type| circuit_name(proof_type) == name);
-    match known {
-        Some(proof_type) => Ok(proof_type),
-        None if ["wpost-", "winning-", "snap-"].iter().any(|p| name.starts_with(p)) => Err(format!(
-            "circuit {name:?}: WindowPoSt, WinningPoSt and SnapDeals are not supported yet"
-        )),
-        None => Err(format!(
-            "unknown circuit {name:?}: expected porep-2k, porep-8m, porep-512m, porep-32g, porep-64g or a proof type name such as StackedDrg32GiBV1_1"
-        )),
-    }
-}
-
-/// What the workers share to prove PoRep.
-pub struct Proving {
-    /// Loaded circuits.
-    pub circuits: Registry,
-    /// The daemon's memory budget.
-    pub gate: MemoryGate,
-}
-
-/// A proven sector.
-pub struct Proven {
-    /// What `seal_commit_phase2` returns.
-    pub proof: Vec<u8>,
-    /// Where the time went (the queue wait and total are the caller's).
-    pub timings: Timings,
-}
-
-impl Proving {
-    /// The circuit of `proof_type`, loaded (and its memory counted) if no
-    /// job has loaded it yet; with the time it took this caller.
-    pub fn circuit(&self, proof_type: ProofType) -> Result<(Arc<LoadedCircuit>, Duration), String> {
-        let name = circuit_name(proof_type);
-        let start = Instant::now();
-        let circuit = self
-            .circuits
-            .get_or_load(&name, || {
-                let circuit = load_circuit(proof_type, true)?;
-                circuit.decode()?;
-                Ok::<_, filecoin_prover::C2Error>(circuit)
-            })
-            .map_err(|e| chain(&e))?;
-        self.gate.set_resident(&name, resident_bytes(&circuit));
-        Ok((circuit, start.elapsed()))
-    }
-
-    /// Proves `request`, whose C1 output is `input` ([`PorepRequest::open`]),
-    /// with `prover`, a prover of `circuit` (the circuit of the request's
-    /// proof type, from [`Proving::circuit`]) on a device, stopping at the
-    /// next partition once `cancel` is set.
-    pub fn prove(
-        &self,
-        request: &PorepRequest,
-        input: &C1Input,
-        circuit: &LoadedCircuit,
-        prover: &DeviceProver<'_>,
-        cancel: &Arc<AtomicBool>,
-    ) -> Result<Proven, String> {
-        let log_n = domain_size(&circuit.pce).trailing_zeros();
-        let ntt_scratch = prover
-            .prover
-            .device()
-            .ntt_scratch_bytes(log_n)
-            .map_err(|e| e.to_string())?;
-        let model = MemoryModel::new(
-            &circuit.pce,
-            circuit.params.shape(),
-            circuit.resident,
-            circuit.process_before,
-            ntt_scratch,
-        );
-        // One partition proven while the next one's witness is generated.
-        let in_flight = 2;
-        let reservation = self
-            .gate
-            .reserve(model.per_partition() * in_flight, cancel)
-            .map_err(|e| e.to_string())?;
-        let options = C2Options {
-            engine: EngineOptions {
-                // Not used: the prover is already on its device.
-                backend: prover.prover.device().backend().name().to_owned(),
-                devices: Devices::All,
-                jobs: 1,
-                partitions_in_flight: in_flight as usize,
-                memory_budget: Some(model.static_bytes() + reservation.bytes()),
-                randomness: None,
-                cancel: Some(cancel.clone()),
-            },
-            prover_id: Some(prover_id_of_miner(request.miner_id)),
-            sector_id: Some(request.sector_number),
-        };
-        let mut run = prove_on(
-            circuit,
-            std::slice::from_ref(prover),
-            std::slice::from_ref(input),
-            &options,
-            &|_| {},
-            &mut |_, _| {},
-        )
-        .map_err(|e| chain(&e))?;
-        let outcome = run.outcomes.remove(0).map_err(|e| chain(&e))?;
-        Ok(Proven {
-            proof: outcome.sector.proof,
-            timings: Timings {
-                synthesis: outcome.stages.witness,
-                prove: outcome.stages.prove,
-                finish: outcome.stages.finish,
-                ..Timings::default()
-            },
-        })
-    }
-}
-
-/// What a loaded circuit holds whatever the jobs: its PCE, its decoded
-/// parameters and its NTT tables.
-pub fn resident_bytes(circuit: &LoadedCircuit) -> u64 {
-    let model = MemoryModel::new(&circuit.pce, circuit.params.shape(), circuit.resident, 0, 0);
-    model.static_bytes()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn circuit_names_follow_cuzk() {
-        let p32 = ProofType::interactive(32 << 30).unwrap();
-        assert_eq!(circuit_name(p32), "porep-32g");
-        assert_eq!(
-            circuit_name(ProofType::interactive(2048).unwrap()),
-            "porep-2k"
-        );
-        assert_eq!(circuit_proof_type("porep-32g").unwrap(), p32);
-        assert_eq!(circuit_proof_type("StackedDrg32GiBV1_1").unwrap(), p32);
-        let ni = ProofType::from_id(15).unwrap();
-        assert_eq!(circuit_name(ni), "porep-2k");
-        let err = circuit_proof_type("wpost-32g").unwrap_err();
-        assert!(err.contains("not supported yet"), "{err}");
-        assert!(circuit_proof_type("porep-3g")
-            .unwrap_err()
-            .contains("unknown circuit"));
-    }
 
     #[test]
     fn requests_are_checked_before_they_are_queued() {

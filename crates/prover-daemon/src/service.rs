@@ -11,13 +11,19 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use tonic::{Request, Response, Status};
 
-use crate::daemon::{self, Daemon, KIND_POREP, KIND_SNAP, KIND_WINDOW_POST, KIND_WINNING_POST};
+use filecoin_prover::post::PoStKind;
+
+use crate::daemon::Daemon;
 use crate::jobs::{Outcome, Priority};
 use crate::porep::PorepRequest;
 use crate::proto::await_proof_response::Status as AwaitStatus;
 use crate::proto::proving_engine_server::ProvingEngine;
 use crate::proto::srs_status::Tier;
 use crate::proto::*;
+use crate::requests::{
+    self, post_request, snap_request, PoStFields, KIND_POREP, KIND_SNAP, KIND_WINDOW_POST,
+    KIND_WINNING_POST,
+};
 
 /// The service over a daemon.
 pub struct Service {
@@ -119,11 +125,18 @@ fn translate(
     id: &str,
     kind: ProofKind,
     request: &SubmitProofRequest,
-) -> (&'static str, Priority, Result<daemon::Request, String>) {
-    let not_yet = |what: &str| {
-        Err(format!(
-            "{what} proofs are not supported yet by pce-prover (only PoRep C2 is)"
-        ))
+) -> (&'static str, Priority, Result<requests::Request, String>) {
+    let post = |kind| {
+        post_request(PoStFields {
+            id,
+            kind,
+            registered_proof: request.registered_proof,
+            sector_size: request.sector_size,
+            vanilla_proofs: &request.vanilla_proofs,
+            miner_id: request.miner_id,
+            randomness: &request.randomness,
+            partition_index: request.partition_index,
+        })
     };
     match kind {
         ProofKind::PorepSealCommit => (
@@ -137,14 +150,30 @@ fn translate(
                 request.sector_number,
                 request.miner_id,
             )
-            .map(daemon::Request::Porep),
+            .map(requests::Request::Porep),
         ),
-        ProofKind::SnapDealsUpdate => (KIND_SNAP, Priority::Normal, not_yet("SnapDeals")),
-        ProofKind::WindowPostPartition => (KIND_WINDOW_POST, Priority::High, not_yet("WindowPoSt")),
+        ProofKind::SnapDealsUpdate => (
+            KIND_SNAP,
+            Priority::Normal,
+            snap_request(
+                id,
+                request.registered_proof,
+                request.sector_size,
+                &request.vanilla_proofs,
+                [
+                    &request.comm_r_old,
+                    &request.comm_r_new,
+                    &request.comm_d_new,
+                ],
+            ),
+        ),
+        ProofKind::WindowPostPartition => {
+            (KIND_WINDOW_POST, Priority::High, post(PoStKind::Window))
+        }
         ProofKind::WinningPost => (
             KIND_WINNING_POST,
             Priority::Critical,
-            not_yet("WinningPoSt"),
+            post(PoStKind::Winning),
         ),
         ProofKind::Unspecified => (
             "unspecified",

@@ -16,10 +16,11 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use filecoin_prover::c1::C1Input;
+use filecoin_prover::circuits::ProofCircuit;
 use prover_daemon::client::connect;
-use prover_daemon::porep::circuit_name;
 use prover_daemon::proto::await_proof_response::Status;
 use prover_daemon::proto::{GetStatusRequest, ProofKind, ProveRequest, SubmitProofRequest};
+use prover_daemon::requests::circuit_name;
 use serde_json::json;
 
 use super::child::child;
@@ -97,7 +98,10 @@ pub fn bench_daemon(args: BenchDaemonArgs) -> Result<ExitCode> {
             "--backend",
             &args.backend,
         ])
-        .args(["--preload", &circuit_name(input.proof_type)])
+        .args([
+            "--preload",
+            &circuit_name(ProofCircuit::Seal(input.proof_type)),
+        ])
         .stdout(Stdio::piped())
         .spawn()
         .context("starting pce-prover serve")?;

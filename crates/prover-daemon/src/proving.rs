@@ -1,0 +1,160 @@
+//! Proving a job: its circuit from the shared registry, its memory from
+//! the daemon's budget, its partitions on the worker's device.
+
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use filecoin_prover::c2::{prove_on, prover_id_of_miner, C2Options};
+use filecoin_prover::circuits::ProofCircuit;
+use filecoin_prover::compound::KindRun;
+use filecoin_prover::{post, update};
+use proving_engine::memory::{domain_size, MemoryModel};
+use proving_engine::{
+    chain, DeviceProver, Devices, EngineOptions, LoadedCircuit, Registry, StageTimes,
+};
+
+use crate::jobs::Timings;
+use crate::memory_gate::MemoryGate;
+use crate::requests::{circuit_name, Opened};
+
+/// What the workers share to prove.
+pub struct Proving {
+    /// Loaded circuits.
+    pub circuits: Registry,
+    /// The daemon's memory budget.
+    pub gate: MemoryGate,
+}
+
+/// A proven job.
+pub struct Proven {
+    /// What filecoin-proofs-api returns for the request.
+    pub proof: Vec<u8>,
+    /// Where the time went (the queue wait and total are the caller's).
+    pub timings: Timings,
+}
+
+impl Proving {
+    /// `circuit`, loaded (and its memory counted) if no job has loaded it
+    /// yet; with the time it took this caller.
+    pub fn circuit(&self, circuit: ProofCircuit) -> Result<(Arc<LoadedCircuit>, Duration), String> {
+        let name = circuit_name(circuit);
+        let start = Instant::now();
+        let loaded = self
+            .circuits
+            .get_or_load(&name, || {
+                let loaded = circuit.load(true)?;
+                loaded.decode()?;
+                Ok::<_, filecoin_prover::C2Error>(loaded)
+            })
+            .map_err(|e| chain(&e))?;
+        self.gate.set_resident(&name, resident_bytes(&loaded));
+        Ok((loaded, start.elapsed()))
+    }
+
+    /// Proves a request's `input` ([`crate::requests::Request::open`]) with `prover`, a
+    /// prover of `circuit` (the request's circuit, from
+    /// [`Proving::circuit`]) on a device, stopping at the next partition
+    /// once `cancel` is set.
+    pub fn prove(
+        &self,
+        input: &Opened,
+        circuit: &LoadedCircuit,
+        prover: &DeviceProver<'_>,
+        cancel: &Arc<AtomicBool>,
+    ) -> Result<Proven, String> {
+        let log_n = domain_size(&circuit.pce).trailing_zeros();
+        let ntt_scratch = prover
+            .prover
+            .device()
+            .ntt_scratch_bytes(log_n)
+            .map_err(|e| e.to_string())?;
+        let model = MemoryModel::new(
+            &circuit.pce,
+            circuit.params.shape(),
+            circuit.resident,
+            circuit.process_before,
+            ntt_scratch,
+        );
+        // One partition proven while the next one's witness is generated.
+        let in_flight = 2;
+        let reservation = self
+            .gate
+            .reserve(model.per_partition() * in_flight, cancel)
+            .map_err(|e| e.to_string())?;
+        let engine = EngineOptions {
+            // Not used: the prover is already on its device.
+            backend: prover.prover.device().backend().name().to_owned(),
+            devices: Devices::All,
+            jobs: 1,
+            partitions_in_flight: in_flight as usize,
+            memory_budget: Some(model.static_bytes() + reservation.bytes()),
+            randomness: None,
+            cancel: Some(cancel.clone()),
+        };
+        let provers = std::slice::from_ref(prover);
+        let (proof, stages) = match input {
+            Opened::Porep {
+                input,
+                miner_id,
+                sector_number,
+            } => {
+                let options = C2Options {
+                    engine,
+                    prover_id: Some(prover_id_of_miner(*miner_id)),
+                    sector_id: Some(*sector_number),
+                };
+                let mut run = prove_on(
+                    circuit,
+                    provers,
+                    std::slice::from_ref(input),
+                    &options,
+                    &|_| {},
+                    &mut |_, _| {},
+                )
+                .map_err(|e| chain(&e))?;
+                let outcome = run.outcomes.remove(0).map_err(|e| chain(&e))?;
+                (outcome.sector.proof, outcome.stages)
+            }
+            Opened::PoSt(input) => only(post::prove(
+                circuit,
+                Some(provers),
+                std::slice::from_ref(input),
+                &engine,
+                &|_| {},
+                &mut |_, _| {},
+            ))?,
+            Opened::Snap(input) => only(update::prove(
+                circuit,
+                Some(provers),
+                std::slice::from_ref(input),
+                &engine,
+                &|_| {},
+                &mut |_, _| {},
+            ))?,
+        };
+        Ok(Proven {
+            proof,
+            timings: Timings {
+                synthesis: stages.witness,
+                prove: stages.prove,
+                finish: stages.finish,
+                ..Timings::default()
+            },
+        })
+    }
+}
+
+/// The proof and stage times of a run of one input.
+fn only(run: Result<KindRun, filecoin_prover::C2Error>) -> Result<(Vec<u8>, StageTimes), String> {
+    let mut run = run.map_err(|e| chain(&e))?;
+    let proven = run.results.remove(0).map_err(|e| chain(&e))?;
+    Ok((proven.output.proof, proven.times))
+}
+
+/// What a loaded circuit holds whatever the jobs: its PCE, its decoded
+/// parameters and its NTT tables.
+pub fn resident_bytes(circuit: &LoadedCircuit) -> u64 {
+    let model = MemoryModel::new(&circuit.pce, circuit.params.shape(), circuit.resident, 0, 0);
+    model.static_bytes()
+}

@@ -130,12 +130,14 @@ impl ProveArgs {
     }
 }
 
-fn parse_prover_id(hex_text: &str) -> Result<[u8; 32]> {
-    let bytes =
-        hex::decode(hex_text.trim_start_matches("0x")).context("--prover-id is not hexadecimal")?;
+/// The 32 bytes of `hex_text` (64 hex digits, `0x` allowed), the value
+/// of option `option`.
+pub fn parse_hex32(hex_text: &str, option: &str) -> Result<[u8; 32]> {
+    let bytes = hex::decode(hex_text.trim_start_matches("0x"))
+        .with_context(|| format!("{option} is not hexadecimal"))?;
     bytes
         .try_into()
-        .map_err(|b: Vec<u8>| anyhow::anyhow!("--prover-id must be 32 bytes, got {}", b.len()))
+        .map_err(|b: Vec<u8>| anyhow::anyhow!("{option} must be 32 bytes, got {}", b.len()))
 }
 
 /// `dir/<stem>.proof` for each input; two inputs with one stem are refused.
@@ -185,7 +187,7 @@ pub fn c2(args: C2Args) -> Result<ExitCode> {
         None => None,
     };
     let prover_id = match (&args.prover_id, args.miner_id) {
-        (Some(hex_text), _) => Some(parse_prover_id(hex_text)?),
+        (Some(hex_text), _) => Some(parse_hex32(hex_text, "--prover-id")?),
         (None, Some(miner)) => Some(prover_id_of_miner(miner)),
         (None, None) => None,
     };

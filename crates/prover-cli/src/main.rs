@@ -13,6 +13,7 @@ mod bench;
 mod c2_cmd;
 mod daemon_cmd;
 mod demo_cmd;
+mod kinds_cmd;
 mod output;
 mod params_cmd;
 mod progress;
@@ -21,11 +22,13 @@ mod progress;
 /// backend on a machine without an NVIDIA driver).
 pub const EXIT_BACKEND_UNAVAILABLE: u8 = 3;
 
-/// A Groth16 prover for Filecoin Proof-of-Replication commit phase 2 (C2).
+/// A Groth16 prover for Filecoin's proofs: PoRep commit phase 2 (C2),
+/// WindowPoSt, WinningPoSt and SnapDeals.
 ///
 /// Give it the output of seal commit phase 1 and get the proof the chain
-/// accepts: `pce-prover c2 --c1 c1.json --out proof.bin`. Try it first with
-/// `pce-prover demo`, which seals a 2 KiB sector and proves it.
+/// accepts: `pce-prover c2 --c1 c1.json --out proof.bin`; likewise
+/// `window-post`, `winning-post` and `snap-prove` from vanilla proofs. Try
+/// it first with `pce-prover demo`, which seals a 2 KiB sector and proves it.
 ///
 /// Parameters are read from $FIL_PROOFS_PARAMETER_CACHE (default
 /// /var/tmp/filecoin-proof-parameters), the same cache as filecoin-proofs;
@@ -73,6 +76,28 @@ enum Command {
     /// proofs, which needs v28-fil-inner-product-v1.srs in the parameter
     /// cache (it comes with the Filecoin proof parameters).
     C2(c2_cmd::C2Args),
+    /// Prove a WindowPoSt from per-sector vanilla proofs.
+    ///
+    /// `window-post --vanilla s1.vp s2.vp --sector-size 32GiB --randomness HEX
+    /// --miner-id N --out proof.bin`: the vanilla proofs are what
+    /// filecoin-proofs-api's generate_single_vanilla_proof returned, one per
+    /// sector, in sector-number order. The output is what
+    /// generate_window_post_with_vanilla returns (192 bytes per partition),
+    /// checked with filecoin-proofs' verify_window_post; with --partition K,
+    /// that one partition's proof, as Curio asks for it.
+    WindowPost(kinds_cmd::WindowArgs),
+    /// Prove a WinningPoSt from the challenged sector's vanilla proof.
+    ///
+    /// The output is what generate_winning_post_with_vanilla returns,
+    /// checked with filecoin-proofs' verify_winning_post.
+    WinningPost(kinds_cmd::PoStArgs),
+    /// Prove a SnapDeals update from its partition vanilla proofs.
+    ///
+    /// The vanilla proofs are what generate_partition_proofs returned, one
+    /// per partition (16 at 32 GiB); the output is what
+    /// generate_empty_sector_update_proof_with_vanilla returns, checked
+    /// with verify_empty_sector_update_proof.
+    SnapProve(kinds_cmd::SnapArgs),
     /// Seal a 2 KiB sector in a temporary directory and prove it: the
     /// quickest way to see the prover work (generates insecure test
     /// parameters the first time, about 1.5 minutes on 2 cores). With
@@ -115,6 +140,9 @@ fn main() -> ExitCode {
         Command::BackendCheck(args) => backend_cmd::check(args),
         Command::Devices(args) => backend_cmd::devices(args),
         Command::C2(args) => c2_cmd::c2(args),
+        Command::WindowPost(args) => kinds_cmd::window_post(args),
+        Command::WinningPost(args) => kinds_cmd::winning_post(args),
+        Command::SnapProve(args) => kinds_cmd::snap_prove(args),
         Command::Demo(args) => demo_cmd::demo(args),
         Command::Serve(args) => daemon_cmd::serve(args),
         Command::Status(args) => daemon_cmd::status(args),

@@ -15,8 +15,8 @@ use serde_json::json;
 /// How the proof is written.
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum Format {
-    /// The bytes filecoin-proofs' seal_commit_phase2 returns (192 per
-    /// partition; for non-interactive PoRep, the SnarkPack aggregate).
+    /// The bytes filecoin-proofs returns (192 per partition; for
+    /// non-interactive PoRep, the SnarkPack aggregate).
     Raw,
     /// Those bytes as hexadecimal text.
     Hex,
@@ -29,15 +29,35 @@ pub enum Format {
 
 /// `sector`'s proof, of `proof_type`, in `format`.
 pub fn encode(format: Format, proof_type: &str, sector: &SectorProof) -> Vec<u8> {
+    let partition_proofs = sector.aggregate.map(|_| &sector.partition_proofs[..]);
+    encode_proof(
+        format,
+        proof_type,
+        &sector.proof,
+        sector.partitions,
+        partition_proofs,
+    )
+}
+
+/// `proof` (of `partitions` partitions, aggregated from `partition_proofs`
+/// when given) in `format`.
+pub fn encode_proof(
+    format: Format,
+    proof_type: &str,
+    proof: &[u8],
+    partitions: usize,
+    partition_proofs: Option<&[u8]>,
+) -> Vec<u8> {
     let b64 = |bytes: &[u8]| base64::engine::general_purpose::STANDARD.encode(bytes);
     match format {
-        Format::Raw => sector.proof.clone(),
-        Format::Hex => (hex::encode(&sector.proof) + "\n").into_bytes(),
-        Format::Base64 => (b64(&sector.proof) + "\n").into_bytes(),
+        Format::Raw => proof.to_vec(),
+        Format::Hex => (hex::encode(proof) + "\n").into_bytes(),
+        Format::Base64 => (b64(proof) + "\n").into_bytes(),
         Format::Json => {
-            let mut doc = json!({"proof_type": proof_type, "partitions": sector.partitions, "proof": b64(&sector.proof)});
-            if sector.aggregate.is_some() {
-                doc["partition_proofs"] = b64(&sector.partition_proofs).into();
+            let mut doc =
+                json!({"proof_type": proof_type, "partitions": partitions, "proof": b64(proof)});
+            if let Some(partition_proofs) = partition_proofs {
+                doc["partition_proofs"] = b64(partition_proofs).into();
             }
             (serde_json::to_string_pretty(&doc).expect("serialisable") + "\n").into_bytes()
         }

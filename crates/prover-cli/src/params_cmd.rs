@@ -3,9 +3,10 @@
 
 use std::process::ExitCode;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 use filecoin_prover::aggregate::{ensure_test_srs, test_srs_size};
+use filecoin_prover::circuits::{ProofCircuit, KINDS};
 use filecoin_prover::params::ensure_test_params;
 use filecoin_prover::proof_type::{parse_sector_size, ProofType, Variant};
 
@@ -14,8 +15,9 @@ use crate::progress::step;
 /// `params` subcommands.
 #[derive(Subcommand)]
 pub enum ParamsCommand {
-    /// Write random Groth16 parameters for a PoRep circuit into the
-    /// parameter cache ($FIL_PROOFS_PARAMETER_CACHE, default
+    /// Write random Groth16 parameters for a circuit (PoRep by default;
+    /// --kind for WindowPoSt, WinningPoSt or SnapDeals) into the parameter
+    /// cache ($FIL_PROOFS_PARAMETER_CACHE, default
     /// /var/tmp/filecoin-proof-parameters).
     ///
     /// INSECURE, FOR TESTING ONLY: whoever generates them can forge proofs.
@@ -37,6 +39,9 @@ pub struct GenArgs {
     /// Sector size: 2KiB, 8MiB, 512MiB, 32GiB or 64GiB.
     #[arg(long, value_name = "SIZE")]
     sector_size: String,
+    /// The proof kind whose circuit to generate parameters for.
+    #[arg(long, default_value = "porep", value_parser = clap::builder::PossibleValuesParser::new(KINDS))]
+    kind: String,
     /// For non-interactive PoRep: the same circuit parameters, and a test
     /// SnarkPack SRS if there is none.
     #[arg(long)]
@@ -58,18 +63,25 @@ pub fn params(command: ParamsCommand) -> Result<ExitCode> {
             args.sector_size
         )
     })?;
-    let interactive = ProofType::interactive(size).expect("registered size");
-    let mut proof_type = interactive;
+    let mut circuit = ProofCircuit::of_kind(&args.kind, &size.to_string())
+        .with_context(|| format!("no {} circuit of {size} bytes", args.kind))?;
     if args.non_interactive {
-        proof_type.variant = Variant::NonInteractive;
+        let ProofCircuit::Seal(interactive) = circuit else {
+            bail!("--non-interactive is for PoRep (--kind porep)");
+        };
+        let proof_type = ProofType {
+            variant: Variant::NonInteractive,
+            ..interactive
+        };
         eprintln!(
             "{proof_type} proves each partition with the circuit of {interactive}: \
              filecoin-proofs gives both the same parameter files"
         );
+        circuit = proof_type.into();
     }
-    eprintln!("generating INSECURE test parameters for {proof_type}: for testing only, never for real sectors");
+    eprintln!("generating INSECURE test parameters for {circuit}: for testing only, never for real sectors");
     let (files, generated) = step("recording the circuit and generating parameters", || {
-        ensure_test_params(proof_type, args.seed, args.force)
+        ensure_test_params(circuit, args.seed, args.force)
     })?;
     if !generated {
         eprintln!("parameters already exist (use --force to replace them)");

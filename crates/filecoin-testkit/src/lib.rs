@@ -3,13 +3,15 @@
 //!
 //! - [`test_sector`]: a sector sealed from scratch with filecoin-proofs,
 //!   whose commit-phase-1 output any C2 prover must accept;
-//! - [`vanilla`]: the PoSt and SnapDeals vanilla proofs of such sectors;
+//! - [`vanilla`]: the PoSt and SnapDeals vanilla proofs of such sectors,
+//!   and [`kinds`]: one input of each of those kinds;
 //! - [`baseline`]: filecoin-proofs' own provers on the same inputs, what
 //!   benchmarks compare against;
 //! - [`synthesis_compare`]: bellperson's enforce-time synthesis against the
 //!   PCE path on the same partitions.
 
 pub mod baseline;
+pub mod kinds;
 pub mod synthesis_compare;
 pub mod test_sector;
 pub mod vanilla;

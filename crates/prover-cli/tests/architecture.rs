@@ -71,6 +71,14 @@ const GUARDED: &[(&str, &[&str])] = &[
         "storage-proofs-porep",
         &["filecoin-prover", "filecoin-testkit"],
     ),
+    (
+        "storage-proofs-post",
+        &["filecoin-prover", "filecoin-testkit"],
+    ),
+    (
+        "storage-proofs-update",
+        &["filecoin-prover", "filecoin-testkit"],
+    ),
     // Circuits and Groth16 are unknown to the ABI, the plugins and the
     // matrix layer.
     (

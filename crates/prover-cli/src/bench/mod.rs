@@ -6,6 +6,9 @@
 //! - `bench pce`: enforce-time against PCE synthesis ([`pce`]);
 //! - `bench pipeline`: N proofs at J at a time ([`pipeline`]);
 //! - `bench daemon`: proofs through `serve` against `c2` processes ([`daemon`]);
+//! - `bench circuit`: a circuit's size and memory, recorded blank ([`circuit`]);
+//! - `bench kinds`: WindowPoSt, WinningPoSt and SnapDeals against
+//!   filecoin-proofs ([`kinds`]);
 //! - `bench backend`: one plugin against another (`backend_cmd`).
 //!
 //! Children are run by [`child`].
@@ -17,7 +20,9 @@ use clap::Subcommand;
 
 mod c2;
 mod child;
+mod circuit;
 mod daemon;
+mod kinds;
 mod pce;
 mod pipeline;
 
@@ -47,6 +52,16 @@ pub enum BenchCommand {
     /// print the time per proof of each, their ratio, and how fast the
     /// daemon answers GetStatus meanwhile.
     Daemon(daemon::BenchDaemonArgs),
+    /// WindowPoSt, WinningPoSt and SnapDeals of 2 KiB test sectors: PCE
+    /// against enforce-time synthesis, and the whole proof (warm, load
+    /// excluded) against filecoin-proofs' generate_*_with_vanilla on the
+    /// same vanilla proofs and parameters. Generates insecure test
+    /// parameters in the parameter cache when they are missing.
+    Kinds(kinds::BenchKindsArgs),
+    /// Record a circuit (any kind, any sector size; no sector needed) and
+    /// print its constraints, variables, non-zeros, PCE size, parameter
+    /// shape and memory model.
+    Circuit(circuit::BenchCircuitArgs),
     /// (internal) filecoin-proofs' seal_commit_phase2 in this process.
     #[command(hide = true)]
     FilecoinC2(c2::FilecoinC2Args),
@@ -60,6 +75,8 @@ pub fn bench(command: BenchCommand) -> Result<ExitCode> {
         BenchCommand::Pce(args) => pce::bench_pce(args),
         BenchCommand::Pipeline(args) => pipeline::bench_pipeline(args),
         BenchCommand::Daemon(args) => daemon::bench_daemon(args),
+        BenchCommand::Kinds(args) => kinds::bench_kinds(args),
+        BenchCommand::Circuit(args) => circuit::bench_circuit(args),
         BenchCommand::FilecoinC2(args) => c2::filecoin_c2(args),
     }
 }

@@ -1,0 +1,125 @@
+//! One input of each compound proof kind at 2 KiB, from fresh sectors, and
+//! the synthesis comparison of [`crate::synthesis_compare`] on them.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use filecoin_proofs::SectorShape2KiB;
+use pce_core::{synthesize_enforcing, synthesize_witness, PrecompiledCircuit};
+
+use filecoin_prover::c2::prover_id_of_miner;
+use filecoin_prover::compound::ProofKind;
+use filecoin_prover::post::{PoStInput, PoStJob, PoStKind, PoStProofType};
+use filecoin_prover::update::{UpdateInput, UpdateJob};
+use filecoin_prover::vanilla::VanillaBytes;
+use filecoin_prover::C2Error;
+
+use crate::synthesis_compare::{abc_digest, CompareError};
+use crate::test_sector::{seal_2kib_for, TestSector};
+use crate::vanilla::{post_vanilla_proofs, randomness, snap_update_2kib};
+
+/// A WindowPoSt of three sectors (two partitions), a WinningPoSt and a
+/// SnapDeals update, all of 2 KiB sectors of one miner.
+pub struct KindInputs {
+    /// The WindowPoSt.
+    pub window: PoStInput,
+    /// The WinningPoSt.
+    pub winning: PoStInput,
+    /// The update.
+    pub snap: UpdateInput,
+}
+
+fn named(kind: &str, proofs: Vec<Vec<u8>>) -> Vec<VanillaBytes> {
+    proofs
+        .into_iter()
+        .enumerate()
+        .map(|(i, bytes)| VanillaBytes {
+            source: format!("{kind}[{i}]").into(),
+            bytes,
+        })
+        .collect()
+}
+
+/// Seals three sectors under `workdir` (seeds from `seed`) and makes one
+/// input of each kind from them.
+pub fn inputs_2kib(workdir: &Path, seed: u64) -> Result<KindInputs, C2Error> {
+    let prover_id = prover_id_of_miner(1000);
+    let sectors = (0..3)
+        .map(|i| {
+            let dir = workdir.join(format!("sector-{i}"));
+            std::fs::create_dir_all(&dir).map_err(C2Error::io("creating a sector directory"))?;
+            seal_2kib_for(seed + i, &dir, prover_id)
+        })
+        .collect::<Result<Vec<TestSector>, _>>()?;
+    let all: Vec<&TestSector> = sectors.iter().collect();
+    let post = |kind, sectors: &[&TestSector], name| -> Result<PoStInput, C2Error> {
+        let proof_type = PoStProofType::current(kind, 2048).expect("2 KiB");
+        Ok(PoStInput {
+            proof_type,
+            randomness: randomness(seed),
+            prover_id,
+            vanilla_proofs: named(
+                name,
+                post_vanilla_proofs(proof_type, sectors, randomness(seed))?,
+            ),
+            partition: None,
+        })
+    };
+    let update_dir = workdir.join("update");
+    std::fs::create_dir_all(&update_dir).map_err(C2Error::io("creating the update directory"))?;
+    let updated = snap_update_2kib(&sectors[0], seed, &update_dir)?;
+    Ok(KindInputs {
+        window: post(PoStKind::Window, &all, "window")?,
+        winning: post(PoStKind::Winning, &all[..1], "winning")?,
+        snap: UpdateInput {
+            proof_type: updated.proof_type,
+            commitments: updated.commitments,
+            vanilla_proofs: named("snap", updated.vanilla_proofs),
+        },
+    })
+}
+
+/// Enforce-time synthesis against the PCE path (witness, then A·w, B·w,
+/// C·w) over every partition of a job, checked equal by digest: the total
+/// time of each.
+pub fn compare_kind<K: ProofKind>(
+    job: &K,
+    pce: &PrecompiledCircuit,
+) -> Result<(Duration, Duration), CompareError> {
+    let statement = job.open()?;
+    let (mut enforce, mut pce_path) = (Duration::ZERO, Duration::ZERO);
+    for partition in 0..statement.partitions.len() {
+        let start = Instant::now();
+        let cs = synthesize_enforcing(statement.circuit(partition)?)
+            .map_err(|source| CompareError::Enforce { partition, source })?;
+        let old = abc_digest([&cs.a, &cs.b, &cs.c]);
+        enforce += start.elapsed();
+        drop(cs);
+        let start = Instant::now();
+        let witness = synthesize_witness(statement.circuit(partition)?)
+            .map_err(|source| CompareError::Enforce { partition, source })?;
+        let eval = pce.evaluate(&witness)?;
+        let new = abc_digest([&eval.a, &eval.b, &eval.c]);
+        pce_path += start.elapsed();
+        if old != new {
+            return Err(CompareError::Mismatch { partition });
+        }
+    }
+    Ok((enforce, pce_path))
+}
+
+/// [`compare_kind`] on a 2 KiB PoSt input.
+pub fn compare_post(
+    input: &PoStInput,
+    pce: &PrecompiledCircuit,
+) -> Result<(Duration, Duration), CompareError> {
+    compare_kind(&PoStJob::<SectorShape2KiB>::new(input), pce)
+}
+
+/// [`compare_kind`] on a 2 KiB update input.
+pub fn compare_update(
+    input: &UpdateInput,
+    pce: &PrecompiledCircuit,
+) -> Result<(Duration, Duration), CompareError> {
+    compare_kind(&UpdateJob::<SectorShape2KiB>::new(input), pce)
+}

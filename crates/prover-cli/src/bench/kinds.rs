@@ -1,0 +1,162 @@
+//! `bench kinds`: WindowPoSt, WinningPoSt and SnapDeals at 2 KiB, each
+//! against filecoin-proofs on the same vanilla proofs and parameters.
+//!
+//! Per kind: the synthesis of every partition by bellperson's enforce-time
+//! path against the PCE path (checked equal), and the whole proof from
+//! vanilla proofs to verified bytes, `--rounds` times each, with
+//! filecoin-proofs' `generate_*_with_vanilla` and with this prover. Both
+//! sides are warm: parameters in memory (filecoin-proofs' cache, this
+//! prover's resident circuit), PCE loaded; each side's first proof is run
+//! and not counted. WinningPoSt's row is its latency.
+
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use clap::Args;
+use filecoin_prover::circuits::ProofCircuit;
+use filecoin_prover::compound::KindRun;
+use filecoin_prover::params::ensure_test_params;
+use filecoin_prover::{post, update, C2Error};
+use filecoin_testkit::baseline::{filecoin_post, filecoin_update};
+use filecoin_testkit::kinds::{compare_post, compare_update, inputs_2kib};
+use proving_engine::{chain, Devices, EngineOptions, LoadedCircuit};
+
+use crate::progress::step;
+
+/// Arguments of `bench kinds`.
+#[derive(Args)]
+pub struct BenchKindsArgs {
+    /// Proofs per side and kind (after one warm-up proof each).
+    #[arg(long, default_value_t = 3)]
+    rounds: usize,
+    /// Backend of this prover's side.
+    #[arg(long, default_value = "cpu")]
+    backend: String,
+}
+
+/// The median of `times`.
+fn median(mut times: Vec<Duration>) -> Duration {
+    times.sort();
+    times[times.len() / 2]
+}
+
+/// `work` once to warm up, then `rounds` times; the median.
+fn timed(rounds: usize, mut work: impl FnMut() -> Result<()>) -> Result<Duration> {
+    work()?;
+    let mut times = Vec::with_capacity(rounds);
+    for _ in 0..rounds.max(1) {
+        let start = Instant::now();
+        work()?;
+        times.push(start.elapsed());
+    }
+    Ok(median(times))
+}
+
+/// Checks that a run of one input proved it.
+fn proved(run: Result<KindRun, C2Error>) -> Result<()> {
+    let mut run = run.map_err(|e| anyhow::anyhow!(chain(&e)))?;
+    run.results
+        .remove(0)
+        .map_err(|e| anyhow::anyhow!(chain(&e)))?;
+    Ok(())
+}
+
+/// `pce-prover bench kinds`.
+pub fn bench_kinds(args: BenchKindsArgs) -> Result<ExitCode> {
+    let work = tempfile::tempdir()?;
+    let inputs = step(
+        "sealing three 2 KiB sectors and making vanilla proofs",
+        || inputs_2kib(work.path(), 1),
+    )?;
+    let engine = EngineOptions {
+        backend: args.backend.clone(),
+        devices: Devices::One(0),
+        partitions_in_flight: 2,
+        jobs: 1,
+        memory_budget: None,
+        randomness: None,
+        cancel: None,
+    };
+    let load = |circuit: ProofCircuit| -> Result<LoadedCircuit> {
+        step(&format!("test parameters and PCE of {circuit}"), || {
+            ensure_test_params(circuit, 0, false)?;
+            let loaded = circuit.load(true)?;
+            loaded.decode()?;
+            Ok::<_, C2Error>(loaded)
+        })
+        .with_context(|| format!("loading {circuit}"))
+    };
+    println!(
+        "{:<28} {:>11} {:>10} {:>10} {:>7} {:>14} {:>12} {:>7}",
+        "kind (2 KiB)",
+        "constraints",
+        "enforce",
+        "PCE",
+        "ratio",
+        "filecoin-proofs",
+        "pce-prover",
+        "ratio"
+    );
+    let row = |name: &str,
+               circuit: &LoadedCircuit,
+               synthesis: (Duration, Duration),
+               whole: (Duration, Duration)| {
+        let ms = |d: Duration| format!("{:.1} ms", d.as_secs_f64() * 1e3);
+        let ratio = |a: Duration, b: Duration| format!("{:.2}x", a.as_secs_f64() / b.as_secs_f64());
+        println!(
+            "{:<28} {:>11} {:>10} {:>10} {:>7} {:>14} {:>12} {:>7}",
+            name,
+            circuit.pce.num_constraints(),
+            ms(synthesis.0),
+            ms(synthesis.1),
+            ratio(synthesis.0, synthesis.1),
+            ms(whole.0),
+            ms(whole.1),
+            ratio(whole.0, whole.1),
+        );
+    };
+    for input in [&inputs.window, &inputs.winning] {
+        let circuit = load(input.proof_type.into())?;
+        let synthesis = compare_post(input, &circuit.pce)?;
+        let theirs = timed(args.rounds, || Ok(filecoin_post(input).map(drop)?))?;
+        let ours = timed(args.rounds, || {
+            proved(post::prove(
+                &circuit,
+                None,
+                std::slice::from_ref(input),
+                &engine,
+                &|_| {},
+                &mut |_, _| {},
+            ))
+        })?;
+        let name = format!("{} ({}p)", input.proof_type, input.num_partitions());
+        row(&name, &circuit, synthesis, (theirs, ours));
+    }
+    let input = &inputs.snap;
+    let circuit = load(input.proof_type.into())?;
+    let synthesis = compare_update(input, &circuit.pce)?;
+    let theirs = timed(args.rounds, || Ok(filecoin_update(input).map(drop)?))?;
+    let ours = timed(args.rounds, || {
+        proved(update::prove(
+            &circuit,
+            None,
+            std::slice::from_ref(input),
+            &engine,
+            &|_| {},
+            &mut |_, _| {},
+        ))
+    })?;
+    let name = format!(
+        "SnapDeals {} ({}p)",
+        input.proof_type,
+        input.proof_type.partitions()
+    );
+    row(&name, &circuit, synthesis, (theirs, ours));
+    println!(
+        "synthesis: every partition, enforce-time (bellperson's path) against witness + MatVec, a, b, c checked equal; \
+         whole proof: median of {} after a warm-up, vanilla proofs to verified bytes (this prover's time includes opening the backend)",
+        args.rounds
+    );
+    Ok(ExitCode::SUCCESS)
+}

@@ -258,6 +258,25 @@ pub struct KindRun {
     pub devices: Vec<DeviceUse>,
 }
 
+/// The first of `inputs`, once all are known to be of its proof type (one
+/// circuit proves them all); `label` names an input in the error.
+pub fn first_of_one_type<I, T: PartialEq + std::fmt::Display>(
+    inputs: &[I],
+    proof_type: impl Fn(&I) -> T,
+    label: impl Fn(&I) -> String,
+) -> Result<&I, C2Error> {
+    let first = inputs.first().ok_or(C2Error::NoInputs)?;
+    let expected = proof_type(first);
+    match inputs.iter().find(|i| proof_type(i) != expected) {
+        Some(other) => Err(C2Error::MixedProofTypes {
+            path: label(other).into(),
+            found: proof_type(other).to_string(),
+            expected: expected.to_string(),
+        }),
+        None => Ok(first),
+    }
+}
+
 /// Proves `inputs` on `circuit` (their kind's, loaded by
 /// [`AnyCircuit::load`]): on `provers` when given (devices already set
 /// up for it, as a daemon keeps them), else on the devices `engine` names.

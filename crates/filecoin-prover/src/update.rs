@@ -181,14 +181,7 @@ pub fn prove(
     observer: Observer<'_>,
     done: &mut dyn FnMut(usize, &KindResult),
 ) -> Result<KindRun, C2Error> {
-    let first = inputs.first().ok_or(C2Error::NoInputs)?;
-    if let Some(other) = inputs.iter().find(|i| i.proof_type != first.proof_type) {
-        return Err(C2Error::MixedProofTypes {
-            path: other.label().into(),
-            found: other.proof_type.to_string(),
-            expected: first.proof_type.to_string(),
-        });
-    }
+    let first = compound::first_of_one_type(inputs, |i| i.proof_type, UpdateInput::label)?;
     with_shape!(
         first.proof_type.sector_size,
         prove_shape,

@@ -125,7 +125,12 @@ static const pce_backend_vtable VTABLE = {
     .ntt = ntt,
     .msm_bases_upload = msm_bases_upload,
     .msm_bases_release = msm_bases_release,
+#ifdef PCE_TEST_NULL_MSM
+    /* A vendor's mistake: a mandatory operation left out. */
+    .msm = NULL,
+#else
     .msm = msm,
+#endif
 };
 
 const pce_backend_vtable *pce_backend_entry(uint32_t host_abi_version, uint32_t *plugin_abi_version) {

@@ -2,6 +2,8 @@
 //! `include/pce_backend.h` is compiled here, loaded by the Rust host, and
 //! its struct layouts are compared with the Rust mirror in `ffi`. The same
 //! source built to claim ABI version 1 is refused with both versions named.
+//! A vtable that leaves a mandatory operation null is refused at load,
+//! naming the field, instead of crashing the host at the first call.
 //! Skipped, with a message, where no C compiler is installed.
 
 use std::mem::{offset_of, size_of};
@@ -132,5 +134,28 @@ fn a_version_1_plugin_is_refused_naming_both_versions() {
         err.to_string()
             .contains("the plugin speaks version 1, this host speaks version 2"),
         "{err}"
+    );
+}
+
+#[test]
+fn a_vtable_with_a_null_required_operation_is_refused_at_load_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(library) = build(
+        dir.path(),
+        "libpce_backend_c-null.so",
+        // msm() is then defined but unused.
+        &["-DPCE_TEST_NULL_MSM", "-Wno-unused-function"],
+    ) else {
+        return;
+    };
+    let err = Backend::load_path(&library).unwrap_err();
+    assert!(
+        matches!(&err, LoadError::BadVtable { what, .. } if what == "msm is null"),
+        "{err}"
+    );
+    let message = err.to_string();
+    assert!(
+        message.contains("libpce_backend_c-null.so") && message.contains("msm is null"),
+        "{message}"
     );
 }

@@ -72,6 +72,16 @@ pub enum C2Error {
         /// What is wrong with them.
         what: String,
     },
+    /// filecoin-proofs or storage-proofs panicked on input data (a field
+    /// element out of range, a Merkle path of the wrong arity): the data is
+    /// malformed, and saying so beats unwinding through the prover.
+    #[error("the {what} are malformed: filecoin-proofs failed on them ({panic})")]
+    Malformed {
+        /// The data, e.g. "C1 output's vanilla proofs".
+        what: &'static str,
+        /// What the panic said.
+        panic: String,
+    },
     /// A vanilla proof file could not be decoded.
     #[error("{path}: not a vanilla proof of {proof_type}: {what}")]
     BadVanillaProof {
@@ -146,6 +156,22 @@ impl C2Error {
             step,
             source: e.into(),
         }
+    }
+
+    /// Runs `step`, a call into filecoin-proofs on data from outside (a C1
+    /// output, vanilla proofs), turning a panic of that library into
+    /// [`C2Error::Malformed`]: its verifiers assert on some malformed
+    /// inputs instead of returning an error.
+    pub fn unless_malformed<T>(
+        what: &'static str,
+        step: impl FnOnce() -> Result<T, C2Error>,
+    ) -> Result<T, C2Error> {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(step)).unwrap_or_else(|panic| {
+            Err(C2Error::Malformed {
+                what,
+                panic: proving_engine::panic_message(&*panic),
+            })
+        })
     }
 
     /// Wraps an I/O error.

@@ -385,9 +385,10 @@ impl<Tree: 'static + MerkleTreeTrait> ProofKind for PoStJob<'_, Tree> {
         let partitions = match self.input.partition {
             None => {
                 let count = self.partitions();
-                let partitions =
+                let partitions = C2Error::unless_malformed("PoSt vanilla proofs", || {
                     partition_vanilla_proofs(&self.config, &params, &inputs, count, &proofs)
-                        .map_err(refused)?;
+                        .map_err(refused)
+                })?;
                 if self.input.proof_type.kind == PoStKind::Winning {
                     // The circuit checks the sector once per challenge, and
                     // its public inputs list it as often (as
@@ -409,9 +410,10 @@ impl<Tree: 'static + MerkleTreeTrait> ProofKind for PoStJob<'_, Tree> {
                     });
                 }
                 inputs.k = Some(k);
-                let proof =
+                let proof = C2Error::unless_malformed("PoSt vanilla proofs", || {
                     single_partition_vanilla_proofs(&self.config, &params, &inputs, &proofs)
-                        .map_err(refused)?;
+                        .map_err(refused)
+                })?;
                 // Partition k reads the k-th chunk of the sector list only.
                 let padding = vec![inputs.sectors[0].clone(); k * per_partition];
                 inputs.sectors.splice(0..0, padding);

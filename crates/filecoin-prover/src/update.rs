@@ -250,8 +250,10 @@ impl<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>> ProofKind for Update
             h: config.h,
         };
         let params = circuit_of::<Tree>(&self.input.proof_type).params;
-        let valid = EmptySectorUpdate::<Tree>::verify_all_partitions(&params, &inputs, &proofs)
-            .map_err(C2Error::filecoin("verifying the vanilla proofs"))?;
+        let valid = C2Error::unless_malformed("SnapDeals vanilla proofs", || {
+            EmptySectorUpdate::<Tree>::verify_all_partitions(&params, &inputs, &proofs)
+                .map_err(C2Error::filecoin("verifying the vanilla proofs"))
+        })?;
         if !valid {
             return Err(C2Error::VanillaProofs {
                 what: "they do not verify against comm_r_old, comm_r_new and comm_d_new".into(),

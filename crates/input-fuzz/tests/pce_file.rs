@@ -1,0 +1,107 @@
+//! Fuzzing the PCE file loader.
+//!
+//! Seeds are real PCE files of random circuits. Most cases have their
+//! header's length and checksum recomputed after the mutation, so the
+//! loader's structural checks (sections, shapes, densities, CSR row
+//! pointers and column indices) are reached instead of the checksum
+//! refusing everything. An accepted file must then evaluate without a
+//! panic: a column index past the witness that the loader let through
+//! would show there.
+
+use std::path::Path;
+
+use blstrs::Scalar;
+use input_fuzz::{Campaign, CappedAllocator, Mutator};
+use pce_core::{PrecompiledCircuit, Witness};
+use pce_testkit::random::random_circuit;
+use proptest::strategy::{Strategy, ValueTree};
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+
+#[global_allocator]
+static ALLOC: CappedAllocator = CappedAllocator;
+
+/// Header fields (see `pce_csr::format`).
+const CONTENT_LEN: std::ops::Range<usize> = 16..24;
+const CHECKSUM: std::ops::Range<usize> = 24..56;
+const HEADER_LEN: usize = 64;
+
+fn seed_files(dir: &Path) -> Vec<Vec<u8>> {
+    let rng = TestRng::deterministic_rng(RngAlgorithm::ChaCha);
+    let mut runner = TestRunner::new_with_rng(Config::default(), rng);
+    (0..4)
+        .map(|k| {
+            let circuit = random_circuit(24).new_tree(&mut runner).unwrap().current();
+            let path = dir.join(format!("seed-{k}.pce"));
+            PrecompiledCircuit::extract(circuit)
+                .unwrap()
+                .save(&path)
+                .unwrap();
+            std::fs::read(&path).unwrap()
+        })
+        .collect()
+}
+
+/// Makes the header agree with the (mutated) content again.
+fn reseal(bytes: &mut [u8]) {
+    if bytes.len() < HEADER_LEN {
+        return;
+    }
+    let content_len = (bytes.len() - HEADER_LEN) as u64;
+    bytes[CONTENT_LEN].copy_from_slice(&content_len.to_le_bytes());
+    let checksum = blake3::hash(&bytes[HEADER_LEN..]);
+    bytes[CHECKSUM].copy_from_slice(checksum.as_bytes());
+}
+
+/// Loads `bytes` as a PCE file and, if accepted, evaluates it on a witness
+/// of its shape.
+fn load_and_evaluate(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    std::fs::write(path, bytes).unwrap();
+    let pce = PrecompiledCircuit::load(path).map_err(|e| e.to_string())?;
+    // Bounded so that a file that validly claims many variables (its
+    // densities are bit sets: 64 per 8 bytes) does not make the witness
+    // itself the largest allocation.
+    if pce.num_inputs() + pce.num_aux() <= 1 << 16 && pce.num_inputs() > 0 {
+        let witness = Witness {
+            inputs: (0..pce.num_inputs() as u64).map(Scalar::from).collect(),
+            aux: (0..pce.num_aux() as u64).map(Scalar::from).collect(),
+        };
+        pce.evaluate(&witness).map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+#[test]
+fn pce_loader_survives_mutated_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let seeds = seed_files(dir.path());
+    let path = dir.path().join("input.pce");
+    let campaign = Campaign::new("pce-file", 3000, Path::new(env!("CARGO_TARGET_TMPDIR")))
+        .errors_must_mention("input.pce");
+    let report = campaign.run(
+        &seeds,
+        |m: &mut Mutator, seed, others| {
+            let mut bytes = m.bytes(seed, others);
+            if !m.one_in(4) {
+                reseal(&mut bytes);
+            }
+            bytes
+        },
+        |bytes| {
+            load_and_evaluate(&path, bytes)
+                .map_err(|e| e.replace(&*dir.path().to_string_lossy(), ""))
+        },
+    );
+    eprintln!("{report}");
+    report.assert_clean();
+    assert!(
+        report.accepted > 0,
+        "no mutated file was accepted: the seeds are not valid PCE files"
+    );
+    assert!(
+        report
+            .refusals
+            .keys()
+            .any(|k| k.contains("corrupt at byte offset")),
+        "no case reached the structural checks:\n{report}"
+    );
+}

@@ -105,6 +105,12 @@ pub struct DeviceInfo {
     pub id: String,
 }
 
+/// Longest plugin error message kept, in bytes.
+const MAX_ERROR_MESSAGE: usize = 64 << 10;
+/// More devices than any machine has: a count above it is a plugin bug,
+/// not a reason to describe four billion devices.
+pub const MAX_DEVICES: u32 = 4096;
+
 fn c_text(bytes: &[c_char]) -> String {
     let bytes: Vec<u8> = bytes
         .iter()
@@ -182,7 +188,8 @@ impl Backend {
         // SAFETY: the buffer is valid for `buf.len()` bytes.
         let len = unsafe { (self.vtable().last_error)(buf.as_mut_ptr(), buf.len()) };
         if len >= buf.len() {
-            buf = vec![0 as c_char; len + 1];
+            // The length is the plugin's word: a longer message is cut.
+            buf = vec![0 as c_char; len.min(MAX_ERROR_MESSAGE) + 1];
             // SAFETY: as above, with room for the whole message.
             unsafe { (self.vtable().last_error)(buf.as_mut_ptr(), buf.len()) };
         }
@@ -206,6 +213,13 @@ impl Backend {
         self.call("device_count", unsafe {
             (self.vtable().device_count)(&mut count)
         })?;
+        if count > MAX_DEVICES {
+            return Err(self.error(
+                "device_count",
+                Status(ffi::PCE_ERR_INTERNAL),
+                format!("reported {count} devices, more than the {MAX_DEVICES} any machine has"),
+            ));
+        }
         (0..count)
             .map(|index| {
                 let mut info = pce_device_info::default();
@@ -372,6 +386,12 @@ impl Device {
         &self.backend
     }
 
+    /// An answer of the plugin that breaks the ABI's contract.
+    fn plugin_bug(&self, operation: &'static str, message: &str) -> BackendError {
+        self.backend
+            .error(operation, Status(ffi::PCE_ERR_INTERNAL), message.to_owned())
+    }
+
     fn refuse(&self, operation: &'static str, message: String) -> BackendError {
         self.backend
             .error(operation, Status(ffi::PCE_ERR_INVALID_ARGUMENT), message)
@@ -386,7 +406,7 @@ impl Device {
             (vt.ntt_domain_create)(self.handle.as_ptr(), log_size, &mut handle)
         })?;
         let handle = NonNull::new(handle)
-            .ok_or_else(|| self.refuse("ntt_domain_create", "returned a null domain".into()))?;
+            .ok_or_else(|| self.plugin_bug("ntt_domain_create", "returned a null domain"))?;
         Ok(NttDomain {
             device: self,
             handle,
@@ -410,6 +430,10 @@ impl Device {
         // SAFETY: a live device handle and two valid out-pointers.
         let status = unsafe { device_memory(self.handle.as_ptr(), &mut free, &mut total) };
         self.backend.call("device_memory", status)?;
+        if free > total {
+            let bug = format!("reported {free} bytes free of {total} in all");
+            return Err(self.plugin_bug("device_memory", &bug));
+        }
         Ok(Some(DeviceMemory { free, total }))
     }
 
@@ -521,7 +545,7 @@ impl Device {
             )
         })?;
         let handle = NonNull::new(handle)
-            .ok_or_else(|| self.refuse("msm_bases_upload", "returned null bases".into()))?;
+            .ok_or_else(|| self.plugin_bug("msm_bases_upload", "returned null bases"))?;
         Ok(MsmBases {
             device: self,
             handle,

@@ -168,6 +168,7 @@ impl Campaign {
         report
     }
 
+    /// Runs one case and records what it did; returns the refusal, if any.
     fn run_case(
         &self,
         report: &mut Report,
@@ -175,13 +176,14 @@ impl Campaign {
         case: String,
         input: &[u8],
         target: &mut impl FnMut(&[u8]) -> Result<(), String>,
-    ) {
+    ) -> Option<String> {
         report.cases += 1;
         alloc::begin_case(self.name, number, (self.allocation_limit)(input.len()));
         let outcome = catch_unwind(AssertUnwindSafe(|| target(input)));
         let allocations = alloc::end_case();
         report.largest_allocation = report.largest_allocation.max(allocations.largest);
         let mut problems = Vec::new();
+        let mut refusal = None;
         match outcome {
             Ok(Ok(())) => report.accepted += 1,
             Ok(Err(message)) => {
@@ -194,6 +196,7 @@ impl Campaign {
                     }
                 }
                 *report.refusals.entry(message_class(&message)).or_default() += 1;
+                refusal = Some(message);
             }
             Err(_) => {
                 let message = PANIC.lock().unwrap_or_else(|e| e.into_inner()).take();
@@ -217,6 +220,7 @@ impl Campaign {
                 saved,
             });
         }
+        refusal
     }
 }
 

@@ -80,7 +80,7 @@ impl Proving {
         let in_flight = 2;
         let reservation = self
             .gate
-            .reserve(model.per_partition() * in_flight, cancel)
+            .reserve(model.per_partition().saturating_mul(in_flight), cancel)
             .map_err(|e| e.to_string())?;
         let engine = EngineOptions {
             // Not used: the prover is already on its device.
@@ -88,7 +88,7 @@ impl Proving {
             devices: Devices::All,
             jobs: 1,
             partitions_in_flight: in_flight as usize,
-            memory_budget: Some(model.static_bytes() + reservation.bytes()),
+            memory_budget: Some(model.static_bytes().saturating_add(reservation.bytes())),
             randomness: None,
             cancel: Some(cancel.clone()),
         };

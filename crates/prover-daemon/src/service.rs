@@ -121,7 +121,8 @@ impl Service {
 
 /// The job a request describes: its kind, the priority its kind has when
 /// the request names none, and what to prove (or why it cannot be).
-fn translate(
+/// Public for the fuzz tests, which feed it what a client could send.
+pub fn translate(
     id: &str,
     kind: ProofKind,
     request: &SubmitProofRequest,

@@ -110,7 +110,8 @@ impl MemoryModel {
             + pce.b_aux_density().len()) as u64
             / 8;
         let working = (4 * n * SCALAR)
-            .max(3 * n * SCALAR + ntt_scratch)
+            // The scratch size is the plugin's word; near 2^64 it must not wrap.
+            .max((3 * n * SCALAR).saturating_add(ntt_scratch))
             .max(n * SCALAR + 3 * witness);
         Self {
             process,
@@ -118,24 +119,26 @@ impl MemoryModel {
             srs: if resident { queries } else { 0 },
             ntt: n * SCALAR,
             witness,
-            proving: working + if resident { 0 } else { largest_query },
+            proving: working.saturating_add(if resident { 0 } else { largest_query }),
         }
     }
 
     /// Bytes held whatever the number of partitions in flight.
     pub fn static_bytes(&self) -> u64 {
-        self.process + self.pce + self.srs + self.ntt
+        [self.pce, self.srs, self.ntt]
+            .into_iter()
+            .fold(self.process, u64::saturating_add)
     }
 
     /// Bytes reserved for one partition in flight.
     pub fn per_partition(&self) -> u64 {
-        self.witness + self.proving
+        self.witness.saturating_add(self.proving)
     }
 
     /// How many partitions `budget` admits at once; an error when it does
     /// not admit even one.
     pub fn partitions_admitted(&self, budget: u64) -> Result<usize, EngineError> {
-        let needed = self.static_bytes() + self.per_partition();
+        let needed = self.static_bytes().saturating_add(self.per_partition());
         if budget < needed {
             return Err(EngineError::BudgetTooSmall {
                 budget,

@@ -11,10 +11,13 @@
 //! | `error` | NTT and MSM fail with `PCE_ERR_DEVICE` and a message |
 //! | `panic` | NTT and MSM panic |
 //! | `wrong` | NTT leaves the data unchanged, MSM returns infinity |
+//! | `chaos` | a raw vtable whose every answer comes from fuzzed bytes ([`chaos`]) |
 //!
 //! It never computes a correct result, so it cannot pass for a backend.
 
 use std::ffi::CStr;
+
+pub mod chaos;
 
 use backend_api::ffi::{self, pce_backend_vtable, pce_fr, pce_scalar};
 use backend_api::plugin::{self, DeviceDescription, MsmResults, Plugin, PluginError, Points};
@@ -126,6 +129,16 @@ pub unsafe extern "C" fn pce_backend_entry(
     host_abi_version: u32,
     plugin_abi_version: *mut u32,
 ) -> *const pce_backend_vtable {
+    if mode() == "chaos" {
+        if !plugin_abi_version.is_null() {
+            // SAFETY: per the function contract.
+            unsafe { *plugin_abi_version = ffi::PCE_BACKEND_ABI_VERSION };
+        }
+        return match host_abi_version == ffi::PCE_BACKEND_ABI_VERSION {
+            true => &chaos::VTABLE,
+            false => std::ptr::null(),
+        };
+    }
     let claimed = match mode().as_str() {
         "wrong-abi" => Some(99),
         "v1" => Some(ABI_VERSION_1),

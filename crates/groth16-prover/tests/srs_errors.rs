@@ -124,3 +124,48 @@ fn corrupt_streamed_point_is_named() {
     );
     assert!(err.to_string().contains("sha.params"), "{err}");
 }
+
+/// A parameter file changed under a prover that has it open: replaced by
+/// a rename (how `params gen` and filecoin-proofs' fetcher write), the
+/// open file keeps reading the old, whole content; truncated in place, the
+/// next query read is an error naming the file, not a panic.
+#[test]
+fn a_parameter_file_changed_while_open() {
+    use groth16_prover::srs::PointCheck;
+    use groth16_prover::{G1Query, SrsFile};
+
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let params = generate_random_parameters::<Bls12, _, _>(
+        Sha256Circuit {
+            preimage: vec![7, 8],
+        },
+        &mut rng,
+    )
+    .unwrap();
+    let mut bytes = Vec::new();
+    params.write(&mut bytes).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("live.params");
+    std::fs::write(&path, &bytes).unwrap();
+
+    let open = SrsFile::open(&path).unwrap();
+    let replacement = dir.path().join("new.params");
+    std::fs::write(&replacement, &bytes[..bytes.len() / 3]).unwrap();
+    std::fs::rename(&replacement, &path).unwrap();
+    let h = open.g1(G1Query::H, None, PointCheck::Full).unwrap();
+    assert_eq!(h, params.h[..], "the open file is the old one");
+
+    let open = SrsFile::open(&dir.path().join("live.params"));
+    assert!(open.is_err(), "the truncated replacement itself is refused");
+    std::fs::write(&path, &bytes).unwrap();
+    let open = SrsFile::open(&path).unwrap();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(bytes.len() as u64 / 2)
+        .unwrap();
+    // b_g2 is the last query: in the half that is gone.
+    let err = open.b_g2(None, PointCheck::Full).unwrap_err();
+    assert!(err.to_string().contains("live.params"), "{err}");
+}

@@ -23,7 +23,8 @@ use proving_engine::{Devices, EngineOptions, Event};
 use serde_json::json;
 
 use crate::output::{
-    encode, expand_inputs, peak_rss_bytes, plan_json, report, summary, write_output, Format,
+    check_writable, encode, expand_inputs, peak_rss_bytes, plan_json, report, summary,
+    write_output, write_proof, Format,
 };
 use crate::progress::{partitions_bar, step};
 
@@ -211,6 +212,7 @@ pub fn c2(args: C2Args) -> Result<ExitCode> {
         .iter()
         .map(|path| Ok(C1Input::read(path, proof_type)?))
         .collect::<Result<Vec<_>>>()?;
+    check_writable(outs.iter().chain(&args.report).map(PathBuf::as_path))?;
     let options = args.prove.options(prover_id, args.sector_id);
     let start = Instant::now();
     let (run, write_errors) = prove_and_write(&inputs, &options, &outs, args.format)?;
@@ -284,7 +286,7 @@ fn prove_and_write(
             Ok(proven) => {
                 let proof_type = input.proof_type.to_string();
                 let written =
-                    write_output(&outs[sector], &encode(format, &proof_type, &proven.output));
+                    write_proof(&outs[sector], &encode(format, &proof_type, &proven.output));
                 say(format!(
                     "{}: {}",
                     input.path.display(),

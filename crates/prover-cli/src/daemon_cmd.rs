@@ -11,7 +11,7 @@ use prover_daemon::config::Config;
 use prover_daemon::proto::await_proof_response::Status as AwaitStatus;
 use prover_daemon::proto::{GetStatusRequest, ProofKind, ProveRequest, SubmitProofRequest};
 
-use crate::output::write_output;
+use crate::output::{check_writable, write_proof};
 
 /// Arguments of `serve`.
 #[derive(Args)]
@@ -165,6 +165,7 @@ pub struct ProveArgs {
 /// Sends a C1 output to a daemon as Curio does, and writes the proof.
 pub fn prove(args: ProveArgs) -> Result<ExitCode> {
     let input = C1Input::read(&args.c1, None)?;
+    check_writable([args.out.as_path()])?;
     let Some(sector) = args.sector_number.or(input.sector_num) else {
         bail!(
             "{}: no SectorNum in the file: pass --sector-number",
@@ -200,7 +201,7 @@ pub fn prove(args: ProveArgs) -> Result<ExitCode> {
     })?;
     match result.status() {
         AwaitStatus::Completed => {
-            write_output(&args.out, &result.proof)?;
+            write_proof(&args.out, &result.proof)?;
             println!(
                 "{} bytes written to {} (job {}: {} ms in all, {} ms queued, {} ms proving)",
                 result.proof.len(),

@@ -24,7 +24,9 @@ use proving_engine::{chain, EngineOptions, Event, LoadedCircuit, Observer};
 use serde_json::json;
 
 use crate::c2_cmd::{parse_hex32, ProveArgs};
-use crate::output::{encode_proof, peak_rss_bytes, plan_json, write_output, Format};
+use crate::output::{
+    check_writable, encode_proof, peak_rss_bytes, plan_json, write_output, write_proof, Format,
+};
 use crate::progress::{partitions_bar, step};
 
 /// Options every kind shares.
@@ -226,6 +228,11 @@ fn run_kind(
         &mut dyn FnMut(usize, &KindResult),
     ) -> Result<KindRun, filecoin_prover::C2Error>,
 ) -> Result<ExitCode> {
+    check_writable(
+        std::iter::once(&args.out)
+            .chain(&args.report)
+            .map(PathBuf::as_path),
+    )?;
     let start = Instant::now();
     let loaded = step(&format!("loading the {circuit} circuit"), || {
         circuit.load(partitions > 1)
@@ -254,7 +261,7 @@ fn run_kind(
         proof.partitions,
         proof.proof.len()
     );
-    write_output(
+    write_proof(
         &args.out,
         &encode_proof(args.format, label, &proof.proof, proof.partitions, None),
     )?;

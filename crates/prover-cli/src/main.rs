@@ -128,6 +128,11 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // A write past a file size limit (`ulimit -f`) then fails with EFBIG,
+    // which names the file, instead of killing the process with SIGXFSZ.
+    // SAFETY: setting a signal's disposition to "ignore" installs no
+    // handler code; done first, before any thread exists.
+    unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()),

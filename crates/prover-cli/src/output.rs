@@ -138,6 +138,35 @@ pub fn write_output(path: &Path, bytes: &[u8]) -> Result<()> {
         .with_context(|| format!("writing {}", path.display()))
 }
 
+/// Largest proof whose bytes an error message carries.
+const PROOF_IN_ERROR: usize = 64 << 10;
+
+/// Writes a proof to `path` atomically. A proof can cost minutes of a GPU:
+/// when it cannot be written (a full disk, a file size limit), the error
+/// carries it in base64, so it is not lost with the process.
+pub fn write_proof(path: &Path, bytes: &[u8]) -> Result<()> {
+    write_output(path, bytes).map_err(|e| match bytes.len() <= PROOF_IN_ERROR {
+        true => e.context(format!(
+            "the proof ({} bytes, base64): {}",
+            bytes.len(),
+            base64::engine::general_purpose::STANDARD.encode(bytes)
+        )),
+        false => e,
+    })
+}
+
+/// Checks that each of `paths` can be created (its directory exists and
+/// takes new files) before anything is proven, so that a mistyped output
+/// directory fails in milliseconds, not after the proof.
+pub fn check_writable<'a>(paths: impl IntoIterator<Item = &'a Path>) -> Result<()> {
+    for path in paths {
+        // Dropped uncommitted: the temporary file is removed again.
+        atomic_write::AtomicFile::create(path)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(())
+}
+
 /// The C1 files named by `paths`: files as given, directories replaced by
 /// their `*.json` files in name order.
 pub fn expand_inputs(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {

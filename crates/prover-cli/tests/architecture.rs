@@ -18,6 +18,8 @@ const ARROWS: &[(&str, &[&str])] = &[
     ("backend-opencl", &["backend-api", "gpu-backend"]),
     ("backend-cuda", &["backend-api", "gpu-backend"]),
     ("test-plugins", &["backend-api"]),
+    // Its targets are tests; the library is the fuzzing machinery alone.
+    ("input-fuzz", &[]),
     ("groth16-prover", &["backend-api", "pce-core"]),
     (
         "backend-check",

@@ -52,6 +52,7 @@ fn c2_of_a_2kib_sector_verifies_and_equals_bellperson() {
             memory_budget: None,
             randomness: Some(r_s.clone()),
             cancel: None,
+            fallback: None,
         },
         prover_id: Some(sector.prover_id),
         sector_id: Some(u64::from(sector.sector_id)),

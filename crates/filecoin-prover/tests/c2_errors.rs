@@ -116,6 +116,7 @@ fn bad_inputs_are_clear_errors_and_a_corrupt_pce_is_rebuilt() {
             memory_budget: None,
             randomness: None,
             cancel: None,
+            fallback: None,
         },
         prover_id: None,
         sector_id: None,

@@ -71,6 +71,7 @@ fn c2_of_a_non_interactive_2kib_sector_is_filecoin_proofs_aggregate() {
             memory_budget: None,
             randomness: Some(r_s),
             cancel: None,
+            fallback: None,
         },
         prover_id: Some(prover_id),
         sector_id: Some(u64::from(sector.sector_id)),

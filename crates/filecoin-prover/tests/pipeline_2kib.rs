@@ -53,6 +53,7 @@ fn two_sectors_at_once_prove_as_each_alone() {
             memory_budget: None,
             randomness: None,
             cancel: None,
+            fallback: None,
         },
         prover_id: Some(prover_id),
         sector_id: None,

@@ -47,6 +47,7 @@ fn engine(r_s: &[(Scalar, Scalar)]) -> EngineOptions {
         memory_budget: None,
         randomness: Some(r_s.to_vec()),
         cancel: None,
+        fallback: None,
     }
 }
 

@@ -71,11 +71,14 @@ pub struct C2Args {
     report: Option<PathBuf>,
 }
 
+/// The CPU backend's name: the default backend and the default fallback.
+const CPU_BACKEND: &str = "cpu";
+
 /// Backend and pipeline options shared by `c2` and `demo`.
 #[derive(Args, Clone)]
 pub struct ProveArgs {
     /// Backend: cpu, opencl, cuda, or the path of a plugin library.
-    #[arg(long, default_value = "cpu")]
+    #[arg(long, default_value = CPU_BACKEND)]
     pub backend: String,
     /// Device to prove on: an index (see `pce-prover devices BACKEND`), or
     /// `all` to spread the partitions over every device of the backend,
@@ -99,6 +102,12 @@ pub struct ProveArgs {
     /// margin (256 MiB).
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub memory_budget: Option<u64>,
+    /// Backend that proves a partition again when --backend fails it (an
+    /// error, or a proof that does not verify), or `none`. Default: `cpu`
+    /// behind any other backend, so that a GPU fault costs time, not the
+    /// proof; `none` with --backend cpu.
+    #[arg(long, value_name = "BACKEND|none")]
+    pub fallback: Option<String>,
 }
 
 /// `all` or a device index.
@@ -113,6 +122,16 @@ fn parse_devices(text: &str) -> Result<Devices, String> {
 }
 
 impl ProveArgs {
+    /// The fallback backend: as given (`none` for none), else the CPU's
+    /// behind any other backend.
+    fn fallback_backend(&self) -> Option<String> {
+        match self.fallback.as_deref() {
+            Some("none") => None,
+            Some(backend) => Some(backend.to_owned()),
+            None => (self.backend != CPU_BACKEND).then(|| CPU_BACKEND.to_owned()),
+        }
+    }
+
     /// Options for [`filecoin_prover::c2::run`].
     pub fn options(&self, prover_id: Option<[u8; 32]>, sector_id: Option<u64>) -> C2Options {
         C2Options {
@@ -124,6 +143,7 @@ impl ProveArgs {
                 memory_budget: self.memory_budget,
                 randomness: None,
                 cancel: None,
+                fallback: self.fallback_backend(),
             },
             prover_id,
             sector_id,
@@ -278,7 +298,8 @@ fn prove_and_write(
             plan.slots
         )),
         Event::PartitionProven { .. } => bar.inc(1),
-        Event::WitnessReady { .. } => {}
+        // The engine logs it as a warning, with the job and the error.
+        Event::FallingBack { .. } | Event::WitnessReady { .. } => {}
     };
     let run = prove_sectors(inputs, options, &observe, &mut |sector, result| {
         let input = &inputs[sector];

@@ -162,3 +162,63 @@ fn failures_leave_no_output_behind() {
     );
     assert!(!out.exists());
 }
+
+/// A backend that fails mid-proof, through `c2`: its wrong results with no
+/// fallback are an error naming the partition and leave no output; its
+/// errors behind the default fallback are proven again on the CPU, which
+/// `c2` says, and the proof passes verify_seal.
+#[test]
+fn a_failing_backend_through_c2_fails_cleanly_or_falls_back_to_the_cpu() {
+    let cache = shared_parameter_cache();
+    let work = tempfile::tempdir().unwrap();
+    let sector = seal_2kib(8, work.path()).unwrap();
+    let c1 = work.path().join("c1.json");
+    std::fs::write(&c1, serde_json::to_vec(&sector.c1).unwrap()).unwrap();
+    let out = work.path().join("proof.bin");
+    let broken = common::plugin_dir().join(backend_api::loader::plugin_file_name("broken"));
+    let prover_id = hex::encode(sector.prover_id);
+    let sector_id = u64::from(sector.sector_id).to_string();
+    let c2 = |mode: &str, extra: &[&str]| {
+        let args = [
+            "c2",
+            "--c1",
+            c1.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--prover-id",
+            &prover_id,
+            "--sector-id",
+            &sector_id,
+            "--backend",
+            broken.to_str().unwrap(),
+        ];
+        common::pce_prover(
+            &[&args[..], extra].concat(),
+            &[
+                ("FIL_PROOFS_PARAMETER_CACHE", cache.as_os_str()),
+                (pce_backend_broken::MODE_ENV, mode.as_ref()),
+            ],
+        )
+    };
+
+    let output = c2("wrong", &["--fallback", "none"]);
+    let said = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("partition 0") && said.contains("does not verify"),
+        "{said}"
+    );
+    assert!(!out.exists());
+
+    let output = c2("error", &[]);
+    let said = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{said}");
+    assert!(
+        said.contains("partition failed on its device; proving it on the fallback backend")
+            && said.contains("partition=0")
+            && said.contains("simulated device failure"),
+        "{said}"
+    );
+    assert!(said.contains("verify_seal accepted the proof"), "{said}");
+    assert!(sector.verify(&std::fs::read(&out).unwrap()).unwrap());
+}

@@ -91,6 +91,7 @@ impl Proving {
             memory_budget: Some(model.static_bytes().saturating_add(reservation.bytes())),
             randomness: None,
             cancel: Some(cancel.clone()),
+            fallback: None,
         };
         let provers = std::slice::from_ref(prover);
         let (proof, stages) = match input {

@@ -68,6 +68,20 @@ pub enum EngineError {
         #[source]
         source: groth16_prover::ProveError,
     },
+    /// A partition failed on its device, then on the fallback backend too
+    /// (an input no backend can prove, or both backends broken).
+    #[error(
+        "partition {partition} failed on its device ({failure}), then on the fallback backend"
+    )]
+    FallbackFailed {
+        /// The partition, within its job.
+        partition: usize,
+        /// The device's failure.
+        failure: String,
+        /// The fallback backend's.
+        #[source]
+        source: groth16_prover::ProveError,
+    },
     /// The memory budget does not admit a single partition.
     #[error("memory budget {} is too small: one partition needs {} (process {}, PCE {}, SRS {}, NTT tables {}, witness {}, proving {}; see docs/memory.md)", gib(*budget), gib(*needed), gib(model.process), gib(model.pce), gib(model.srs), gib(model.ntt), gib(model.witness), gib(model.proving))]
     BudgetTooSmall {

@@ -34,9 +34,9 @@ use backend_api::{Backend, Device};
 use blstrs::Scalar;
 use ff::Field;
 use groth16_prover::qap::domain_log_size;
-use groth16_prover::Prover;
+use groth16_prover::{ProveError, Prover};
 use pce_core::PrecompiledCircuit;
-use tracing::{error, info};
+use tracing::{error, info, warn};
 
 use crate::admission::{Admission, Permit};
 use crate::job::{Assignment, Job, PartitionProof};
@@ -76,6 +76,11 @@ pub struct EngineOptions {
     /// after it is set, and every unfinished job fails with
     /// [`EngineError::Cancelled`] (a partition being proven runs to its end).
     pub cancel: Option<Arc<AtomicBool>>,
+    /// Backend that proves a partition again when the run's backend fails
+    /// it (an error, or a proof that does not verify): the CPU backend
+    /// behind a GPU, so that a device fault costs time, not the proof.
+    /// Not used when it is the run's backend itself.
+    pub fallback: Option<String>,
 }
 
 impl EngineOptions {
@@ -138,6 +143,16 @@ pub enum Event<'a> {
         /// The partition.
         partition: usize,
     },
+    /// A partition failed on its device and is proven again on the
+    /// fallback backend.
+    FallingBack {
+        /// Index of the job.
+        job: usize,
+        /// The partition.
+        partition: usize,
+        /// Why the device failed it.
+        error: &'a str,
+    },
     /// A partition is proven and verified, its memory released.
     PartitionProven {
         /// Index of the job.
@@ -165,7 +180,8 @@ pub struct Run<J: Job> {
     pub backend: String,
     /// The names of the devices proven on, joined by ", ".
     pub device: String,
-    /// Each device and the partitions it proved.
+    /// Each device and the partitions it proved; the fallback backend's
+    /// device last, when the run has one.
     pub devices: Vec<DeviceUse>,
 }
 
@@ -251,6 +267,15 @@ pub fn run_with<J: Job>(
     let counts: Vec<usize> = jobs.iter().map(Job::partitions).collect();
     let randomness = randomness(options, counts.iter().sum())?;
     let mut plan = plan(circuit, first.prover.device(), provers.len(), options)?;
+    let primary = first.prover.device().backend().name();
+    let fallback_device = match &options.fallback {
+        Some(name) if name != primary => Some(Setup::open_first(name)?),
+        _ => None,
+    };
+    let fallback = fallback_device
+        .as_ref()
+        .map(|(device, name)| DeviceProver::new(device, &format!("{name} (fallback)"), circuit))
+        .transpose()?;
     observer(Event::Ready { plan: &plan });
 
     let shared = Shared {
@@ -265,6 +290,9 @@ pub fn run_with<J: Job>(
         first_partition: first_indices(&counts),
         randomness,
         proven_on: provers.iter().map(|_| AtomicUsize::new(0)).collect(),
+        fallback: fallback
+            .as_ref()
+            .map(|prover| (prover, AtomicUsize::new(0))),
     };
     let admission = Admission::new(plan.slots);
     let (work, queue) = channel::<WorkItem<'_>>();
@@ -302,8 +330,15 @@ pub fn run_with<J: Job>(
             .join(", "),
         devices: provers
             .iter()
+            .map(|prover| &prover.name)
             .zip(&shared.proven_on)
-            .map(|(DeviceProver { name, .. }, count)| DeviceUse {
+            .chain(
+                shared
+                    .fallback
+                    .as_ref()
+                    .map(|(prover, count)| (&prover.name, count)),
+            )
+            .map(|(name, count)| DeviceUse {
                 name: name.clone(),
                 partitions: count.load(Ordering::Relaxed),
             })
@@ -317,6 +352,17 @@ struct Setup {
 }
 
 impl Setup {
+    /// The first device of backend `spec`, with its name.
+    fn open_first(spec: &str) -> Result<(Device, String), EngineError> {
+        let backend = Backend::load(spec)?;
+        let first = backend
+            .devices()?
+            .into_iter()
+            .next()
+            .ok_or(EngineError::NoDevices)?;
+        Ok((backend.open(first.index)?, first.name))
+    }
+
     fn open(options: &EngineOptions) -> Result<Self, EngineError> {
         let backend = Backend::load(&options.backend)?;
         let listed = backend.devices()?;
@@ -454,7 +500,7 @@ struct WorkItem<'a> {
 type ToCaller<J> = Sender<(usize, JobResult<J>)>;
 
 /// Everything the threads of a run share.
-struct Shared<'a, J: Job> {
+struct Shared<'a, 'f, 'g, J: Job> {
     jobs: &'a [J],
     options: &'a EngineOptions,
     pce: &'a PrecompiledCircuit,
@@ -464,9 +510,11 @@ struct Shared<'a, J: Job> {
     randomness: Vec<(Scalar, Scalar)>,
     /// Partitions proven by each device.
     proven_on: Vec<AtomicUsize>,
+    /// The fallback backend's prover and the partitions it proved.
+    fallback: Option<(&'f DeviceProver<'g>, AtomicUsize)>,
 }
 
-impl<J: Job> Shared<'_, J> {
+impl<J: Job> Shared<'_, '_, '_, J> {
     fn state(&self, job: usize) -> MutexGuard<'_, JobState<J::Statement>> {
         self.states[job].lock().expect("job state poisoned")
     }
@@ -515,7 +563,7 @@ impl<J: Job> Shared<'_, J> {
 
 /// The witness thread: every job's partitions, in order.
 fn produce_all<'a, J: Job>(
-    shared: &Shared<'_, J>,
+    shared: &Shared<'_, '_, '_, J>,
     admission: &'a Admission,
     work: Sender<WorkItem<'a>>,
     to_caller: &ToCaller<J>,
@@ -535,7 +583,7 @@ fn produce_all<'a, J: Job>(
 /// Parses job `job`'s input and hands its partitions to the provers, each
 /// after its admission; then leaves the statement for finishing.
 fn produce<'a, J: Job>(
-    shared: &Shared<'_, J>,
+    shared: &Shared<'_, '_, '_, J>,
     admission: &'a Admission,
     job: usize,
     work: &Sender<WorkItem<'a>>,
@@ -580,7 +628,7 @@ fn produce<'a, J: Job>(
 
 /// A prover thread of device `device`: proves partitions until the queue closes.
 fn prove_all<J: Job>(
-    shared: &Shared<'_, J>,
+    shared: &Shared<'_, '_, '_, J>,
     prover: &Prover<'_>,
     device: usize,
     queue: &Mutex<Receiver<WorkItem<'_>>>,
@@ -609,7 +657,7 @@ fn prove_all<J: Job>(
 /// Proves and verifies one partition and records its proof; finishes the
 /// job when it was the last one.
 fn prove_partition<J: Job>(
-    shared: &Shared<'_, J>,
+    shared: &Shared<'_, '_, '_, J>,
     prover: &Prover<'_>,
     device: usize,
     item: WorkItem<'_>,
@@ -622,19 +670,46 @@ fn prove_partition<J: Job>(
         public_inputs,
     } = item.assignment;
     let start = Instant::now();
-    let proven = prover.prove(shared.pce, &witness, &public_inputs, r, s);
+    let mut device = device;
+    let proven = match prover.prove(shared.pce, &witness, &public_inputs, r, s) {
+        Ok(proof) => Ok(proof),
+        Err(failure) => match &shared.fallback {
+            Some((fallback, count)) if worth_another_backend(&failure) => {
+                let failure = failure.to_string();
+                warn!(job = %shared.jobs[job].label(), partition, error = %failure, backend = %fallback.name, "partition failed on its device; proving it on the fallback backend");
+                (shared.observer)(Event::FallingBack {
+                    job,
+                    partition,
+                    error: &failure,
+                });
+                count.fetch_add(1, Ordering::Relaxed);
+                device = shared.proven_on.len();
+                fallback
+                    .prover
+                    .prove(shared.pce, &witness, &public_inputs, r, s)
+                    .map_err(|source| EngineError::FallbackFailed {
+                        partition,
+                        failure,
+                        source,
+                    })
+            }
+            _ => Err(EngineError::Prove {
+                partition,
+                source: failure,
+            }),
+        },
+    };
     let elapsed = start.elapsed();
     drop(witness);
     drop(item._permit);
     let proof = match proven {
         Ok(proof) => proof,
-        Err(source) => {
-            let error = EngineError::Prove { partition, source };
-            return shared.fail(job, error.into(), to_caller);
-        }
+        Err(error) => return shared.fail(job, error.into(), to_caller),
     };
+    if let Some(count) = shared.proven_on.get(device) {
+        count.fetch_add(1, Ordering::Relaxed);
+    }
     info!(job = %shared.jobs[job].label(), partition, device, "partition proven and verified");
-    shared.proven_on[device].fetch_add(1, Ordering::Relaxed);
     (shared.observer)(Event::PartitionProven {
         job,
         partition,
@@ -654,6 +729,13 @@ fn prove_partition<J: Job>(
         state.take_if_complete()
     };
     shared.finish(job, complete, to_caller);
+}
+
+/// Whether another backend could prove what `failure` stopped: a backend
+/// error or a proof that does not verify (a device computing wrongly), not
+/// a problem of the input or the parameters, which no backend fixes.
+fn worth_another_backend(failure: &ProveError) -> bool {
+    matches!(failure, ProveError::Backend(_) | ProveError::Invalid { .. })
 }
 
 /// A panic inside a job's code or the backend, as that job's error: the

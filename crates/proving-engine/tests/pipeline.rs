@@ -214,6 +214,7 @@ fn a_cancelled_run_stops_at_the_next_partition() {
     let options = EngineOptions {
         partitions_in_flight: 1,
         cancel: Some(cancel.clone()),
+        fallback: None,
         ..options(1)
     };
     let proven = AtomicUsize::new(0);

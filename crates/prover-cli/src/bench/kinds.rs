@@ -77,6 +77,7 @@ pub fn bench_kinds(args: BenchKindsArgs) -> Result<ExitCode> {
         memory_budget: None,
         randomness: None,
         cancel: None,
+        fallback: None,
     };
     let load = |circuit: ProofCircuit| -> Result<LoadedCircuit> {
         step(&format!("test parameters and PCE of {circuit}"), || {

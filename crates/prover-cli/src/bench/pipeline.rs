@@ -111,6 +111,9 @@ pub fn bench_pipeline(args: BenchPipelineArgs) -> Result<ExitCode> {
             bar.inc(1);
             sample(format!("proof {job} partition {partition}: proven"))
         }
+        Event::FallingBack { job, partition, .. } => sample(format!(
+            "proof {job} partition {partition}: on the fallback backend"
+        )),
     };
     let run = prove_sectors(&inputs, &options, &observe, &mut |sector, result| {
         sample(format!("proof {sector}: done"));

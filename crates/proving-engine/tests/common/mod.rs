@@ -146,5 +146,6 @@ pub fn options(jobs: usize) -> EngineOptions {
         memory_budget: None,
         randomness: None,
         cancel: None,
+        fallback: None,
     }
 }

@@ -1,0 +1,98 @@
+//! A backend that fails mid-proof, behind the CPU backend as fallback:
+//! the test plugin fails every NTT and MSM (`error`), or returns wrong
+//! results (`wrong`). With a fallback each partition is proven again on
+//! the CPU, and the proofs equal the CPU's own with the same r and s;
+//! without one, the job fails naming the partition. The plugin's mode is
+//! an environment variable read at every call, so the cases run in one
+//! test, one after another.
+
+mod common;
+
+use blstrs::Scalar;
+use ff::Field;
+use proving_engine::{chain, run, EngineOptions, Event};
+use rand::SeedableRng;
+use rand_chacha::ChaCha20Rng;
+
+use common::{circuit, job, options, Fault};
+
+#[test]
+fn a_failing_backend_falls_back_to_the_cpu_partition_by_partition() {
+    let dir = tempfile::tempdir().unwrap();
+    let circuit = circuit(dir.path(), true);
+    let jobs = [job(&[3, 4, 5], Fault::None)];
+    let mut rng = ChaCha20Rng::seed_from_u64(12);
+    let fixed: Vec<(Scalar, Scalar)> = (0..3)
+        .map(|_| (Scalar::random(&mut rng), Scalar::random(&mut rng)))
+        .collect();
+    let broken = std::env::current_exe()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .join(backend_api::loader::plugin_file_name("broken"));
+    let on = |backend: &str, fallback: Option<&str>| EngineOptions {
+        backend: backend.into(),
+        randomness: Some(fixed.clone()),
+        fallback: fallback.map(str::to_owned),
+        ..options(1)
+    };
+    let on_cpu = run(&circuit, &jobs, &on("cpu", None), &|_| {}, |_, _| {}).unwrap();
+    let expected = on_cpu.results[0].as_ref().unwrap().output.clone();
+
+    for mode in ["error", "wrong"] {
+        std::env::set_var(test_plugins_mode(), mode);
+        let fell_back = std::sync::Mutex::new(Vec::new());
+        let observe = |event: Event<'_>| {
+            if let Event::FallingBack {
+                partition, error, ..
+            } = event
+            {
+                fell_back
+                    .lock()
+                    .unwrap()
+                    .push((partition, error.to_owned()));
+            }
+        };
+        let options = on(broken.to_str().unwrap(), Some("cpu"));
+        let with = run(&circuit, &jobs, &options, &observe, |_, _| {}).unwrap();
+        let proofs = &with.results[0].as_ref().unwrap().output;
+        assert_eq!(proofs, &expected, "{mode}: the CPU's proofs, byte for byte");
+        let mut fell_back = fell_back.into_inner().unwrap();
+        fell_back.sort();
+        assert_eq!(fell_back.len(), 3, "{mode}: {fell_back:?}");
+        let why = &fell_back[0].1;
+        match mode {
+            "error" => assert!(why.contains("simulated device failure"), "{why}"),
+            _ => assert!(why.contains("does not verify"), "{why}"),
+        }
+        let shares: Vec<_> = with
+            .devices
+            .iter()
+            .map(|d| (d.name.as_str(), d.partitions))
+            .collect();
+        assert_eq!(shares.len(), 2, "{shares:?}");
+        assert_eq!(
+            shares[0].1, 0,
+            "{mode}: the broken device proved nothing: {shares:?}"
+        );
+        assert!(
+            shares[1].0.ends_with("(fallback)") && shares[1].1 == 3,
+            "{shares:?}"
+        );
+
+        let without = run(
+            &circuit,
+            &jobs,
+            &on(broken.to_str().unwrap(), None),
+            &|_| {},
+            |_, _| {},
+        )
+        .unwrap();
+        let error = chain(without.results[0].as_ref().unwrap_err());
+        assert!(error.contains("partition 0"), "{mode}: {error}");
+    }
+}
+
+fn test_plugins_mode() -> &'static str {
+    pce_backend_broken::MODE_ENV
+}

@@ -28,6 +28,8 @@ mod batch_affine;
 mod ifma;
 mod msm;
 mod ntt;
+#[cfg(all(test, target_arch = "x86_64"))]
+mod timing;
 
 /// Largest NTT domain: 2^32 needs 64 GiB of twiddles before any data
 /// (Filecoin's largest domain is 2^27), so it is refused as unsupported

@@ -222,3 +222,81 @@ fn a_failing_backend_through_c2_fails_cleanly_or_falls_back_to_the_cpu() {
     assert!(said.contains("verify_seal accepted the proof"), "{said}");
     assert!(sector.verify(&std::fs::read(&out).unwrap()).unwrap());
 }
+
+/// Admission under pressure: with a budget that fits one partition and
+/// its static memory, four provers (`-j 4`) over two sectors still prove
+/// one partition at a time, and the peak resident memory stays within the
+/// budget plus the model's stated margin.
+#[test]
+fn a_budget_of_one_partition_admits_one_at_a_time_whatever_the_jobs() {
+    let cache = shared_parameter_cache();
+    let work = tempfile::tempdir().unwrap();
+    let inputs: Vec<String> = (0..2)
+        .map(|k| {
+            let dir = work.path().join(format!("s{k}"));
+            std::fs::create_dir_all(&dir).unwrap();
+            let sector = seal_2kib(20 + k, &dir).unwrap();
+            let c1 = work.path().join(format!("c1-{k}.json"));
+            std::fs::write(&c1, serde_json::to_vec(&sector.c1).unwrap()).unwrap();
+            c1.display().to_string()
+        })
+        .collect();
+    let c2 = |inputs: &[String], extra: &[&str]| {
+        let report = work.path().join("report.json");
+        let out = work.path().join("proofs");
+        let mut args = vec!["c2".to_owned()];
+        for input in inputs {
+            args.extend(["--c1".to_owned(), input.clone()]);
+        }
+        args.extend(
+            [
+                "--out-dir",
+                out.to_str().unwrap(),
+                "--report",
+                report.to_str().unwrap(),
+            ]
+            .map(str::to_owned),
+        );
+        args.extend(extra.iter().map(|s| s.to_string()));
+        let output = pce_prover(&args.iter().map(String::as_str).collect::<Vec<_>>(), &cache);
+        assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+        let report: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(report).unwrap()).unwrap();
+        report
+    };
+    // What one partition needs, as the refusal of a 1-byte budget says it
+    // (before anything is proven), to 0.01 GiB.
+    let mut args = vec!["c2", "--memory-budget", "1", "--out-dir", "unused"];
+    for input in &inputs {
+        args.extend(["--c1", input]);
+    }
+    let refused = text(&pce_prover(&args, &cache));
+    let gib_after = |label: &str| -> f64 {
+        refused
+            .split(label)
+            .nth(1)
+            .and_then(|rest| rest.split(" GiB").next())
+            .and_then(|gib| gib.parse().ok())
+            .unwrap_or_else(|| panic!("no {label:?} in the refusal: {refused}"))
+    };
+    let (needed, proving) = (gib_after("one partition needs "), gib_after("proving "));
+    // Rounding, and the resident size before loading, which varies a
+    // little between processes: far less than a second partition.
+    let budget = ((needed + 0.02) * (1u64 << 30) as f64) as u64;
+    assert!(0.02 < proving / 2.0);
+
+    let report = c2(
+        &inputs,
+        &["-j", "4", "--memory-budget", &budget.to_string()],
+    );
+    let memory = &report["memory"];
+    assert_eq!(memory["partitions_admitted"], 1, "{memory}");
+    assert_eq!(memory["partitions_in_flight_peak"], 1, "{memory}");
+    let peak = report["peak_rss_bytes"].as_u64().unwrap();
+    let margin = memory["margin_bytes"].as_u64().unwrap();
+    assert!(
+        peak <= budget + margin,
+        "peak RSS {peak} above budget {budget} + margin {margin}"
+    );
+    eprintln!("budget {budget}, margin {margin}, peak RSS {peak}");
+}

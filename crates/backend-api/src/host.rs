@@ -386,6 +386,16 @@ impl Device {
         &self.backend
     }
 
+    /// Runs `call`, the plugin's `operation` on `elements` elements, under
+    /// the watchdog's deadline ([`crate::watchdog`]).
+    fn watched<T>(&self, operation: &str, elements: u64, call: impl FnOnce() -> T) -> T {
+        let what = || {
+            let backend = self.backend.name();
+            format!("backend {backend}: {operation} on {elements} elements")
+        };
+        crate::watchdog::watched(what, elements, call)
+    }
+
     /// An answer of the plugin that breaks the ABI's contract.
     fn plugin_bug(&self, operation: &'static str, message: &str) -> BackendError {
         self.backend
@@ -401,10 +411,11 @@ impl Device {
     pub fn ntt_domain(&self, log_size: u32) -> Result<NttDomain<'_>, BackendError> {
         let mut handle = std::ptr::null_mut();
         let vt = self.backend.vtable();
-        // SAFETY: valid device handle and out-pointer.
-        self.backend.call("ntt_domain_create", unsafe {
-            (vt.ntt_domain_create)(self.handle.as_ptr(), log_size, &mut handle)
-        })?;
+        let status = self.watched("ntt_domain_create", 1u64 << log_size.min(40), || {
+            // SAFETY: valid device handle and out-pointer.
+            unsafe { (vt.ntt_domain_create)(self.handle.as_ptr(), log_size, &mut handle) }
+        });
+        self.backend.call("ntt_domain_create", status)?;
         let handle = NonNull::new(handle)
             .ok_or_else(|| self.plugin_bug("ntt_domain_create", "returned a null domain"))?;
         Ok(NttDomain {
@@ -474,14 +485,16 @@ impl Device {
         let Some(qap_h) = self.backend.inner.ops.qap_h else {
             return Ok(false);
         };
-        // SAFETY: handles are live, abc holds three vectors of the domain's size.
-        let status = unsafe {
-            qap_h(
-                self.handle.as_ptr(),
-                domain.handle.as_ptr(),
-                abc.as_mut_ptr(),
-            )
-        };
+        let status = self.watched("qap_h", abc.len() as u64, || {
+            // SAFETY: handles are live, abc holds three vectors of the domain's size.
+            unsafe {
+                qap_h(
+                    self.handle.as_ptr(),
+                    domain.handle.as_ptr(),
+                    abc.as_mut_ptr(),
+                )
+            }
+        });
         if status == ffi::PCE_ERR_UNSUPPORTED {
             return Ok(false);
         }
@@ -513,17 +526,20 @@ impl Device {
         };
         let flags = if coset { PCE_NTT_COSET } else { 0 };
         let vt = self.backend.vtable();
-        // SAFETY: handles are live, data is valid for batch·n elements.
-        self.backend.call("ntt", unsafe {
-            (vt.ntt)(
-                self.handle.as_ptr(),
-                domain.handle.as_ptr(),
-                direction,
-                flags,
-                data.as_mut_ptr(),
-                (data.len() / n) as u32,
-            )
-        })
+        let status = self.watched("ntt", data.len() as u64, || {
+            // SAFETY: handles are live, data is valid for batch·n elements.
+            unsafe {
+                (vt.ntt)(
+                    self.handle.as_ptr(),
+                    domain.handle.as_ptr(),
+                    direction,
+                    flags,
+                    data.as_mut_ptr(),
+                    (data.len() / n) as u32,
+                )
+            }
+        });
+        self.backend.call("ntt", status)
     }
 
     fn upload<'a, G: Group>(
@@ -533,17 +549,20 @@ impl Device {
     ) -> Result<MsmBases<'a, G>, BackendError> {
         let mut handle = std::ptr::null_mut();
         let vt = self.backend.vtable();
-        // SAFETY: points are valid for `len` elements of the group's layout.
-        self.backend.call("msm_bases_upload", unsafe {
-            (vt.msm_bases_upload)(
-                self.handle.as_ptr(),
-                G::CODE,
-                points.as_ptr() as *const c_void,
-                points.len() as u64,
-                flags,
-                &mut handle,
-            )
-        })?;
+        let status = self.watched("msm_bases_upload", points.len() as u64, || {
+            // SAFETY: points are valid for `len` elements of the group's layout.
+            unsafe {
+                (vt.msm_bases_upload)(
+                    self.handle.as_ptr(),
+                    G::CODE,
+                    points.as_ptr() as *const c_void,
+                    points.len() as u64,
+                    flags,
+                    &mut handle,
+                )
+            }
+        });
+        self.backend.call("msm_bases_upload", status)?;
         let handle = NonNull::new(handle)
             .ok_or_else(|| self.plugin_bug("msm_bases_upload", "returned null bases"))?;
         Ok(MsmBases {
@@ -601,18 +620,21 @@ impl Device {
         }
         let mut out = vec![G::Projective::default(); batch];
         let vt = self.backend.vtable();
-        // SAFETY: handles are live, scalars hold batch·count entries, out holds batch results.
-        self.backend.call("msm", unsafe {
-            (vt.msm)(
-                self.handle.as_ptr(),
-                bases.handle.as_ptr(),
-                offset as u64,
-                count as u64,
-                scalars.as_ptr(),
-                batch as u32,
-                out.as_mut_ptr() as *mut c_void,
-            )
-        })?;
+        let status = self.watched("msm", scalars.len() as u64, || {
+            // SAFETY: handles are live, scalars hold batch·count entries, out holds batch results.
+            unsafe {
+                (vt.msm)(
+                    self.handle.as_ptr(),
+                    bases.handle.as_ptr(),
+                    offset as u64,
+                    count as u64,
+                    scalars.as_ptr(),
+                    batch as u32,
+                    out.as_mut_ptr() as *mut c_void,
+                )
+            }
+        });
+        self.backend.call("msm", status)?;
         Ok(out)
     }
 }

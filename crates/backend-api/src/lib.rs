@@ -9,7 +9,8 @@
 //! - [`ffi`]: the C types, field for field;
 //! - [`loader`]: finding a plugin by name or path and negotiating the version;
 //! - [`host`]: the host's safe wrapper (devices, NTT domains, MSM bases);
-//! - [`plugin`]: the Rust plugin author's side: a trait and [`export_backend!`].
+//! - [`plugin`]: the Rust plugin author's side: a trait and [`export_backend!`];
+//! - [`watchdog`]: a deadline on every long plugin operation.
 
 #[cfg(not(target_endian = "little"))]
 compile_error!(
@@ -24,6 +25,7 @@ pub mod interop;
 pub mod loader;
 pub mod memory;
 pub mod plugin;
+pub mod watchdog;
 
 pub use error::{BackendError, LoadError, Status};
 pub use ffi::{

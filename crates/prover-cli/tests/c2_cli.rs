@@ -300,3 +300,44 @@ fn a_budget_of_one_partition_admits_one_at_a_time_whatever_the_jobs() {
     );
     eprintln!("budget {budget}, margin {margin}, peak RSS {peak}");
 }
+
+/// A backend operation that never returns: the watchdog ends `c2` with a
+/// message naming the backend and the operation, instead of a silent hang.
+#[test]
+fn a_hung_backend_is_a_clear_error_not_a_silent_hang() {
+    let cache = shared_parameter_cache();
+    let work = tempfile::tempdir().unwrap();
+    let sector = seal_2kib(9, work.path()).unwrap();
+    let c1 = work.path().join("c1.json");
+    std::fs::write(&c1, serde_json::to_vec(&sector.c1).unwrap()).unwrap();
+    let out = work.path().join("proof.bin");
+    let broken = common::plugin_dir().join(backend_api::loader::plugin_file_name("broken"));
+    let output = common::pce_prover(
+        &[
+            "c2",
+            "--c1",
+            c1.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--backend",
+            broken.to_str().unwrap(),
+        ],
+        &[
+            ("FIL_PROOFS_PARAMETER_CACHE", cache.as_os_str()),
+            (pce_backend_broken::MODE_ENV, "hang".as_ref()),
+            // Five minutes scaled to about two seconds.
+            (backend_api::watchdog::SCALE_ENV, "0.007".as_ref()),
+        ],
+    );
+    let said = text(&output);
+    assert_eq!(
+        output.status.code(),
+        Some(backend_api::watchdog::EXIT_HUNG),
+        "{said}"
+    );
+    assert!(
+        said.contains("backend broken: ntt on") && said.contains("has not returned after"),
+        "{said}"
+    );
+    assert!(!out.exists());
+}

@@ -10,6 +10,7 @@
 //! | `no-driver` | `device_count` fails with `PCE_ERR_NO_DRIVER` |
 //! | `error` | NTT and MSM fail with `PCE_ERR_DEVICE` and a message |
 //! | `panic` | NTT and MSM panic |
+//! | `hang` | NTT and MSM never return |
 //! | `wrong` | NTT leaves the data unchanged, MSM returns infinity |
 //! | `chaos` | a raw vtable whose every answer comes from fuzzed bytes ([`chaos`]) |
 //!
@@ -39,6 +40,9 @@ fn fault(operation: &str) -> Result<(), PluginError> {
             format!("simulated device failure in {operation}"),
         )),
         "panic" => panic!("simulated bug in {operation}"),
+        "hang" => loop {
+            std::thread::sleep(std::time::Duration::from_secs(3600));
+        },
         _ => Ok(()),
     }
 }

@@ -38,6 +38,33 @@ impl ProcessMemory {
     }
 }
 
+/// Threads and open file descriptors of this process: a prover that runs
+/// for weeks must not gain either with every proof.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ProcessResources {
+    /// `Threads` of `/proc/self/status`.
+    pub threads: u64,
+    /// Entries of `/proc/self/fd` (the listing's own descriptor included).
+    pub open_files: u64,
+}
+
+impl ProcessResources {
+    /// Reads the figures (zero where `/proc` is not available).
+    pub fn now() -> Self {
+        let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+        let threads = status
+            .lines()
+            .find_map(|l| l.strip_prefix("Threads:"))
+            .and_then(|n| n.trim().parse().ok())
+            .unwrap_or(0);
+        let open_files = std::fs::read_dir("/proc/self/fd").map_or(0, |d| d.count() as u64);
+        Self {
+            threads,
+            open_files,
+        }
+    }
+}
+
 /// Returns freed heap memory to the system (glibc's `malloc_trim`), so
 /// that the resident memory measured after a proof is what is still in use.
 pub fn release_free_memory() {
@@ -55,11 +82,16 @@ pub fn physical_memory() -> Option<u64> {
 
 #[cfg(test)]
 mod tests {
-    use super::ProcessMemory;
+    use super::{ProcessMemory, ProcessResources};
 
     #[test]
     fn process_memory_is_read() {
         let memory = ProcessMemory::now();
         assert!(memory.rss > 0 && memory.peak >= memory.rss);
+        let resources = ProcessResources::now();
+        assert!(
+            resources.threads >= 1 && resources.open_files >= 3,
+            "{resources:?}"
+        );
     }
 }

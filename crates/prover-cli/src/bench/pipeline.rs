@@ -20,7 +20,7 @@ use filecoin_prover::c2::prove_sectors;
 use filecoin_prover::c2::prover_id_of_miner;
 use proving_engine::chain;
 use proving_engine::memory::gib;
-use proving_engine::process::{release_free_memory, ProcessMemory};
+use proving_engine::process::{release_free_memory, ProcessMemory, ProcessResources};
 use proving_engine::{Event, StageTimes};
 use serde_json::json;
 
@@ -61,7 +61,14 @@ struct Sample {
     seconds: f64,
     stage: String,
     memory: ProcessMemory,
+    resources: ProcessResources,
 }
+
+/// The process after a proof, in the order proofs finished.
+const AFTER_PROOF: &str = ": after malloc_trim";
+/// The proof (in finishing order) a soak compares the last one with:
+/// early enough, after the caches and pools of the first proofs are set.
+const SETTLED_AFTER: usize = 4;
 
 /// `pce-prover bench pipeline`.
 pub fn bench_pipeline(args: BenchPipelineArgs) -> Result<ExitCode> {
@@ -97,6 +104,7 @@ pub fn bench_pipeline(args: BenchPipelineArgs) -> Result<ExitCode> {
             seconds: start.elapsed().as_secs_f64(),
             stage,
             memory: ProcessMemory::now(),
+            resources: ProcessResources::now(),
         })
     };
     sample("start".into());
@@ -118,7 +126,7 @@ pub fn bench_pipeline(args: BenchPipelineArgs) -> Result<ExitCode> {
     let run = prove_sectors(&inputs, &options, &observe, &mut |sector, result| {
         sample(format!("proof {sector}: done"));
         release_free_memory();
-        sample(format!("proof {sector}: after malloc_trim"));
+        sample(format!("proof {sector}{AFTER_PROOF}"));
         finished.push((
             sector,
             start.elapsed().as_secs_f64(),
@@ -190,6 +198,34 @@ pub fn bench_pipeline(args: BenchPipelineArgs) -> Result<ExitCode> {
         gib(memory.model.margin())
     );
 
+    // Growth from the settled state to the end: what a long run leaks.
+    let after: Vec<&Sample> = samples
+        .iter()
+        .filter(|s| s.stage.ends_with(AFTER_PROOF))
+        .collect();
+    let steadiness = (after.len() > SETTLED_AFTER).then(|| {
+        let (settled, last) = (after[SETTLED_AFTER - 1], after[after.len() - 1]);
+        let growth = (last.memory.rss as f64 / settled.memory.rss as f64 - 1.0) * 100.0;
+        println!(
+            "  after proof {SETTLED_AFTER} and proof {} (finishing order): RSS {} -> {} ({growth:+.1} %), threads {} -> {}, open files {} -> {}",
+            after.len(),
+            gib(settled.memory.rss),
+            gib(last.memory.rss),
+            settled.resources.threads,
+            last.resources.threads,
+            settled.resources.open_files,
+            last.resources.open_files,
+        );
+        json!({
+            "settled_after_proof": SETTLED_AFTER,
+            "last_proof": after.len(),
+            "rss_bytes": [settled.memory.rss, last.memory.rss],
+            "rss_growth_percent": growth,
+            "threads": [settled.resources.threads, last.resources.threads],
+            "open_files": [settled.resources.open_files, last.resources.open_files],
+        })
+    });
+
     let old = if args.compare_old {
         Some(compare_old(
             &inputs,
@@ -209,6 +245,7 @@ pub fn bench_pipeline(args: BenchPipelineArgs) -> Result<ExitCode> {
             "throughput_proofs_per_hour": throughput,
             "peak_rss_bytes": peak,
             "memory": plan_json(&memory),
+            "steadiness": steadiness,
             "proofs": finished.iter().map(|(sector, done_at, stages)| {
                 let stages = stages.as_ref().expect("failures reported above");
                 json!({
@@ -225,6 +262,8 @@ pub fn bench_pipeline(args: BenchPipelineArgs) -> Result<ExitCode> {
                 "seconds": s.seconds,
                 "rss_bytes": s.memory.rss,
                 "peak_rss_bytes": s.memory.peak,
+                "threads": s.resources.threads,
+                "open_files": s.resources.open_files,
             })).collect::<Vec<_>>(),
             "old": old,
         });

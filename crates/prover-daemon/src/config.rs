@@ -95,6 +95,10 @@ pub struct ProvingConfig {
     /// Circuits loaded before the daemon accepts requests, as
     /// `porep-32g` (see `PreloadSRS`).
     pub preload: Vec<String>,
+    /// Backend that proves a partition again when `backend` fails it (an
+    /// error, or a proof that does not verify), or `none`; `cpu` behind
+    /// any other backend when absent.
+    pub fallback: Option<String>,
 }
 
 impl Default for ProvingConfig {
@@ -106,6 +110,19 @@ impl Default for ProvingConfig {
             memory_budget: None,
             param_cache: None,
             preload: Vec::new(),
+            fallback: None,
+        }
+    }
+}
+
+impl ProvingConfig {
+    /// The fallback backend: as configured (`none` for none), else the
+    /// CPU's behind any other backend.
+    pub fn fallback_backend(&self) -> Option<String> {
+        match self.fallback.as_deref() {
+            Some("none") => None,
+            Some(backend) => Some(backend.to_owned()),
+            None => (self.backend != "cpu").then(|| "cpu".to_owned()),
         }
     }
 }

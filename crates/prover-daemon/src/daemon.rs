@@ -173,6 +173,7 @@ impl Daemon {
             proving: Proving {
                 circuits: Registry::new(),
                 gate: MemoryGate::new(budget),
+                fallback: config.proving.fallback_backend(),
             },
             metrics: Metrics::default(),
             devices,

@@ -24,6 +24,8 @@ pub struct Proving {
     pub circuits: Registry,
     /// The daemon's memory budget.
     pub gate: MemoryGate,
+    /// The backend that proves a partition again when a device fails it.
+    pub fallback: Option<String>,
 }
 
 /// A proven job.
@@ -91,7 +93,7 @@ impl Proving {
             memory_budget: Some(model.static_bytes().saturating_add(reservation.bytes())),
             randomness: None,
             cancel: Some(cancel.clone()),
-            fallback: None,
+            fallback: self.fallback.clone(),
         };
         let provers = std::slice::from_ref(prover);
         let (proof, stages) = match input {

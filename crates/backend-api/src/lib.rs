@@ -17,6 +17,7 @@ compile_error!(
     "the backend ABI passes little-endian limbs in native layout: little-endian targets only"
 );
 
+mod crash;
 pub mod error;
 pub mod ffi;
 pub mod host;

@@ -167,6 +167,7 @@ impl Backend {
                 message: "no such file".into(),
             });
         }
+        crate::crash::install();
         // SAFETY: loading a library runs its initialisers; a backend plugin
         // is trusted code by the user's choice of `--backend`.
         let library =

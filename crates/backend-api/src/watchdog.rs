@@ -11,6 +11,9 @@
 //! and Curio retries the proof; a wedged device would refuse every later
 //! proof anyway.
 //!
+//! The same description names the operation if the plugin crashes the
+//! process instead ([`crate::crash`]).
+//!
 //! The deadline of an operation on `n` elements is
 //! `scale × (BASE + n × PER_ELEMENT)`: five minutes plus 10 µs per element
 //! (22 minutes for an MSM of 2^27 points, ten times what the CPU backend
@@ -97,13 +100,14 @@ pub fn deadline(elements: u64) -> Option<Duration> {
 /// Runs `call`, an operation described by `what` on `elements` elements,
 /// under its deadline.
 pub fn watched<T>(what: impl FnOnce() -> String, elements: u64, call: impl FnOnce() -> T) -> T {
+    let what = what();
     let Some(deadline) = deadline(elements) else {
-        return call();
+        return crate::crash::during(&what, call);
     };
     let registry = monitor();
     let id = registry.next.fetch_add(1, Ordering::Relaxed);
     let entry = Watched {
-        what: what(),
+        what: what.clone(),
         started: Instant::now(),
         deadline,
     };
@@ -124,5 +128,5 @@ pub fn watched<T>(what: impl FnOnce() -> String, elements: u64, call: impl FnOnc
         }
     }
     let _done = Done(id);
-    call()
+    crate::crash::during(&what, call)
 }

@@ -341,3 +341,40 @@ fn a_hung_backend_is_a_clear_error_not_a_silent_hang() {
     );
     assert!(!out.exists());
 }
+
+/// A backend that crashes the process (SIGSEGV inside an operation): the
+/// process dies of the signal, as it must, but says which backend and
+/// which operation it was in.
+#[test]
+fn a_crashing_backend_is_named_before_the_process_dies() {
+    let cache = shared_parameter_cache();
+    let work = tempfile::tempdir().unwrap();
+    let sector = seal_2kib(10, work.path()).unwrap();
+    let c1 = work.path().join("c1.json");
+    std::fs::write(&c1, serde_json::to_vec(&sector.c1).unwrap()).unwrap();
+    let out = work.path().join("proof.bin");
+    let broken = common::plugin_dir().join(backend_api::loader::plugin_file_name("broken"));
+    let output = common::pce_prover(
+        &[
+            "c2",
+            "--c1",
+            c1.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--backend",
+            broken.to_str().unwrap(),
+        ],
+        &[
+            ("FIL_PROOFS_PARAMETER_CACHE", cache.as_os_str()),
+            (pce_backend_broken::MODE_ENV, "crash".as_ref()),
+        ],
+    );
+    let said = text(&output);
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(output.status.signal(), Some(11), "SIGSEGV: {said}");
+    assert!(
+        said.contains("fatal signal 11 inside the plugin, during backend broken: ntt on"),
+        "{said}"
+    );
+    assert!(!out.exists());
+}

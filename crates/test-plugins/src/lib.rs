@@ -11,6 +11,7 @@
 //! | `error` | NTT and MSM fail with `PCE_ERR_DEVICE` and a message |
 //! | `panic` | NTT and MSM panic |
 //! | `hang` | NTT and MSM never return |
+//! | `crash` | NTT and MSM write to an unmapped address (SIGSEGV) |
 //! | `wrong` | NTT leaves the data unchanged, MSM returns infinity |
 //! | `chaos` | a raw vtable whose every answer comes from fuzzed bytes ([`chaos`]) |
 //!
@@ -40,6 +41,15 @@ fn fault(operation: &str) -> Result<(), PluginError> {
             format!("simulated device failure in {operation}"),
         )),
         "panic" => panic!("simulated bug in {operation}"),
+        "crash" => {
+            // An address no process maps, hidden from the optimiser: the
+            // store faults as a vendor's bad pointer would.
+            let unmapped = std::hint::black_box(8usize) as *mut u8;
+            // SAFETY: not safe at all, on purpose: this mode exists to
+            // crash the host with SIGSEGV.
+            unsafe { unmapped.write_volatile(1) };
+            Ok(())
+        }
         "hang" => loop {
             std::thread::sleep(std::time::Duration::from_secs(3600));
         },

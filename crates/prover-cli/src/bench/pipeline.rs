@@ -203,12 +203,22 @@ pub fn bench_pipeline(args: BenchPipelineArgs) -> Result<ExitCode> {
         .iter()
         .filter(|s| s.stage.ends_with(AFTER_PROOF))
         .collect();
-    let steadiness = (after.len() > SETTLED_AFTER).then(|| {
-        let (settled, last) = (after[SETTLED_AFTER - 1], after[after.len() - 1]);
+    // Compared at the same point of the pipeline's cycle (proofs finish
+    // `jobs` at a time, some with the next ones in flight), before it
+    // drains at the end.
+    let jobs = options.engine.jobs.max(1);
+    let settled_at = SETTLED_AFTER - 1;
+    let last_at = after
+        .len()
+        .checked_sub(1 + 2 * jobs)
+        .map(|end| end - (end.saturating_sub(settled_at)) % jobs)
+        .filter(|&end| end > settled_at);
+    let steadiness = last_at.map(|last_at| {
+        let (settled, last) = (after[settled_at], after[last_at]);
         let growth = (last.memory.rss as f64 / settled.memory.rss as f64 - 1.0) * 100.0;
         println!(
-            "  after proof {SETTLED_AFTER} and proof {} (finishing order): RSS {} -> {} ({growth:+.1} %), threads {} -> {}, open files {} -> {}",
-            after.len(),
+            "  after proof {SETTLED_AFTER} and proof {} (finishing order, before the pipeline drains): RSS {} -> {} ({growth:+.1} %), threads {} -> {}, open files {} -> {}",
+            last_at + 1,
             gib(settled.memory.rss),
             gib(last.memory.rss),
             settled.resources.threads,
@@ -218,7 +228,7 @@ pub fn bench_pipeline(args: BenchPipelineArgs) -> Result<ExitCode> {
         );
         json!({
             "settled_after_proof": SETTLED_AFTER,
-            "last_proof": after.len(),
+            "last_proof": last_at + 1,
             "rss_bytes": [settled.memory.rss, last.memory.rss],
             "rss_growth_percent": growth,
             "threads": [settled.resources.threads, last.resources.threads],

@@ -21,12 +21,13 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
+use backend_api::ffi::PCE_ERR_UNSUPPORTED;
 use backend_api::ffi::{pce_g1_projective, pce_g2_projective, pce_scalar};
 use backend_api::interop::{
     g1_affines_as_pce, g2_affines_as_pce, pce_g1_projectives, pce_g2_projectives, scalar_of,
 };
 use backend_api::plugin::split::Term;
-use backend_api::{BackendError, Device, MsmBases, NttDomain, G1, G2};
+use backend_api::{BackendError, Device, Group, MsmBases, NttDomain, G1, G2};
 use bellperson::groth16::{
     prepare_verifying_key, verify_proof, PreparedVerifyingKey, Proof, VerifyingKey,
 };
@@ -113,6 +114,8 @@ enum Queries<'a> {
         a: MsmBases<'a, G1>,
         b_g1: MsmBases<'a, G1>,
         b_g2: MsmBases<'a, G2>,
+        /// The points themselves, for a fallback device.
+        srs: &'a Srs,
     },
     Streamed(&'a SrsFile),
 }
@@ -132,6 +135,9 @@ pub struct Prover<'a> {
     /// uses all of it) while their host-side work (PCE evaluation, scalar
     /// conversion, verification) overlaps.
     device_turn: Mutex<()>,
+    /// Where an MSM goes that the device calls unsupported (a backend
+    /// with G1 MSMs only): the CPU backend, given the points on loan.
+    fallback: Option<&'a Device>,
 }
 
 /// The terms a batch of MSMs over streamed bases needs. A point whose
@@ -235,6 +241,7 @@ impl<'a> Prover<'a> {
                     a: device.lend_bases::<G1>(g1_affines_as_pce(&srs.a))?,
                     b_g1: device.lend_bases::<G1>(g1_affines_as_pce(&srs.b_g1))?,
                     b_g2: device.lend_bases::<G2>(g2_affines_as_pce(&srs.b_g2))?,
+                    srs,
                 },
             ),
             Bases::Streamed(file) => (&file.vk, file.shape(), Queries::Streamed(file)),
@@ -247,7 +254,36 @@ impl<'a> Prover<'a> {
             queries,
             domains: Mutex::new(HashMap::new()),
             device_turn: Mutex::new(()),
+            fallback: None,
         })
+    }
+
+    /// Sends the MSMs the device calls unsupported to `device` instead
+    /// (the CPU backend's), so that a backend without G2 MSMs, as many GPU
+    /// libraries are, still proves with everything else on the GPU.
+    pub fn with_fallback(mut self, device: &'a Device) -> Self {
+        self.fallback = Some(device);
+        self
+    }
+
+    /// `result` of an MSM on the device, or, when the device does not
+    /// support it and there is a fallback device, the same MSM over
+    /// `points` there.
+    fn or_fallback<G: Group>(
+        &self,
+        result: Result<Vec<G::Projective>, BackendError>,
+        points: &[G::Affine],
+        batch: usize,
+        scalars: &[pce_scalar],
+    ) -> Result<Vec<G::Projective>, ProveError> {
+        match (result, self.fallback) {
+            (Err(e), Some(fallback)) if e.status.0 == PCE_ERR_UNSUPPORTED => {
+                debug!(backend = %e.backend, "MSM unsupported by the device; on the fallback device");
+                let bases = fallback.lend_bases::<G>(points)?;
+                Ok(fallback.msm(&bases, 0, bases.len(), batch, scalars)?)
+            }
+            (result, _) => Ok(result?),
+        }
     }
 
     /// `batch` MSMs over the whole G1 `query`.
@@ -258,23 +294,28 @@ impl<'a> Prover<'a> {
         scalars: &[pce_scalar],
     ) -> Result<Vec<pce_g1_projective>, ProveError> {
         match &self.queries {
-            Queries::Resident { h, l, a, b_g1, .. } => {
-                let bases = match query {
-                    G1Query::H => h,
-                    G1Query::L => l,
-                    G1Query::A => a,
-                    G1Query::BG1 => b_g1,
+            Queries::Resident {
+                h, l, a, b_g1, srs, ..
+            } => {
+                let (bases, points) = match query {
+                    G1Query::H => (h, &srs.h),
+                    G1Query::L => (l, &srs.l),
+                    G1Query::A => (a, &srs.a),
+                    G1Query::BG1 => (b_g1, &srs.b_g1),
                 };
-                Ok(self.device.msm(bases, 0, bases.len(), batch, scalars)?)
+                let result = self.device.msm(bases, 0, bases.len(), batch, scalars);
+                self.or_fallback::<G1>(result, g1_affines_as_pce(points), batch, scalars)
             }
             Queries::Streamed(file) => {
                 let terms = NonZeroTerms::of(scalars, batch);
                 let points = timed(&format!("decoding {query:?}"), || {
                     file.g1(query, terms.keep(), PointCheck::FlagsOnly)
                 })?;
-                let bases = self.device.lend_bases::<G1>(g1_affines_as_pce(&points))?;
+                let points = g1_affines_as_pce(&points);
+                let bases = self.device.lend_bases::<G1>(points)?;
                 let scalars = terms.scalars(scalars);
-                Ok(self.device.msm(&bases, 0, bases.len(), batch, scalars)?)
+                let result = self.device.msm(&bases, 0, bases.len(), batch, scalars);
+                self.or_fallback::<G1>(result, points, batch, scalars)
             }
         }
     }
@@ -286,17 +327,20 @@ impl<'a> Prover<'a> {
         scalars: &[pce_scalar],
     ) -> Result<Vec<pce_g2_projective>, ProveError> {
         match &self.queries {
-            Queries::Resident { b_g2, .. } => {
-                Ok(self.device.msm(b_g2, 0, b_g2.len(), batch, scalars)?)
+            Queries::Resident { b_g2, srs, .. } => {
+                let result = self.device.msm(b_g2, 0, b_g2.len(), batch, scalars);
+                self.or_fallback::<G2>(result, g2_affines_as_pce(&srs.b_g2), batch, scalars)
             }
             Queries::Streamed(file) => {
                 let terms = NonZeroTerms::of(scalars, batch);
                 let points = timed("decoding B G2", || {
                     file.b_g2(terms.keep(), PointCheck::FlagsOnly)
                 })?;
-                let bases = self.device.lend_bases::<G2>(g2_affines_as_pce(&points))?;
+                let points = g2_affines_as_pce(&points);
+                let bases = self.device.lend_bases::<G2>(points)?;
                 let scalars = terms.scalars(scalars);
-                Ok(self.device.msm(&bases, 0, bases.len(), batch, scalars)?)
+                let result = self.device.msm(&bases, 0, bases.len(), batch, scalars);
+                self.or_fallback::<G2>(result, points, batch, scalars)
             }
         }
     }

@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 use backend_api::{Backend, Device, DeviceInfo};
 use proving_engine::memory::default_budget;
 use proving_engine::process::ProcessMemory;
-use proving_engine::{chain, panic_message, DeviceProver, Registry};
+use proving_engine::{chain, open_fallback, panic_message, DeviceProver, Registry};
 use tracing::{info, warn};
 
 use crate::config::{Config, ConfigError};
@@ -51,6 +51,9 @@ pub enum StartError {
         /// Why.
         source: backend_api::BackendError,
     },
+    /// The fallback backend could not be opened.
+    #[error("the fallback backend: {0}")]
+    Fallback(String),
     /// A configured device does not exist.
     #[error("backend {backend} has no device {index} (it has {available})")]
     NoSuchDevice {
@@ -133,6 +136,9 @@ pub struct Daemon {
     /// Counters and histograms.
     pub metrics: Metrics,
     devices: Vec<DeviceSlot>,
+    /// The fallback backend's device, for the MSMs a device does not
+    /// support (partitions a device fails go to the engine's own).
+    fallback_device: Option<Device>,
     workers_per_device: usize,
     started: Instant,
 }
@@ -167,6 +173,10 @@ impl Daemon {
             info!(index, name = %info.name, "device ready");
             devices.push(DeviceSlot { info, device });
         }
+        let fallback_device =
+            open_fallback(config.proving.fallback_backend().as_deref(), backend.name())
+                .map_err(|e| StartError::Fallback(chain(&e)))?
+                .map(|(device, _)| device);
         let budget = config.memory_budget()?.unwrap_or_else(default_budget);
         Ok(Arc::new(Self {
             jobs: Jobs::new(Duration::from_secs(config.server.keep_results_seconds)),
@@ -177,6 +187,7 @@ impl Daemon {
             },
             metrics: Metrics::default(),
             devices,
+            fallback_device,
             workers_per_device: config.proving.workers_per_device,
             started: Instant::now(),
         }))
@@ -246,7 +257,7 @@ impl Daemon {
             }
         };
         let prover = match DeviceProver::new(&slot.device, &slot.info.name, &circuit) {
-            Ok(prover) => prover,
+            Ok(prover) => prover.with_fallback(self.fallback_device.as_ref()),
             Err(error) => {
                 self.end(first, Err(chain(&error)));
                 return self.claim_opened(index);

@@ -219,6 +219,30 @@ impl<'a> DeviceProver<'a> {
             prover: Prover::new(device, circuit.bases()).map_err(EngineError::Prover)?,
         })
     }
+
+    /// Sends the MSMs this device does not support (a backend with G1
+    /// MSMs only) to `fallback`, if given ([`Prover::with_fallback`]).
+    pub fn with_fallback(self, fallback: Option<&'a Device>) -> Self {
+        Self {
+            prover: match fallback {
+                Some(device) => self.prover.with_fallback(device),
+                None => self.prover,
+            },
+            ..self
+        }
+    }
+}
+
+/// The first device of the `fallback` backend, with its name; `None`
+/// without one, or when it is the run's backend (`primary`).
+pub fn open_fallback(
+    fallback: Option<&str>,
+    primary: &str,
+) -> Result<Option<(Device, String)>, EngineError> {
+    match fallback {
+        Some(name) if name != primary => Setup::open_first(name).map(Some),
+        _ => Ok(None),
+    }
 }
 
 /// Proves `jobs`, all of `circuit`, on the devices `options` names.
@@ -242,11 +266,18 @@ pub fn run<J: Job>(
     randomness(options, jobs.iter().map(Job::partitions).sum())?;
     let setup = Setup::open(options)?;
     plan(circuit, &setup.devices[0].0, setup.devices.len(), options)?;
+    let per_operation = open_fallback(
+        options.fallback.as_deref(),
+        setup.devices[0].0.backend().name(),
+    )?;
     let provers = setup
         .devices
         .iter()
-        .map(|(device, name)| DeviceProver::new(device, name, circuit))
-        .collect::<Result<Vec<_>, _>>()?;
+        .map(|(device, name)| {
+            let prover = DeviceProver::new(device, name, circuit)?;
+            Ok(prover.with_fallback(per_operation.as_ref().map(|(device, _)| device)))
+        })
+        .collect::<Result<Vec<_>, EngineError>>()?;
     run_with(circuit, &provers, jobs, options, observer, done)
 }
 
@@ -267,11 +298,10 @@ pub fn run_with<J: Job>(
     let counts: Vec<usize> = jobs.iter().map(Job::partitions).collect();
     let randomness = randomness(options, counts.iter().sum())?;
     let mut plan = plan(circuit, first.prover.device(), provers.len(), options)?;
-    let primary = first.prover.device().backend().name();
-    let fallback_device = match &options.fallback {
-        Some(name) if name != primary => Some(Setup::open_first(name)?),
-        _ => None,
-    };
+    let fallback_device = open_fallback(
+        options.fallback.as_deref(),
+        first.prover.device().backend().name(),
+    )?;
     let fallback = fallback_device
         .as_ref()
         .map(|(device, name)| DeviceProver::new(device, &format!("{name} (fallback)"), circuit))

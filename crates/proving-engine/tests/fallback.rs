@@ -2,7 +2,9 @@
 //! the test plugin fails every NTT and MSM (`error`), or returns wrong
 //! results (`wrong`). With a fallback each partition is proven again on
 //! the CPU, and the proofs equal the CPU's own with the same r and s;
-//! without one, the job fails naming the partition. The plugin's mode is
+//! without one, the job fails naming the partition. A backend without G2
+//! MSMs (`g1-only`) proves every partition, its G2 MSMs on the CPU. The
+//! plugin's mode is
 //! an environment variable read at every call, so the cases run in one
 //! test, one after another.
 
@@ -91,6 +93,40 @@ fn a_failing_backend_falls_back_to_the_cpu_partition_by_partition() {
         let error = chain(without.results[0].as_ref().unwrap_err());
         assert!(error.contains("partition 0"), "{mode}: {error}");
     }
+
+    // A real backend without G2 MSMs (the CPU plugin behind the test
+    // plugin's `g1-only` mode): only its G2 MSMs go to the fallback, no
+    // partition fails, and the proofs are the CPU's.
+    std::env::set_var(test_plugins_mode(), "g1-only");
+    let cpu = broken.with_file_name(backend_api::loader::plugin_file_name("cpu"));
+    std::env::set_var(pce_backend_broken::g1_only::DELEGATE_ENV, &cpu);
+    let fell_back = std::sync::Mutex::new(0);
+    let observe = |event: Event<'_>| {
+        if let Event::FallingBack { .. } = event {
+            *fell_back.lock().unwrap() += 1;
+        }
+    };
+    let options = on(broken.to_str().unwrap(), Some("cpu"));
+    let with = run(&circuit, &jobs, &options, &observe, |_, _| {}).unwrap();
+    assert_eq!(with.results[0].as_ref().unwrap().output, expected);
+    assert_eq!(*fell_back.lock().unwrap(), 0, "no partition failed");
+    assert_eq!(
+        with.devices[0].partitions, 3,
+        "all proven on the G1-only backend"
+    );
+    let without = run(
+        &circuit,
+        &jobs,
+        &on(broken.to_str().unwrap(), None),
+        &|_| {},
+        |_, _| {},
+    )
+    .unwrap();
+    let error = chain(without.results[0].as_ref().unwrap_err());
+    assert!(
+        error.contains("UNSUPPORTED") && error.contains("no G2 MSM"),
+        "{error}"
+    );
 }
 
 fn test_plugins_mode() -> &'static str {

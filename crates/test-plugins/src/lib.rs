@@ -14,12 +14,14 @@
 //! | `crash` | NTT and MSM write to an unmapped address (SIGSEGV) |
 //! | `wrong` | NTT leaves the data unchanged, MSM returns infinity |
 //! | `chaos` | a raw vtable whose every answer comes from fuzzed bytes ([`chaos`]) |
+//! | `g1-only` | a real plugin without G2 MSMs ([`g1_only`]) |
 //!
 //! It never computes a correct result, so it cannot pass for a backend.
 
 use std::ffi::CStr;
 
 pub mod chaos;
+pub mod g1_only;
 
 use backend_api::ffi::{self, pce_backend_vtable, pce_fr, pce_scalar};
 use backend_api::plugin::{self, DeviceDescription, MsmResults, Plugin, PluginError, Points};
@@ -143,13 +145,18 @@ pub unsafe extern "C" fn pce_backend_entry(
     host_abi_version: u32,
     plugin_abi_version: *mut u32,
 ) -> *const pce_backend_vtable {
-    if mode() == "chaos" {
+    let raw = match mode().as_str() {
+        "chaos" => Some(&chaos::VTABLE),
+        "g1-only" => Some(&g1_only::VTABLE),
+        _ => None,
+    };
+    if let Some(vtable) = raw {
         if !plugin_abi_version.is_null() {
             // SAFETY: per the function contract.
             unsafe { *plugin_abi_version = ffi::PCE_BACKEND_ABI_VERSION };
         }
         return match host_abi_version == ffi::PCE_BACKEND_ABI_VERSION {
-            true => &chaos::VTABLE,
+            true => vtable,
             false => std::ptr::null(),
         };
     }

@@ -1,0 +1,150 @@
+//! Mode `g1-only`: a backend that has G1 MSMs but no G2 ones, as many GPU
+//! MSM libraries are. Every operation is forwarded to a real plugin (the
+//! library `PCE_TEST_PLUGIN_DELEGATE` names, the CPU plugin in the tests)
+//! except an MSM over G2 bases, which is `PCE_ERR_UNSUPPORTED`.
+
+use std::cell::Cell;
+use std::collections::HashSet;
+use std::ffi::{c_char, c_void};
+use std::sync::{Mutex, OnceLock};
+
+use backend_api::ffi::{
+    self, pce_backend_vtable, pce_device, pce_device_info, pce_fr, pce_msm_bases, pce_ntt_domain,
+    pce_scalar, pce_status,
+};
+
+/// Environment variable: the plugin library to forward to.
+pub const DELEGATE_ENV: &str = "PCE_TEST_PLUGIN_DELEGATE";
+
+const REFUSAL: &[u8] = b"this backend has no G2 MSM";
+
+/// The delegate's vtable, loaded on first use.
+fn delegate() -> &'static pce_backend_vtable {
+    static DELEGATE: OnceLock<&'static pce_backend_vtable> = OnceLock::new();
+    DELEGATE.get_or_init(|| {
+        let path =
+            std::env::var(DELEGATE_ENV).expect("g1-only mode needs PCE_TEST_PLUGIN_DELEGATE");
+        // SAFETY: loading the plugin the test names; never unloaded.
+        let library = Box::leak(Box::new(
+            unsafe { libloading::Library::new(&path) }.expect("delegate"),
+        ));
+        // SAFETY: the entry point's type is fixed by the ABI.
+        let entry =
+            unsafe { library.get::<ffi::pce_backend_entry_fn>(ffi::PCE_BACKEND_ENTRY_SYMBOL) }
+                .expect("a plugin");
+        let mut version = 0;
+        // SAFETY: plain integers and a valid out-pointer.
+        let vtable = unsafe { entry(ffi::PCE_BACKEND_ABI_VERSION, &mut version) };
+        // SAFETY: a non-null vtable of this ABI version is static.
+        unsafe { vtable.as_ref() }.expect("the delegate accepts this ABI version")
+    })
+}
+
+/// G2 bases handles, as the delegate returned them.
+static G2_BASES: Mutex<Option<HashSet<usize>>> = Mutex::new(None);
+
+thread_local! {
+    /// Whether this thread's last error is ours rather than the delegate's.
+    static REFUSED: Cell<bool> = const { Cell::new(false) };
+}
+
+unsafe extern "C" fn last_error(buf: *mut c_char, cap: usize) -> usize {
+    if !REFUSED.get() {
+        // SAFETY: forwarded unchanged.
+        return unsafe { (delegate().last_error)(buf, cap) };
+    }
+    let n = REFUSAL.len().min(cap.saturating_sub(1));
+    if cap > 0 {
+        // SAFETY: the host's buffer holds `cap` bytes; `n + 1 <= cap`.
+        unsafe {
+            std::ptr::copy_nonoverlapping(REFUSAL.as_ptr(), buf.cast::<u8>(), n);
+            *buf.add(n) = 0;
+        }
+    }
+    REFUSAL.len()
+}
+
+macro_rules! forward {
+    ($name:ident ( $($arg:ident : $ty:ty),* ) $(-> $ret:ty)?) => {
+        unsafe extern "C" fn $name($($arg: $ty),*) $(-> $ret)? {
+            REFUSED.set(false);
+            // SAFETY: the host's arguments, forwarded unchanged to the same operation.
+            unsafe { (delegate().$name)($($arg),*) }
+        }
+    };
+}
+
+forward!(get_proc_address(name: *const c_char) -> *mut c_void);
+forward!(device_count(count: *mut u32) -> pce_status);
+forward!(device_info(index: u32, info: *mut pce_device_info) -> pce_status);
+forward!(device_open(index: u32, device: *mut *mut pce_device) -> pce_status);
+forward!(device_close(device: *mut pce_device));
+forward!(ntt_domain_create(device: *mut pce_device, log_size: u32, domain: *mut *mut pce_ntt_domain) -> pce_status);
+forward!(ntt_domain_destroy(domain: *mut pce_ntt_domain));
+forward!(ntt(device: *mut pce_device, domain: *const pce_ntt_domain, direction: u32, flags: u32, data: *mut pce_fr, batch: u32) -> pce_status);
+forward!(msm_bases_release(bases: *mut pce_msm_bases));
+
+unsafe extern "C" fn msm_bases_upload(
+    device: *mut pce_device,
+    group: u32,
+    points: *const c_void,
+    count: u64,
+    flags: u32,
+    bases: *mut *mut pce_msm_bases,
+) -> pce_status {
+    REFUSED.set(false);
+    // SAFETY: forwarded unchanged.
+    let status =
+        unsafe { (delegate().msm_bases_upload)(device, group, points, count, flags, bases) };
+    if status == ffi::PCE_OK && group == ffi::PCE_G2 {
+        // SAFETY: the delegate wrote the handle on success.
+        let handle = unsafe { *bases } as usize;
+        let mut g2 = G2_BASES.lock().unwrap_or_else(|e| e.into_inner());
+        g2.get_or_insert_with(HashSet::new).insert(handle);
+    }
+    status
+}
+
+unsafe extern "C" fn msm(
+    device: *mut pce_device,
+    bases: *const pce_msm_bases,
+    offset: u64,
+    count: u64,
+    scalars: *const pce_scalar,
+    batch: u32,
+    out: *mut c_void,
+) -> pce_status {
+    let g2 = G2_BASES.lock().unwrap_or_else(|e| e.into_inner());
+    if g2
+        .as_ref()
+        .is_some_and(|set| set.contains(&(bases as usize)))
+    {
+        REFUSED.set(true);
+        return ffi::PCE_ERR_UNSUPPORTED;
+    }
+    drop(g2);
+    REFUSED.set(false);
+    // SAFETY: forwarded unchanged.
+    unsafe { (delegate().msm)(device, bases, offset, count, scalars, batch, out) }
+}
+
+/// The G1-only vtable.
+pub static VTABLE: pce_backend_vtable = pce_backend_vtable {
+    abi_version: ffi::PCE_BACKEND_ABI_VERSION,
+    struct_size: std::mem::size_of::<pce_backend_vtable>() as u32,
+    name: c"g1-only".as_ptr(),
+    description: c"test plugin: a real backend without G2 MSMs".as_ptr(),
+    last_error,
+    get_proc_address,
+    set_logger: None,
+    device_count,
+    device_info,
+    device_open,
+    device_close,
+    ntt_domain_create,
+    ntt_domain_destroy,
+    ntt,
+    msm_bases_upload,
+    msm_bases_release,
+    msm,
+};

@@ -1,4 +1,4 @@
-//! G1 Pippenger with batch-affine buckets, eight additions at a time.
+//! G1 Pippenger with batch-affine buckets.
 //!
 //! The dense H query of a C2 proof is an MSM of 2^22 random scalars (2 KiB
 //! sectors) to 2^27 (32 GiB): the largest single cost of a proof on a CPU.
@@ -6,11 +6,13 @@
 //! multiplications and 2 squarings per point added, one at a time. Here
 //! the buckets are affine points, and a batch of additions to distinct
 //! buckets shares one field inversion (Montgomery's trick): an addition
-//! then costs 5 multiplications and 1 squaring. The batch's additions are
-//! independent, so they run eight at a time on AVX-512 IFMA ([`crate::ifma`]),
-//! which multiplies at about three times blst's rate. Buckets stay in
-//! blst's affine layout (gathered into lanes and scattered back), so the
-//! bucket sums are finished with blst.
+//! then costs 5 multiplications and 1 squaring. An [`Adder`] does a batch:
+//! eight additions at a time on AVX-512 IFMA ([`crate::ifma`], about three
+//! times blst's multiplication rate) where the CPU has it, and elsewhere one
+//! at a time on blst's own assembly field operations (`scalar`), so that
+//! the saving in multiplications is not lost to a slower multiplication.
+//! Buckets stay in blst's affine layout, so the bucket sums are finished
+//! with blst.
 //!
 //! Scalars are cut into signed (Booth) digits of `c` bits, so a window
 //! needs `2^(c−1)` buckets, and a negative digit adds `−P` (a negation in
@@ -29,16 +31,19 @@
 //! into an empty bucket (a copy), or with equal x-coordinates (the bucket
 //! is ±P: a doubling or an empty bucket), so a batch never divides by zero.
 //!
-//! The lane code (`batch_affine/buckets.rs`) is compiled twice, like the
-//! lane arithmetic it uses ([`crate::ifma`]): [`hardware`] is what
+//! The lane adder (`batch_affine/lanes.rs`) is compiled twice, like the
+//! lane arithmetic it uses ([`crate::ifma`]): `hardware` is what
 //! production runs; `emulated`, for tests, runs it on the portable
 //! emulation of the instructions, on any CPU.
 
 use backend_api::ffi::pce_scalar;
 use blst::{
-    blst_fp, blst_fp_cneg, blst_p1, blst_p1_affine, blst_p1_double, blst_p1_from_affine,
-    blst_p1_to_affine,
+    blst_fp, blst_fp_cneg, blst_p1, blst_p1_add_or_double, blst_p1_add_or_double_affine,
+    blst_p1_affine, blst_p1_double, blst_p1_from_affine, blst_p1_to_affine,
 };
+use rayon::prelude::*;
+
+mod scalar;
 
 /// Widest window considered: the widest measured best (2^20 and 2^22
 /// points). Wider windows looked cheaper to the cost model at 2^27 (the
@@ -67,15 +72,18 @@ const REDUCTION_SEGMENTS: usize = 512;
 /// The window width for `terms` points: the least work overall.
 pub fn window_bits(terms: usize) -> usize {
     (2..=MAX_WINDOW_BITS)
-        .min_by_key(|&c| windows(c) * (terms + BUCKET_COST * (1usize << (c - 1))))
+        .min_by_key(|&c| windows(c, SCALAR_BITS) * (terms + BUCKET_COST * (1usize << (c - 1))))
         .expect("the range is not empty")
 }
 
-/// Signed windows of `c` bits that cover a 255-bit scalar: the top window's
-/// highest bit must be a zero bit of the scalar (bit 255 or above), so that
-/// its digit never borrows from a window beyond.
-fn windows(c: usize) -> usize {
-    256usize.div_ceil(c)
+/// Bits of a scalar below the group order.
+const SCALAR_BITS: usize = 255;
+
+/// Signed windows of `c` bits that cover scalars below `2^bits`: the top
+/// window's highest bit must be a zero bit of the scalar (bit `bits` or
+/// above), so that its digit never borrows from a window beyond.
+fn windows(c: usize, bits: usize) -> usize {
+    (bits + 1).div_ceil(c)
 }
 
 /// `len ≤ 32` bits of `scalar` from bit `start` on (bits past 255 are zero).
@@ -124,7 +132,7 @@ fn negated(y: &blst_fp) -> blst_fp {
 
 /// One pending `bucket += ±points[point]`.
 #[derive(Clone, Copy)]
-struct Addition {
+pub(crate) struct Addition {
     bucket: u32,
     point: u32,
     negate: bool,
@@ -167,20 +175,21 @@ fn doubled(point: &blst_p1_affine) -> blst_p1_affine {
     out
 }
 
-/// The MSM on the AVX-512 IFMA instructions: what production runs.
-// Its source, `batch_affine/buckets.rs`, is `emulated`'s too.
+/// The IFMA adder on the AVX-512 instructions: what production runs.
+// Its source, `batch_affine/lanes.rs`, is `emulated`'s too.
+#[cfg(target_arch = "x86_64")]
 #[path = "batch_affine"]
 mod hardware {
     /// The lane arithmetic and instructions this instance is compiled for.
     use crate::ifma::hardware as ifma;
 
-    mod buckets;
-    pub use buckets::*;
+    mod lanes;
+    pub use lanes::*;
 }
 
-/// The same MSM on the portable emulation of the instructions, so that
+/// The same adder on the portable emulation of the instructions, so that
 /// tests check it on any CPU.
-#[cfg(test)]
+#[cfg(all(test, target_arch = "x86_64"))]
 // Entering lane code takes `unsafe` on the hardware (its functions have
 // target features); here the very same calls are safe.
 #[allow(unused_unsafe)]
@@ -191,14 +200,415 @@ mod emulated {
 
     // The hardware instance's file, on purpose: one source for both.
     #[allow(clippy::duplicate_mod)]
-    mod buckets;
+    mod lanes;
+    pub use lanes::*;
 }
 
-pub use hardware::{msm, sum};
+/// The fewest points for the IFMA adder: below, batches are too small to
+/// share their inversions well.
+const LANES_MIN: usize = 1 << 12;
+/// The fewest points for the blst adder: below, blst's own Pippenger is as
+/// fast or faster (docs/benchmarks.md).
+const BLST_MIN: usize = 1 << 16;
+
+/// Does a batch of bucket additions: `sums[bucket] += ±points[point]` for
+/// each addition, with one shared inversion.
+pub(crate) trait Adder: Clone + Send + Sync {
+    /// The additions of `batch`: distinct buckets, each holding a point
+    /// whose x differs from its added point's (so no x difference is zero),
+    /// neither at infinity.
+    fn add_batch(
+        &mut self,
+        sums: &mut [blst_p1_affine],
+        points: &[blst_p1_affine],
+        batch: &[Addition],
+    );
+}
+
+/// Affine sums (buckets) and the batch of additions pending on them: one
+/// task's buckets for one window, or the running sums that reduce them.
+/// The added points are given with each call, by index into `points`.
+struct Buckets<A> {
+    /// Does the batches.
+    adder: A,
+    sums: Vec<blst_p1_affine>,
+    filled: Vec<bool>,
+    /// Buckets with an addition in `batch`.
+    busy: Vec<bool>,
+    /// Additions that share the next inversion.
+    batch: Vec<Addition>,
+    /// Additions whose bucket was busy: they go into a later batch.
+    deferred: Vec<Addition>,
+    /// An empty list of `deferred`'s capacity, to swap with it.
+    spare: Vec<Addition>,
+    /// Jacobian sums per bucket of the additions that found both their
+    /// bucket busy and `deferred` full: many scalars sharing a digit (a
+    /// top window, a repeated value) would otherwise wait batch after batch.
+    /// Allocated on first use.
+    overflow: Vec<blst_p1>,
+    batch_size: usize,
+}
+
+impl<A: Adder> Buckets<A> {
+    fn new(adder: A, count: usize, batch_size: usize) -> Self {
+        Self {
+            adder,
+            sums: vec![blst_p1_affine::default(); count],
+            filled: vec![false; count],
+            busy: vec![false; count],
+            batch: Vec::with_capacity(batch_size),
+            deferred: Vec::with_capacity(batch_size),
+            spare: Vec::with_capacity(batch_size),
+            overflow: Vec::new(),
+            batch_size,
+        }
+    }
+
+    /// Adds `±points[point]` (not at infinity) to bucket `bucket`.
+    fn add(&mut self, points: &[blst_p1_affine], addition: Addition) {
+        self.place(points, addition);
+        if self.batch.len() >= self.batch_size {
+            self.flush(points);
+            // Re-placed from a second list, so that neither loses its capacity.
+            let deferred = std::mem::replace(&mut self.deferred, std::mem::take(&mut self.spare));
+            for &addition in &deferred {
+                self.place(points, addition);
+            }
+            self.spare = deferred;
+            self.spare.clear();
+        }
+    }
+
+    /// Puts an addition into the batch, or does it at once when it needs no
+    /// inversion, or defers it when its bucket is busy.
+    fn place(&mut self, points: &[blst_p1_affine], addition: Addition) {
+        let index = addition.bucket as usize;
+        if self.busy[index] {
+            if self.deferred.len() < self.batch_size {
+                self.deferred.push(addition);
+            } else {
+                self.add_to_overflow(index, &signed_point(points, addition));
+            }
+        } else if !self.filled[index] {
+            self.sums[index] = signed_point(points, addition);
+            self.filled[index] = true;
+        } else if same(&self.sums[index].x, &points[addition.point as usize].x) {
+            if same(&self.sums[index].y, &signed_point(points, addition).y) {
+                self.sums[index] = doubled(&self.sums[index]);
+            } else {
+                self.filled[index] = false;
+            }
+        } else {
+            self.busy[index] = true;
+            self.batch.push(addition);
+        }
+    }
+
+    /// Starts loading bucket `bucket` into the cache.
+    #[cfg(target_arch = "x86_64")]
+    fn prefetch(&self, bucket: u32) {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        let at = self.sums[bucket as usize..].as_ptr().cast::<i8>();
+        // SAFETY: prefetching has no effect on memory; both addresses lie
+        // inside the bucket (96 bytes, at most two cache lines).
+        unsafe {
+            _mm_prefetch::<_MM_HINT_T0>(at);
+            _mm_prefetch::<_MM_HINT_T0>(at.wrapping_add(88));
+        }
+    }
+
+    /// No prefetching where its instruction is not known here.
+    #[cfg(not(target_arch = "x86_64"))]
+    fn prefetch(&self, _bucket: u32) {}
+
+    fn add_to_overflow(&mut self, index: usize, point: &blst_p1_affine) {
+        if self.overflow.is_empty() {
+            self.overflow = vec![blst_p1::default(); self.sums.len()];
+        }
+        let sum = &mut self.overflow[index];
+        // SAFETY: blst adds a valid affine point to a valid Jacobian point.
+        unsafe { blst_p1_add_or_double_affine(sum, sum, point) };
+    }
+
+    /// Does the pending additions, with one inversion.
+    fn flush(&mut self, points: &[blst_p1_affine]) {
+        if self.batch.is_empty() {
+            return;
+        }
+        self.adder.add_batch(&mut self.sums, points, &self.batch);
+        for addition in &self.batch {
+            self.busy[addition.bucket as usize] = false;
+        }
+        self.batch.clear();
+    }
+
+    /// Completes the pending batch; the deferred additions (at most one
+    /// batch, often many to few buckets) go to the Jacobian sums.
+    fn finish(&mut self, points: &[blst_p1_affine]) {
+        self.flush(points);
+        for addition in std::mem::take(&mut self.deferred) {
+            self.add_to_overflow(addition.bucket as usize, &signed_point(points, addition));
+        }
+    }
+
+    /// `Σ_j (j + 1) · bucket_j`, with the batch-affine additions too.
+    ///
+    /// The `B` buckets are cut into `S` segments of `L`. Running sums from
+    /// the top of every segment down, all segments at once (each step one
+    /// batch of `S` independent additions, twice), give each segment's sum
+    /// `T_m` and `U_m = Σ_i (i + 1) · bucket_(mL+i)`; the whole is then
+    /// `Σ_m U_m + L · Σ_m m·T_m`, the last a running sum over `S` points.
+    /// The rare Jacobian overflow gets a running sum of its own.
+    fn reduce(&self) -> blst_p1 {
+        let count = self.sums.len();
+        let segments = count.min(REDUCTION_SEGMENTS);
+        let len = count / segments;
+        debug_assert!(
+            len.is_power_of_two(),
+            "powers of two of buckets and segments"
+        );
+        let mut totals = Buckets::new(self.adder.clone(), segments, segments);
+        let mut weighted = Buckets::new(self.adder.clone(), segments, segments);
+        for i in (0..len).rev() {
+            for m in (0..segments).filter(|m| self.filled[m * len + i]) {
+                let point = (m * len + i) as u32;
+                totals.add(&self.sums, Addition::plain(m, point));
+            }
+            totals.finish(&self.sums);
+            for m in (0..segments).filter(|&m| totals.filled[m]) {
+                weighted.add(&totals.sums, Addition::plain(m, m as u32));
+            }
+            weighted.finish(&totals.sums);
+        }
+        debug_assert!(totals.overflow.is_empty() && weighted.overflow.is_empty());
+        let mut sum = blst_p1::default();
+        let mut running = blst_p1::default();
+        let mut by_segment = blst_p1::default();
+        // SAFETY: blst adds and doubles valid points.
+        unsafe {
+            for m in (0..segments).rev() {
+                if weighted.filled[m] {
+                    blst_p1_add_or_double_affine(&mut sum, &sum, &weighted.sums[m]);
+                }
+                if m > 0 {
+                    if totals.filled[m] {
+                        blst_p1_add_or_double_affine(&mut running, &running, &totals.sums[m]);
+                    }
+                    blst_p1_add_or_double(&mut by_segment, &by_segment, &running);
+                }
+            }
+            for _ in 0..len.trailing_zeros() {
+                blst_p1_double(&mut by_segment, &by_segment);
+            }
+            blst_p1_add_or_double(&mut sum, &sum, &by_segment);
+            if !self.overflow.is_empty() {
+                let mut running = blst_p1::default();
+                for overflow in self.overflow.iter().rev() {
+                    blst_p1_add_or_double(&mut running, &running, overflow);
+                    blst_p1_add_or_double(&mut sum, &sum, &running);
+                }
+            }
+        }
+        sum
+    }
+
+    /// `Σ_j bucket_j`.
+    fn total(&self) -> blst_p1 {
+        let mut sum = blst_p1::default();
+        // SAFETY: blst adds valid points.
+        unsafe {
+            for (point, _) in self.sums.iter().zip(&self.filled).filter(|(_, &f)| f) {
+                blst_p1_add_or_double_affine(&mut sum, &sum, point);
+            }
+            for overflow in &self.overflow {
+                blst_p1_add_or_double(&mut sum, &sum, overflow);
+            }
+        }
+        sum
+    }
+}
+/// `Σ scalars[i] · points[i]` (scalars canonical, below the group order),
+/// or `None` where blst's own Pippenger is as fast (fewer points than the
+/// adder this CPU gets needs: [`LANES_MIN`], [`BLST_MIN`]).
+pub fn msm(points: &[blst_p1_affine], scalars: &[pce_scalar]) -> Option<blst_p1> {
+    assert_eq!(points.len(), scalars.len(), "one scalar per point");
+    assert!(
+        points.len() <= u32::MAX as usize,
+        "points are indexed by u32"
+    );
+    // Digits cover 256 bits with the top one a zero bit (see `windows`).
+    debug_assert!(
+        scalars.iter().all(|s| s.l[3] >> 63 == 0),
+        "scalars below 2^255"
+    );
+    let c = window_bits(points.len());
+    #[cfg(target_arch = "x86_64")]
+    if points.len() >= LANES_MIN {
+        if let Some(adder) = hardware::LaneAdder::new() {
+            return Some(with_window(&adder, points, scalars, c, SCALAR_BITS));
+        }
+    }
+    (points.len() >= BLST_MIN).then(|| {
+        with_window(
+            &scalar::BlstAdder::default(),
+            points,
+            scalars,
+            c,
+            SCALAR_BITS,
+        )
+    })
+}
+
+/// `Σ points[i]`, or `None` where blst's own sum is as fast (as [`msm`]):
+/// the bases of the scalars 1 of a PoRep witness (a third of each query).
+pub fn sum(points: &[blst_p1_affine]) -> Option<blst_p1> {
+    assert!(
+        points.len() <= u32::MAX as usize,
+        "points are indexed by u32"
+    );
+    #[cfg(target_arch = "x86_64")]
+    if points.len() >= LANES_MIN {
+        if let Some(adder) = hardware::LaneAdder::new() {
+            return Some(sum_with(&adder, points));
+        }
+    }
+    (points.len() >= BLST_MIN).then(|| sum_with(&scalar::BlstAdder::default(), points))
+}
+
+/// [`sum`] with `adder`: each thread adds its slice of the points into
+/// [`SUM_BUCKETS`] buckets in turn (point `i` into bucket `i mod
+/// SUM_BUCKETS`), so a batch rarely finds a bucket busy (only where points
+/// at infinity were skipped).
+fn sum_with<A: Adder>(adder: &A, points: &[blst_p1_affine]) -> blst_p1 {
+    let slice = points.len().div_ceil(rayon::current_num_threads()).max(1);
+    points
+        .par_chunks(slice)
+        .map(|part| {
+            let mut buckets = Buckets::new(adder.clone(), SUM_BUCKETS, SUM_BUCKETS);
+            for (i, point) in part.iter().enumerate() {
+                if !is_infinity(point) {
+                    buckets.add(part, Addition::plain(i % SUM_BUCKETS, i as u32));
+                }
+            }
+            buckets.finish(part);
+            buckets.total()
+        })
+        .reduce(blst_p1::default, |mut a, b| {
+            // SAFETY: blst adds valid points.
+            unsafe { blst_p1_add_or_double(&mut a, &a, &b) };
+            a
+        })
+}
+
+/// [`msm`] with `adder` and windows of `c` bits, for scalars below
+/// `2^scalar_bits`.
+fn with_window<A: Adder>(
+    adder: &A,
+    points: &[blst_p1_affine],
+    scalars: &[pce_scalar],
+    c: usize,
+    scalar_bits: usize,
+) -> blst_p1 {
+    if points.is_empty() {
+        return blst_p1::default();
+    }
+    let window_count = windows(c, scalar_bits);
+    let bucket_count = 1usize << (c - 1);
+    let batch_size = MAX_BATCH.min(bucket_count / 4).max(8);
+    // Enough tasks for every thread, in slices of at least 2^12 points.
+    let threads = rayon::current_num_threads();
+    let slices = threads
+        .div_ceil(window_count)
+        .min(points.len().div_ceil(1 << 12))
+        .max(1);
+    let slice_len = points.len().div_ceil(slices);
+
+    let window_sums: Vec<blst_p1> = (0..window_count * slices)
+        .into_par_iter()
+        .map(|task| {
+            let (w, slice) = (task / slices, task % slices);
+            let start = slice * slice_len;
+            let end = (start + slice_len).min(points.len());
+            let mut buckets = Buckets::new(adder.clone(), bucket_count, batch_size);
+            // Digits are found a block ahead, and their buckets fetched into
+            // the cache while the block before is added.
+            let mut ahead = Vec::with_capacity(PREFETCH_BLOCK);
+            let mut current = Vec::with_capacity(PREFETCH_BLOCK);
+            for block in (start..end).step_by(PREFETCH_BLOCK).chain([end]) {
+                ahead.clear();
+                for i in block..(block + PREFETCH_BLOCK).min(end) {
+                    let digit = booth_digit(&scalars[i], w, c);
+                    if digit != 0 && !is_infinity(&points[i]) {
+                        let bucket = digit.unsigned_abs() - 1;
+                        buckets.prefetch(bucket);
+                        ahead.push(Addition {
+                            bucket,
+                            point: i as u32,
+                            negate: digit < 0,
+                        });
+                    }
+                }
+                for &addition in &current {
+                    buckets.add(points, addition);
+                }
+                std::mem::swap(&mut ahead, &mut current);
+            }
+            buckets.finish(points);
+            buckets.reduce()
+        })
+        .collect();
+
+    let mut result = blst_p1::default();
+    for window in window_sums.chunks(slices).rev() {
+        // SAFETY: blst doubles and adds valid points.
+        unsafe {
+            for _ in 0..c {
+                blst_p1_double(&mut result, &result);
+            }
+            for sum in window {
+                blst_p1_add_or_double(&mut result, &result, sum);
+            }
+        }
+    }
+    result
+}
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use backend_api::interop::{g1_affines_as_pce, g1_as_blst, scalar_bytes, scalar_of};
+    use blst::{blst_p1_is_equal, MultiPoint};
+    use blstrs::{G1Affine, G1Projective, Scalar};
+    use ff::Field;
+    use group::prime::PrimeCurveAffine;
+    use group::Group as _;
+    use rand_chacha::rand_core::{RngCore, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    /// Runs `$body` with `$adder` bound to each adder in turn: blst's, the
+    /// IFMA lanes on their emulation, and on the hardware (named as skipped
+    /// where the CPU cannot run them).
+    macro_rules! with_each_adder {
+        ($test:literal, |$adder:ident| $body:block) => {{
+            {
+                let $adder = scalar::BlstAdder::default();
+                $body
+            }
+            #[cfg(target_arch = "x86_64")]
+            {
+                let $adder = emulated::LaneAdder::new().expect("the emulation runs anywhere");
+                $body
+            }
+            #[cfg(target_arch = "x86_64")]
+            match hardware::LaneAdder::new() {
+                Some($adder) => $body,
+                None => pce_testkit::skip(
+                    concat!(module_path!(), "::", $test, " (hardware lanes)"),
+                    "no AVX-512 IFMA on this CPU",
+                ),
+            }
+        }};
+    }
 
     fn scalar(l: [u64; 4]) -> pce_scalar {
         pce_scalar { l }
@@ -224,7 +634,7 @@ mod tests {
                 // Rebuild the bits digit by digit, carrying between windows.
                 let mut rebuilt = [0u64; 5];
                 let mut carry: i64 = 0;
-                for w in 0..windows(c) {
+                for w in 0..windows(c, SCALAR_BITS) {
                     let d = booth_digit(&s, w, c);
                     assert!(d.unsigned_abs() <= 1 << (c - 1), "c={c} w={w} d={d}");
                     let v = d as i64 + carry;
@@ -242,11 +652,143 @@ mod tests {
             }
         }
     }
+
+    /// `n` distinct G1 points: multiples of a random step.
+    fn g1_points(n: usize, rng: &mut ChaCha8Rng) -> Vec<G1Affine> {
+        let step = G1Projective::random(&mut *rng);
+        let mut next = G1Projective::random(&mut *rng);
+        (0..n)
+            .map(|_| {
+                next += step;
+                G1Affine::from(next)
+            })
+            .collect()
+    }
+
+    /// The MSM with `adder` equals blst's at the chosen window, at a narrow
+    /// one (many additions per bucket, so batches conflict and defer) and at
+    /// a wide one (more buckets than reduction segments: several
+    /// running-sum steps).
+    fn check<A: Adder>(adder: &A, points: &[G1Affine], scalars: &[pce_scalar]) {
+        let points = g1_as_blst(g1_affines_as_pce(points));
+        let blst = points.mult(scalar_bytes(scalars), 255);
+        for c in [window_bits(points.len()), 4, 12] {
+            let ours = with_window(adder, points, scalars, c, SCALAR_BITS);
+            // SAFETY: two valid points.
+            assert!(
+                unsafe { blst_p1_is_equal(&ours, &blst) },
+                "{}: n = {}, c = {c}",
+                std::any::type_name::<A>(),
+                points.len()
+            );
+        }
+    }
+
+    /// The sum equals blst's, with points at infinity, repeats (doublings)
+    /// and a point next to its negation (an emptied bucket).
+    #[test]
+    fn sum_matches_blst() {
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let mut points = g1_points(9000, &mut rng);
+        for i in (0..points.len()).step_by(97) {
+            points[i] = G1Affine::identity();
+        }
+        let p = points[1];
+        points[1 + SUM_BUCKETS] = p;
+        points[2 + 2 * SUM_BUCKETS] = -points[2];
+        with_each_adder!("sum_matches_blst", |adder| {
+            for n in [0, 1, 5, 2 * SUM_BUCKETS + 3, points.len()] {
+                let points = g1_as_blst(g1_affines_as_pce(&points[..n]));
+                // blst's batch addition wants at least one point.
+                let expected = if n == 0 {
+                    blst_p1::default()
+                } else {
+                    points.add()
+                };
+                let ours = sum_with(&adder, points);
+                // SAFETY: two valid points.
+                assert!(
+                    unsafe { blst_p1_is_equal(&ours, &expected) },
+                    "{}: n = {n}",
+                    std::any::type_name_of_val(&adder)
+                );
+            }
+        });
+    }
+
+    #[test]
+    fn random_scalars_match_blst() {
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let inputs: Vec<_> = [1, 2, 3, 9, 31, 600, 5000]
+            .into_iter()
+            .map(|n| {
+                let points = g1_points(n, &mut rng);
+                let scalars: Vec<_> = (0..n)
+                    .map(|_| scalar_of(&Scalar::random(&mut rng)))
+                    .collect();
+                (points, scalars)
+            })
+            .collect();
+        with_each_adder!("random_scalars_match_blst", |adder| {
+            for (points, scalars) in &inputs {
+                check(&adder, points, scalars);
+            }
+        });
+    }
+
+    /// Many additions to one bucket: conflicts within a batch, doublings
+    /// (P + P), cancellations (P + −P), points at infinity, r − 1.
+    #[test]
+    fn awkward_inputs_match_blst() {
+        let mut rng = ChaCha8Rng::seed_from_u64(2);
+        let distinct = g1_points(40, &mut rng);
+        let mut points = Vec::new();
+        for i in 0..3000 {
+            let p = distinct[i % distinct.len()];
+            points.push(match i % 5 {
+                0 => -p,
+                1 => G1Affine::identity(),
+                _ => p,
+            });
+        }
+        let small = |v: u64| scalar([v, 0, 0, 0]);
+        let minus_one = scalar_of(&-Scalar::ONE);
+        let same: Vec<_> = (0..points.len()).map(|_| small(3)).collect();
+        let mixed: Vec<_> = (0..points.len())
+            .map(|i| match rng.next_u32() % 4 {
+                0 => minus_one,
+                1 => small(1 + i as u64 % 3),
+                2 => small(0),
+                _ => scalar_of(&Scalar::random(&mut rng)),
+            })
+            .collect();
+        // One point and its negation into one bucket: P + P doubles, P + −P
+        // empties the bucket, and the batch sees both.
+        let p = distinct[0];
+        let pattern: Vec<G1Affine> = [1, 1, -1, 1, -1, -1, 1, 1, 1, -1, 1, 1]
+            .iter()
+            .cycle()
+            .take(500)
+            .map(|&sign| if sign > 0 { p } else { -p })
+            .collect();
+        with_each_adder!("awkward_inputs_match_blst", |adder| {
+            check(&adder, &points, &same);
+            check(&adder, &points, &mixed);
+            check(&adder, &pattern, &vec![small(1); pattern.len()]);
+            check(&adder, &pattern[..2], &[small(1), small(1)]);
+            check(&adder, &pattern[1..3], &[small(2), small(2)]);
+        });
+    }
 }
 
 /// Window widths timed against blst, for tuning (not a test that can fail):
 /// `PCE_MSM_TUNE=22 PCE_MSM_WINDOWS=15,16 cargo test --release -p backend-cpu
-/// --lib tune -- --ignored --nocapture` (`PCE_MSM_SKIP_BLST=1` times ours only).
+/// --lib tune -- --ignored --nocapture`. It times the adder the CPU gets
+/// (`PCE_CPU_IFMA=0`: blst's field operations) against blst's Pippenger on
+/// the same `2^PCE_MSM_TUNE` points, and the sum against blst's.
+/// `PCE_MSM_SKIP_BLST=1` times ours only. `PCE_MSM_GLV_PROXY=1` times ours
+/// on what a GLV split would leave, twice the points with 128-bit scalars
+/// (the best case of the split: the decomposition itself not counted).
 #[cfg(test)]
 mod tune {
     use super::*;
@@ -257,64 +799,99 @@ mod tune {
     use group::prime::PrimeCurveAffine;
     use group::Curve as _;
     use group::Group as _;
-    use rand_chacha::rand_core::SeedableRng;
+    use rand_chacha::rand_core::{RngCore, SeedableRng};
     use rand_chacha::ChaCha8Rng;
+
+    /// CPU seconds of this process: less disturbed by other load than wall time.
+    fn cpu_seconds() -> f64 {
+        let stat = std::fs::read_to_string("/proc/self/stat").unwrap();
+        let fields: Vec<&str> = stat
+            .rsplit(')')
+            .next()
+            .unwrap()
+            .split_whitespace()
+            .collect();
+        (fields[11].parse::<f64>().unwrap() + fields[12].parse::<f64>().unwrap()) / 100.0
+    }
+
+    /// CPU seconds of `f`.
+    fn timed<R>(f: impl FnOnce() -> R) -> f64 {
+        let start = cpu_seconds();
+        std::hint::black_box(f());
+        cpu_seconds() - start
+    }
 
     #[test]
     #[ignore]
     fn tune() {
-        if !crate::ifma::available() {
-            return;
+        #[cfg(target_arch = "x86_64")]
+        if let Some(adder) = hardware::LaneAdder::new() {
+            return run(&adder);
         }
-        let log: u32 = std::env::var("PCE_MSM_TUNE").map_or(18, |v| v.parse().unwrap());
+        run(&scalar::BlstAdder::default());
+    }
+
+    fn run<A: Adder>(adder: &A) {
+        let env = |name: &str| std::env::var(name).ok();
+        let log: u32 = env("PCE_MSM_TUNE").map_or(18, |v| v.parse().unwrap());
+        let glv = env("PCE_MSM_GLV_PROXY").is_some_and(|v| v == "1");
         let n = 1usize << log;
+        let ours_n = if glv { 2 * n } else { n };
         let mut rng = ChaCha8Rng::seed_from_u64(4);
         let step = G1Projective::random(&mut rng);
         let mut next = G1Projective::random(&mut rng);
-        let projective: Vec<G1Projective> = (0..n)
+        let projective: Vec<G1Projective> = (0..ours_n)
             .map(|_| {
                 next += step;
                 next
             })
             .collect();
-        let mut affine = vec![G1Affine::identity(); n];
+        let mut affine = vec![G1Affine::identity(); ours_n];
         G1Projective::batch_normalize(&projective, &mut affine);
         drop(projective);
         let scalars: Vec<_> = (0..n)
             .map(|_| scalar_of(&Scalar::random(&mut rng)))
             .collect();
-        let points = g1_as_blst(g1_affines_as_pce(&affine));
-        // CPU seconds of this process: less disturbed by other load than wall time.
-        let cpu_seconds = || {
-            let stat = std::fs::read_to_string("/proc/self/stat").unwrap();
-            let fields: Vec<&str> = stat
-                .rsplit(')')
-                .next()
-                .unwrap()
-                .split_whitespace()
+        let all_points = g1_as_blst(g1_affines_as_pce(&affine));
+        let points = &all_points[..n];
+        let (ours_scalars, bits) = if glv {
+            let halves = (0..ours_n)
+                .map(|_| pce_scalar {
+                    l: [rng.next_u64(), rng.next_u64() >> 1, 0, 0],
+                })
                 .collect();
-            (fields[11].parse::<f64>().unwrap() + fields[12].parse::<f64>().unwrap()) / 100.0
+            (halves, 127)
+        } else {
+            (scalars.clone(), SCALAR_BITS)
         };
+        let best = (2..=MAX_WINDOW_BITS)
+            .min_by_key(|&c| windows(c, bits) * (ours_n + BUCKET_COST * (1usize << (c - 1))))
+            .unwrap();
+        let widths: Vec<usize> = env("PCE_MSM_WINDOWS")
+            .map_or(vec![best - 1, best, best + 1], |v| {
+                v.split(',').map(|c| c.parse().unwrap()).collect()
+            });
+        let adder_name = std::any::type_name::<A>();
+        println!("adder {adder_name}, glv proxy {glv}, model's window {best}");
         for round in 0..2 {
-            let start = cpu_seconds();
-            if std::env::var("PCE_MSM_SKIP_BLST").is_err() {
-                let _ = points.mult(scalar_bytes(&scalars), 255);
-            }
-            let blst = cpu_seconds() - start;
-            let widths: Vec<usize> = std::env::var("PCE_MSM_WINDOWS").map_or(
-                vec![window_bits(n) - 1, window_bits(n), window_bits(n) + 1],
-                |v| v.split(',').map(|c| c.parse().unwrap()).collect(),
-            );
+            let blst = if env("PCE_MSM_SKIP_BLST").is_none() {
+                timed(|| points.mult(scalar_bytes(&scalars), SCALAR_BITS))
+            } else {
+                f64::NAN
+            };
             for &c in &widths {
-                let start = cpu_seconds();
-                // SAFETY: the CPU has the features (checked above).
-                let _ = unsafe { hardware::with_window(points, &scalars, c) };
-                let ours = cpu_seconds() - start;
+                let ours = timed(|| with_window(adder, all_points, &ours_scalars, c, bits));
                 println!(
                     "round {round} 2^{log} c={c}: ours {ours:.2} s blst {blst:.2} s ratio {:.2}",
                     blst / ours
                 );
             }
+            let blst_sum = timed(|| points.add());
+            let ours_sum = timed(|| sum_with(adder, points));
+            println!(
+                "round {round} 2^{log} sum: ours {ours_sum:.2} s blst {blst_sum:.2} s ratio {:.2}",
+                blst_sum / ours_sum
+            );
         }
     }
 }

@@ -22,7 +22,6 @@ use backend_api::plugin::{
     DeviceDescription, MemoryReport, MsmResults, Plugin, PluginError, Points, Storage,
 };
 
-#[cfg(target_arch = "x86_64")]
 mod batch_affine;
 #[cfg(target_arch = "x86_64")]
 mod ifma;

@@ -8,9 +8,10 @@
 //! into its own ranges of the outputs. Dense inputs (the H query) go to
 //! Pippenger directly over the bases in place.
 //!
-//! Pippenger and the sum of the ones are blst's, except for G1 on CPUs with
-//! AVX-512 IFMA, where the batch-affine additions of [`crate::batch_affine`]
-//! run faster (docs/benchmarks.md) from [`BATCH_AFFINE_MIN`] points on.
+//! G1's Pippenger and sum of the ones run on the batch-affine buckets of
+//! [`crate::batch_affine`] from a few thousand points on (which size depends
+//! on whether the CPU has AVX-512 IFMA: docs/benchmarks.md), blst's below
+//! and for G2.
 
 use backend_api::ffi::pce_scalar;
 use backend_api::plugin::split::{split_into, Counts, Slots};
@@ -19,10 +20,6 @@ use rayon::prelude::*;
 
 /// Bits of a BLS12-381 scalar.
 const SCALAR_BITS: usize = 255;
-/// The fewest G1 points for the batch-affine Pippenger and sum: below,
-/// batches are too small to share their inversions well.
-#[cfg(target_arch = "x86_64")]
-const BATCH_AFFINE_MIN: usize = 1 << 12;
 
 /// Operations of one group that the split MSM needs.
 pub trait SplitMsm {
@@ -70,23 +67,11 @@ impl SplitMsm for G1 {
     type Point = blst_p1;
 
     fn pippenger(points: &[Self::Affine], scalars: &[pce_scalar]) -> blst_p1 {
-        #[cfg(target_arch = "x86_64")]
-        if points.len() >= BATCH_AFFINE_MIN {
-            if let Some(sum) = crate::batch_affine::msm(points, scalars) {
-                return sum;
-            }
-        }
-        blst_pippenger(points, scalars)
+        crate::batch_affine::msm(points, scalars).unwrap_or_else(|| blst_pippenger(points, scalars))
     }
 
     fn sum(points: &[Self::Affine]) -> blst_p1 {
-        #[cfg(target_arch = "x86_64")]
-        if points.len() >= BATCH_AFFINE_MIN {
-            if let Some(sum) = crate::batch_affine::sum(points) {
-                return sum;
-            }
-        }
-        blst_sum(points)
+        crate::batch_affine::sum(points).unwrap_or_else(|| blst_sum(points))
     }
 
     fn add(a: &blst_p1, b: &blst_p1) -> blst_p1 {

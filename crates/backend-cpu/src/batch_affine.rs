@@ -211,6 +211,18 @@ const LANES_MIN: usize = 1 << 12;
 /// fast or faster (docs/benchmarks.md).
 const BLST_MIN: usize = 1 << 16;
 
+/// The environment variable that switches batch-affine buckets off when
+/// set to `0`: every G1 MSM then runs blst's Pippenger (to compare against,
+/// or to fall back to).
+pub const SWITCH: &str = "PCE_CPU_BATCH_AFFINE";
+
+/// Whether batch-affine buckets are not switched off ([`SWITCH`]). Decided
+/// once per process.
+fn enabled() -> bool {
+    static ENABLED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ENABLED.get_or_init(|| std::env::var_os(SWITCH).is_none_or(|value| value != "0"))
+}
+
 /// Does a batch of bucket additions: `sums[bucket] += ±points[point]` for
 /// each addition, with one shared inversion.
 pub(crate) trait Adder: Clone + Send + Sync {
@@ -429,7 +441,8 @@ impl<A: Adder> Buckets<A> {
 }
 /// `Σ scalars[i] · points[i]` (scalars canonical, below the group order),
 /// or `None` where blst's own Pippenger is as fast (fewer points than the
-/// adder this CPU gets needs: [`LANES_MIN`], [`BLST_MIN`]).
+/// adder this CPU gets needs: [`LANES_MIN`], [`BLST_MIN`]) or batch-affine
+/// buckets are switched off ([`SWITCH`]).
 pub fn msm(points: &[blst_p1_affine], scalars: &[pce_scalar]) -> Option<blst_p1> {
     assert_eq!(points.len(), scalars.len(), "one scalar per point");
     assert!(
@@ -441,6 +454,9 @@ pub fn msm(points: &[blst_p1_affine], scalars: &[pce_scalar]) -> Option<blst_p1>
         scalars.iter().all(|s| s.l[3] >> 63 == 0),
         "scalars below 2^255"
     );
+    if !enabled() {
+        return None;
+    }
     let c = window_bits(points.len());
     #[cfg(target_arch = "x86_64")]
     if points.len() >= LANES_MIN {
@@ -466,6 +482,9 @@ pub fn sum(points: &[blst_p1_affine]) -> Option<blst_p1> {
         points.len() <= u32::MAX as usize,
         "points are indexed by u32"
     );
+    if !enabled() {
+        return None;
+    }
     #[cfg(target_arch = "x86_64")]
     if points.len() >= LANES_MIN {
         if let Some(adder) = hardware::LaneAdder::new() {

@@ -4,11 +4,12 @@
 //! `backend-api` (it is a `cdylib`, never linked into the prover). One
 //! device, the host; NTTs are parallel radix-2 transforms with a per-domain
 //! twiddle table (`ntt`), MSMs split zeros and ones out and run a
-//! Pippenger (`msm`). Where the CPU has AVX-512 IFMA, both run on eight
-//! field elements at a time (`ifma`): the NTT on limb-sliced data, the G1
-//! Pippenger with batch-affine buckets (`batch_affine`); elsewhere the
-//! scalar NTT and blst's Pippenger. Lent bases are used in place, so the
-//! SRS is never copied.
+//! Pippenger (`msm`). Large G1 MSMs keep their buckets affine and add them
+//! in batches that share one inversion (`batch_affine`); G2 and small MSMs
+//! run blst's Pippenger. Where the CPU has AVX-512 IFMA, the NTT and the
+//! batch additions run on eight field elements at a time (`ifma`);
+//! elsewhere the NTT is scalar and the batch additions use blst's field
+//! operations. Lent bases are used in place, so the SRS is never copied.
 
 use std::ffi::CStr;
 
@@ -77,7 +78,7 @@ fn physical_memory() -> u64 {
 impl Plugin for CpuBackend {
     const NAME: &'static CStr = c"cpu";
     const DESCRIPTION: &'static CStr =
-        c"pce-prover CPU backend: radix-2 NTT and batch-affine G1 MSM on AVX-512 IFMA (else scalar NTT, blst Pippenger), 0/1 split";
+        c"pce-prover CPU backend: radix-2 NTT (AVX-512 IFMA where the CPU has it), batch-affine G1 MSM (IFMA lanes, else blst field operations), blst G2 MSM, 0/1 split";
     type Device = Host;
     type Domain = ntt::Domain;
     type Bases = Bases;

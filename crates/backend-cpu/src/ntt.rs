@@ -338,6 +338,40 @@ mod tests {
         }
     }
 
+    /// The scalar transform evaluates the polynomial at the powers of ω
+    /// (Horner's rule as the reference), with one, two and three stages
+    /// beyond a chunk.
+    #[test]
+    fn scalar_transform_evaluates_at_the_roots() {
+        for log_n in LOCAL_LOG + 1..=LOCAL_LOG + 3 {
+            let n = 1usize << log_n;
+            let domain = Domain::new(log_n);
+            let coefficients = elements(n, 11);
+            let mut values = coefficients.clone();
+            domain.transform_scalar(&mut values, false, false);
+            let omega = root_of_unity(log_n);
+            for k in [
+                0,
+                1,
+                2,
+                3,
+                n / 4 + 1,
+                n / 2 - 1,
+                n / 2,
+                n / 2 + 3,
+                n - 1,
+                12345 % n,
+            ] {
+                let x = omega.pow_vartime([k as u64]);
+                let expected = coefficients
+                    .iter()
+                    .rev()
+                    .fold(Scalar::ZERO, |acc, c| acc * x + c);
+                assert!(values[k] == expected, "2^{log_n}, k = {k}");
+            }
+        }
+    }
+
     #[test]
     fn scratch_is_the_lane_copy_where_ifma_runs() {
         assert_eq!(SCRATCH_BYTES_PER_ELEMENT, 40);

@@ -114,8 +114,10 @@ fn booth_digit(scalar: &pce_scalar, w: usize, c: usize) -> i32 {
     value + borrow - ((value >> (c - 1)) << c)
 }
 
+/// Whether `point` is blst's affine point at infinity (all zeros), word by
+/// word, inline: it is asked of every point in every window.
 fn is_infinity(point: &blst_p1_affine) -> bool {
-    point.x.l == [0; 6] && point.y.l == [0; 6]
+    point.x.l.iter().chain(&point.y.l).fold(0, |any, word| any | word) == 0
 }
 
 /// Whether two canonical field elements are equal (word by word, inline).
@@ -281,14 +283,20 @@ impl<A: Adder> Buckets<A> {
         self.place(points, addition);
         if self.batch.len() >= self.batch_size {
             self.flush(points);
-            // Re-placed from a second list, so that neither loses its capacity.
-            let deferred = std::mem::replace(&mut self.deferred, std::mem::take(&mut self.spare));
-            for &addition in &deferred {
-                self.place(points, addition);
-            }
-            self.spare = deferred;
-            self.spare.clear();
+            self.replace_deferred(points);
         }
+    }
+
+    /// Places the deferred additions again, after a flush has freed their
+    /// buckets. Re-placed from a second list, so that neither loses its
+    /// capacity.
+    fn replace_deferred(&mut self, points: &[blst_p1_affine]) {
+        let deferred = std::mem::replace(&mut self.deferred, std::mem::take(&mut self.spare));
+        for &addition in &deferred {
+            self.place(points, addition);
+        }
+        self.spare = deferred;
+        self.spare.clear();
     }
 
     /// Puts an addition into the batch, or does it at once when it needs no
@@ -354,10 +362,21 @@ impl<A: Adder> Buckets<A> {
         self.batch.clear();
     }
 
-    /// Completes the pending batch; the deferred additions (at most one
-    /// batch, often many to few buckets) go to the Jacobian sums.
+    /// Completes the pending batch and the deferred additions: in further
+    /// batches while each one at least halves them (a few collisions, the
+    /// usual case), then, what is left (many additions to few buckets),
+    /// in the Jacobian sums. The Jacobian sums cost a running sum over
+    /// every bucket in [`Self::reduce`], so they are kept for the rare case.
     fn finish(&mut self, points: &[blst_p1_affine]) {
         self.flush(points);
+        while !self.deferred.is_empty() {
+            let before = self.deferred.len();
+            self.replace_deferred(points);
+            self.flush(points);
+            if self.deferred.len() * 2 > before {
+                break;
+            }
+        }
         for addition in std::mem::take(&mut self.deferred) {
             self.add_to_overflow(addition.bucket as usize, &signed_point(points, addition));
         }

@@ -117,7 +117,13 @@ fn booth_digit(scalar: &pce_scalar, w: usize, c: usize) -> i32 {
 /// Whether `point` is blst's affine point at infinity (all zeros), word by
 /// word, inline: it is asked of every point in every window.
 fn is_infinity(point: &blst_p1_affine) -> bool {
-    point.x.l.iter().chain(&point.y.l).fold(0, |any, word| any | word) == 0
+    point
+        .x
+        .l
+        .iter()
+        .chain(&point.y.l)
+        .fold(0, |any, word| any | word)
+        == 0
 }
 
 /// Whether two canonical field elements are equal (word by word, inline).

@@ -46,9 +46,10 @@ use rayon::prelude::*;
 mod scalar;
 
 /// Widest window considered: the widest measured best (2^20 and 2^22
-/// points). Wider windows looked cheaper to the cost model at 2^27 (the
-/// H query of a 32 GiB sector), but their bucket arrays (48 MiB at 20 bits,
-/// per task) were never measured.
+/// points). 17 and 18 bits measured no better at 2^22, with either adder
+/// (docs/benchmarks.md): their bucket arrays (6–12 MiB per task) leave the
+/// caches. The cost model finds wider windows cheaper at 2^27 (the H query
+/// of a 32 GiB sector), which was not measured.
 const MAX_WINDOW_BITS: usize = 16;
 /// Additions that share one inversion, at most.
 const MAX_BATCH: usize = 2048;

@@ -43,6 +43,8 @@ use blst::{
 };
 use rayon::prelude::*;
 
+use crate::msm::SCALAR_BITS;
+
 mod scalar;
 
 /// Widest window considered: the widest measured best (2^20 and 2^22
@@ -76,9 +78,6 @@ pub fn window_bits(terms: usize) -> usize {
         .min_by_key(|&c| windows(c, SCALAR_BITS) * (terms + BUCKET_COST * (1usize << (c - 1))))
         .expect("the range is not empty")
 }
-
-/// Bits of a scalar below the group order.
-const SCALAR_BITS: usize = 255;
 
 /// Signed windows of `c` bits that cover scalars below `2^bits`: the top
 /// window's highest bit must be a zero bit of the scalar (bit `bits` or
@@ -834,9 +833,10 @@ mod tests {
 /// `PCE_MSM_SKIP_BLST=1` times ours only. `PCE_MSM_GLV_PROXY=1` times ours
 /// on what a GLV split would leave, twice the points with 128-bit scalars
 /// (the best case of the split: the decomposition itself not counted).
-#[cfg(test)]
+#[cfg(all(test, target_arch = "x86_64"))]
 mod tune {
     use super::*;
+    use crate::timing::cpu_seconds;
     use backend_api::interop::{g1_affines_as_pce, g1_as_blst, scalar_bytes, scalar_of};
     use blst::MultiPoint;
     use blstrs::{G1Affine, G1Projective, Scalar};
@@ -847,19 +847,8 @@ mod tune {
     use rand_chacha::rand_core::{RngCore, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
-    /// CPU seconds of this process: less disturbed by other load than wall time.
-    fn cpu_seconds() -> f64 {
-        let stat = std::fs::read_to_string("/proc/self/stat").unwrap();
-        let fields: Vec<&str> = stat
-            .rsplit(')')
-            .next()
-            .unwrap()
-            .split_whitespace()
-            .collect();
-        (fields[11].parse::<f64>().unwrap() + fields[12].parse::<f64>().unwrap()) / 100.0
-    }
-
     /// CPU seconds of `f`.
+    /// (CPU time: less disturbed by other load than wall time.)
     fn timed<R>(f: impl FnOnce() -> R) -> f64 {
         let start = cpu_seconds();
         std::hint::black_box(f());
@@ -869,7 +858,6 @@ mod tune {
     #[test]
     #[ignore]
     fn tune() {
-        #[cfg(target_arch = "x86_64")]
         if let Some(adder) = hardware::LaneAdder::new() {
             return run(&adder);
         }

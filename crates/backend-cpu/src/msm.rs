@@ -19,7 +19,7 @@ use blst::{blst_p1, blst_p1_add_or_double, blst_p2, blst_p2_add_or_double, Multi
 use rayon::prelude::*;
 
 /// Bits of a BLS12-381 scalar.
-const SCALAR_BITS: usize = 255;
+pub(crate) const SCALAR_BITS: usize = 255;
 
 /// Operations of one group that the split MSM needs.
 pub trait SplitMsm {

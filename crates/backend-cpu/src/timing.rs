@@ -19,7 +19,7 @@ use crate::ntt::Domain;
 
 const LOG: u32 = 20;
 /// CPU seconds of this process so far, all threads.
-fn cpu_seconds() -> f64 {
+pub(crate) fn cpu_seconds() -> f64 {
     let stat = std::fs::read_to_string("/proc/self/stat").expect("/proc/self/stat");
     let fields: Vec<&str> = stat
         .rsplit(')')

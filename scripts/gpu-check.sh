@@ -11,10 +11,11 @@
 # `cargo run --release -p backend-cuda --example kernel_cache --
 # target/release/cuda-kernels`): with it, opening a device compiles nothing
 # and NVRTC is not needed. Parameters and logs go to $WORK (default: a
-# temporary directory). When $OUT is set, only three files are written
+# temporary directory). When $OUT is set, only four files are written
 # there, small enough to come back from a borrowed machine: summary.txt
 # (the table), timings.json (every step's status and time, and the timing
-# lines of the benchmarks and proofs) and logs.tar.gz (every log).
+# lines of the benchmarks and proofs), partition.json (`bench partition`'s
+# figures) and logs.tar.gz (every log).
 # Each step has a time limit, cut so that the whole run ends within
 # TOTAL_SECONDS (470, under 8 minutes). GPU_BACKEND=opencl checks the
 # OpenCL plugin instead (e.g. on AMD GPUs); QUICK=1 uses small sizes, to
@@ -28,11 +29,13 @@ if [ -n "${QUICK:-}" ]; then
   STREAM_LIMIT=65536
   STREAM_SIZES=(--max-log-ntt 4 --max-log-msm-g1 10 --max-log-msm-g2 8 --proofs 0)
   BENCH_SIZES=(--msm-g1 10..12 --msm-g2 8..9 --ntt 10..14)
+  PARTITION_SIZES=(--shrink 10 --pool-log 12)
 else
   CHECK_SIZES=(--max-log-ntt 20 --max-log-msm-g1 20 --max-log-msm-g2 18 --proofs 3)
   STREAM_LIMIT=33554432
   STREAM_SIZES=(--max-log-ntt 4 --max-log-msm-g1 19 --max-log-msm-g2 18 --proofs 0)
   BENCH_SIZES=(--msm-g1 20..26 --msm-g2 20..24 --ntt 20..27)
+  PARTITION_SIZES=()
 fi
 PCE="$BIN_DIR/pce-prover"
 export PCE_BACKEND_DIR="$BIN_DIR"
@@ -160,6 +163,12 @@ step backend-check 90 "$PCE" backend-check "$BACKEND" "${CHECK_SIZES[@]}"
 # pinned staging buffers).
 step streamed-bases 60 env PCE_GPU_MEMORY_LIMIT=$STREAM_LIMIT "$PCE" backend-check "$BACKEND" \
   "${STREAM_SIZES[@]}"
+# One partition of a 32 GiB PoRep sector at its real shape (domain 2^27,
+# an H query of 134M points; a pool of random points repeated as bases):
+# each step's time, the device memory in use and the host's peak RSS. Two
+# partitions, the first warming up. The goal: under 1 s per partition.
+step partition-32gib 150 "$PCE" bench partition --shape 32GiB --backend "$BACKEND" \
+  --runs 2 ${PARTITION_SIZES[@]+"${PARTITION_SIZES[@]}"} --json "$WORK/partition.json"
 step "bench-$BACKEND-vs-cpu" 150 "$PCE" bench backend "$BACKEND" --versus cpu \
   "${BENCH_SIZES[@]}" --reps 1
 # The OpenCL checks only when more than two minutes are left.
@@ -177,6 +186,8 @@ timing_lines() {
   if [ "$BACKEND" != opencl ]; then
     grep -E '^(MSM|NTT|case|ratio)' "$LOGS/bench-opencl-vs-cpu.log" 2>/dev/null | sed 's/^/opencl vs cpu: /'
   fi
+  grep -E '^(32 GiB|backend|step|point pools|bases to|NTT domain|QAP|h to|H MSM|L MSM|A MSM|B G1|B G2|partition|device memory|host peak)' \
+    "$LOGS/partition-32gib.log" 2>/dev/null | sed 's/^/partition: /'
   grep -E '"(backend|device|pce_load_or_record|params_read|witness|prove|finish|verify_seal|peak_rss_bytes)"|identical' \
     "$LOGS/c2-2kib-$BACKEND-vs-cpu.log" 2>/dev/null | sed "s/^ */2 KiB C2, $BACKEND then cpu: /"
 }
@@ -216,7 +227,8 @@ if [ -n "${OUT:-}" ]; then
     echo
     echo " ]}"
   } >"$OUT/timings.json"
+  [ -f "$WORK/partition.json" ] && cp "$WORK/partition.json" "$OUT/"
   tar -C "$WORK" -czf "$OUT/logs.tar.gz" logs
-  echo "summary.txt, timings.json and logs.tar.gz written to $OUT"
+  echo "summary.txt, timings.json, partition.json and logs.tar.gz written to $OUT"
 fi
 exit $FAILED

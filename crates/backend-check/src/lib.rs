@@ -18,6 +18,10 @@
 //!   circuit proven through the backend and through a reference backend
 //!   with the same r and s must give byte-identical, valid proofs.
 //!
+//! Beside the checks, timings for `pce-prover bench`: [`timing`] (one
+//! backend against another) and [`partition`] (one partition's device work
+//! at a production shape).
+//!
 //! Every case is one [`Row`] of the [`Report`]; a backend error is a failed
 //! row with the plugin's message, never a crash. An optional operation the
 //! plugin does not have is an [`Verdict::Absent`] row: neither a pass nor a
@@ -26,7 +30,9 @@
 mod edges;
 mod msm;
 mod ntt;
+pub mod partition;
 mod proofs;
+mod repeated;
 pub mod timing;
 
 pub use msm::{points, Scalars};

@@ -55,7 +55,7 @@ fn best<T>(
 }
 
 /// `n` random points, made in parallel from consecutive multiples.
-fn random_points<C>(n: usize, seed: u64) -> Vec<C::AffineRepr>
+pub(crate) fn random_points<C>(n: usize, seed: u64) -> Vec<C::AffineRepr>
 where
     C: Curve + Group<Scalar = Scalar> + Send + Sync,
     C::AffineRepr: PrimeCurveAffine + Send,

@@ -133,7 +133,7 @@ pub struct DevicesArgs {
 }
 
 /// Loads the backend, or says why not with the load-failure exit status.
-fn load(spec: &str) -> Result<Backend, ExitCode> {
+pub(crate) fn load(spec: &str) -> Result<Backend, ExitCode> {
     Backend::load(spec).map_err(|error| {
         eprintln!("error: {error}");
         ExitCode::from(EXIT_LOAD_FAILED)
@@ -141,7 +141,7 @@ fn load(spec: &str) -> Result<Backend, ExitCode> {
 }
 
 /// Reports a backend error, with the distinct status for a missing driver or device.
-fn unavailable(error: BackendError) -> ExitCode {
+pub(crate) fn unavailable(error: BackendError) -> ExitCode {
     eprintln!("error: {error}");
     if error.is_no_driver() || error.is_no_device() {
         ExitCode::from(EXIT_BACKEND_UNAVAILABLE)
@@ -150,7 +150,8 @@ fn unavailable(error: BackendError) -> ExitCode {
     }
 }
 
-fn open(backend: &Backend, index: u32) -> Result<Device, ExitCode> {
+/// Opens device `index`, or says why not with the matching exit status.
+pub(crate) fn open(backend: &Backend, index: u32) -> Result<Device, ExitCode> {
     backend.devices().map_err(unavailable)?;
     backend.open(index).map_err(unavailable)
 }

@@ -9,7 +9,9 @@
 //! - `bench circuit`: a circuit's size and memory, recorded blank ([`circuit`]);
 //! - `bench kinds`: WindowPoSt, WinningPoSt and SnapDeals against
 //!   filecoin-proofs ([`kinds`]);
-//! - `bench backend`: one plugin against another (`backend_cmd`).
+//! - `bench backend`: one plugin against another (`backend_cmd`);
+//! - `bench partition`: one partition's device work at a production shape
+//!   ([`partition`]).
 //!
 //! Children are run by [`child`].
 
@@ -23,6 +25,7 @@ mod child;
 mod circuit;
 mod daemon;
 mod kinds;
+mod partition;
 mod pce;
 mod pipeline;
 
@@ -36,6 +39,12 @@ pub enum BenchCommand {
     /// Time a backend's MSMs and NTTs against another backend's (default:
     /// the CPU backend) in one run, and print both with their ratio.
     Backend(crate::backend_cmd::BenchBackendArgs),
+    /// Time one partition's device work (the QAP step and the H, L, A,
+    /// B G1 and B G2 MSMs) at the real shape of a 32 GiB PoRep partition
+    /// (or of any circuit `bench circuit --json` recorded), on random
+    /// inputs, without a sector or parameters: each step's time, the
+    /// device memory in use and the host's peak RSS, as a table and JSON.
+    Partition(partition::BenchPartitionArgs),
     /// Enforce-time synthesis (bellperson's path) against the PCE path
     /// (witness, then A·w, B·w, C·w) on the partitions of a C1 output:
     /// times, ratio and the peak RSS of each phase. The a, b, c of both
@@ -72,6 +81,7 @@ pub fn bench(command: BenchCommand) -> Result<ExitCode> {
     match command {
         BenchCommand::C2(args) => c2::bench_c2(args),
         BenchCommand::Backend(args) => crate::backend_cmd::bench(args),
+        BenchCommand::Partition(args) => partition::bench_partition(args),
         BenchCommand::Pce(args) => pce::bench_pce(args),
         BenchCommand::Pipeline(args) => pipeline::bench_pipeline(args),
         BenchCommand::Daemon(args) => daemon::bench_daemon(args),

@@ -1,0 +1,346 @@
+//! One Groth16 partition's device work at a production shape, on synthetic
+//! inputs: what `pce-prover bench partition` times.
+//!
+//! Past the witness and the PCE's MatVec, proving a partition is the QAP
+//! step over the domain and five MSMs (groth16-prover's `prover`): H over
+//! the coefficients of h, L over the aux values, A, B in G1 and B in G2
+//! over the values their densities select. What these cost depends on the
+//! shape (the domain, the number of points per query) and on the kind of
+//! scalars, not on which circuit it is, so here:
+//!
+//! - a, b, c are pseudo-random 64-bit values (an NTT costs the same on any
+//!   values, and the h it gives is full width);
+//! - H's scalars are that h, converted as the prover converts it;
+//! - L, A and B draw from a witness's mix ([`Scalars::PoRepMix`]: 60 %
+//!   zero, 36 % one, the rest r − 1 or random);
+//! - the bases are a pool of random points repeated to each query's length
+//!   ([`Repeated`]): a 32 GiB partition's 44 GiB of SRS cannot be made in
+//!   a benchmark's time. A GPU gets a full-length copy per query, as with a
+//!   real SRS; a CPU backend reads the lent pool, which its caches see as
+//!   fewer distinct points than a real SRS has.
+//!
+//! Steps run in the prover's order, holding what the prover holds: a, b, c
+//! until h is out, then every query's scalars until the MSMs are done. The
+//! host's peak resident memory is sampled while it runs, the repeated pools
+//! counted once; the device's memory in use is read after each step.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use backend_api::ffi::pce_scalar;
+use backend_api::interop::{g1_affines_as_pce, g2_affines_as_pce, scalar_of};
+use backend_api::{BackendError, Device, G1, G2};
+use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
+use groth16_prover::qap::{domain_log_size, h_coefficients};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+
+use crate::repeated::Repeated;
+use crate::timing::random_points;
+use crate::Scalars;
+
+/// Why the benchmark stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum PartitionError {
+    /// A backend call failed.
+    #[error(transparent)]
+    Backend(#[from] BackendError),
+    /// The repeated point pools could not be mapped.
+    #[error("repeating the point pool: {0}")]
+    Pool(#[source] std::io::Error),
+}
+
+/// The sizes of one partition's circuit that its device work depends on:
+/// the constraints (the domain is the next power of two) and the points of
+/// the L, A and B queries (H has one per domain element but the last).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PartitionShape {
+    /// Constraints, including one per public input as bellperson adds them.
+    pub constraints: usize,
+    /// Points of L: one per aux variable.
+    pub l: usize,
+    /// Points of A: the inputs and the aux variables used in A.
+    pub a: usize,
+    /// Points of B, in G1 and in G2: the variables used in B.
+    pub b: usize,
+}
+
+impl PartitionShape {
+    /// `log2` of the NTT domain.
+    pub fn domain_log(&self) -> u32 {
+        domain_log_size(self.constraints)
+    }
+
+    /// Points of the H, L, A and B queries (B in both groups).
+    pub fn queries(&self) -> [usize; 4] {
+        [(1 << self.domain_log()) - 1, self.l, self.a, self.b]
+    }
+
+    /// Every count divided by `2^shift` (at least one each): a quick run of
+    /// about the same proportions.
+    pub fn shrunk(&self, shift: u32) -> Self {
+        let s = |n: usize| (n >> shift).max(1);
+        Self {
+            constraints: s(self.constraints),
+            l: s(self.l),
+            a: s(self.a),
+            b: s(self.b),
+        }
+    }
+}
+
+/// How to run the benchmark.
+#[derive(Debug, Clone, Copy)]
+pub struct Options {
+    /// Partitions proven one after the other (the first pays for warming
+    /// up: kernel loads, memory pools).
+    pub runs: usize,
+    /// The G1 pool has `2^pool_log` points, the G2 pool a quarter of that
+    /// (or the query's length when shorter).
+    pub pool_log: u32,
+}
+
+/// One timed step.
+#[derive(Debug, Clone)]
+pub struct Step {
+    /// What ran, e.g. "H MSM".
+    pub name: &'static str,
+    /// Its wall time in each run (one entry for the setup steps).
+    pub times: Vec<Duration>,
+    /// Device memory in use right after it (the most over the runs), when
+    /// the backend reports its memory.
+    pub device_used: Option<u64>,
+}
+
+/// What [`run`] measured.
+#[derive(Debug, Clone)]
+pub struct PartitionReport {
+    /// The shape proven.
+    pub shape: PartitionShape,
+    /// Points of the H, L, A and B queries.
+    pub queries: [usize; 4],
+    /// One-off work before the first partition: making the point pools,
+    /// giving the device its bases, the NTT domain.
+    pub setup: Vec<Step>,
+    /// The partition's steps, in order.
+    pub steps: Vec<Step>,
+    /// The partition's wall time in each run (the sum of its steps).
+    pub totals: Vec<Duration>,
+    /// Device memory: bytes in use before the bases were given to it, and
+    /// its size; `None` when the backend does not report memory.
+    pub device_memory: Option<(u64, u64)>,
+    /// Peak resident host memory of the process while it ran, the pools
+    /// counted once; `None` where `/proc` is not available.
+    pub host_peak_rss: Option<u64>,
+    /// Bytes of the point pools.
+    pub pool_bytes: u64,
+}
+
+/// Records each step's time and the device's memory after it.
+struct Recorder<'d, F> {
+    device: &'d Device,
+    progress: F,
+}
+
+impl<F: FnMut(&'static str, Duration)> Recorder<'_, F> {
+    fn used(&self) -> Result<Option<u64>, PartitionError> {
+        Ok(self.device.memory()?.map(|m| m.total - m.free))
+    }
+
+    /// Runs `work` as step `name`, adding its time to `steps`.
+    fn step<T>(
+        &mut self,
+        steps: &mut Vec<Step>,
+        name: &'static str,
+        work: impl FnOnce() -> Result<T, PartitionError>,
+    ) -> Result<T, PartitionError> {
+        let start = Instant::now();
+        let value = work()?;
+        let elapsed = start.elapsed();
+        let used = self.used()?;
+        (self.progress)(name, elapsed);
+        match steps.iter_mut().find(|s| s.name == name) {
+            Some(step) => {
+                step.times.push(elapsed);
+                step.device_used = step.device_used.max(used);
+            }
+            None => steps.push(Step {
+                name,
+                times: vec![elapsed],
+                device_used: used,
+            }),
+        }
+        Ok(value)
+    }
+}
+
+/// Proves `options.runs` synthetic partitions of `shape` on `device`,
+/// calling `progress` after each step.
+pub fn run(
+    device: &Device,
+    shape: &PartitionShape,
+    options: Options,
+    progress: impl FnMut(&'static str, Duration),
+) -> Result<PartitionReport, PartitionError> {
+    let host = HostPeak::start();
+    let device_memory = device.memory()?.map(|m| (m.total - m.free, m.total));
+    let mut recorder = Recorder { device, progress };
+    let queries = shape.queries();
+    let [h_len, l_len, a_len, b_len] = queries;
+    let log_n = shape.domain_log();
+    let n = 1usize << log_n;
+    let g1_len = queries.into_iter().max().unwrap_or(1);
+
+    let mut setup = Vec::new();
+    let (g1, g2) = recorder.step(&mut setup, "point pools", || {
+        let g1_pool: Vec<G1Affine> =
+            random_points::<G1Projective>(pool(g1_len, options.pool_log), 11);
+        let g2_pool: Vec<G2Affine> =
+            random_points::<G2Projective>(pool(b_len, options.pool_log.saturating_sub(2)), 12);
+        Ok((
+            Repeated::new(&g1_pool, g1_len).map_err(PartitionError::Pool)?,
+            Repeated::new(&g2_pool, b_len).map_err(PartitionError::Pool)?,
+        ))
+    })?;
+    let pool_bytes = [g1.shared_bytes(), g2.shared_bytes()]
+        .into_iter()
+        .flatten()
+        .sum::<usize>() as u64;
+    let g1_points = g1_affines_as_pce(g1.as_slice());
+    let g2_points = g2_affines_as_pce(g2.as_slice());
+    let (h, l, a, b_g1, b_g2) = recorder.step(&mut setup, "bases to the device", || {
+        Ok((
+            device.lend_bases::<G1>(&g1_points[..h_len])?,
+            device.lend_bases::<G1>(&g1_points[..l_len])?,
+            device.lend_bases::<G1>(&g1_points[..a_len])?,
+            device.lend_bases::<G1>(&g1_points[..b_len])?,
+            device.lend_bases::<G2>(g2_points)?,
+        ))
+    })?;
+    let domain = recorder.step(&mut setup, "NTT domain", || Ok(device.ntt_domain(log_n)?))?;
+
+    let mut steps = Vec::new();
+    for run in 0..options.runs.max(1) {
+        let seed = run as u64 * 16;
+        let mut abc = pseudo_random_values(3 * n, seed);
+        let h_values = recorder.step(&mut steps, "QAP (h)", || {
+            Ok(h_coefficients(device, &domain, &mut abc)?)
+        })?;
+        drop(abc);
+        let h_scalars = recorder.step(&mut steps, "h to scalars", || {
+            Ok(h_values.par_iter().map(scalar_of).collect::<Vec<_>>())
+        })?;
+        drop(h_values);
+        // The prover holds every query's scalars before its first MSM.
+        let l_scalars = mixed_scalars(l_len, seed + 1);
+        let a_scalars = mixed_scalars(a_len, seed + 2);
+        let b_scalars = mixed_scalars(b_len, seed + 3);
+        for (name, bases, scalars) in [
+            ("H MSM", &h, &h_scalars),
+            ("L MSM", &l, &l_scalars),
+            ("A MSM", &a, &a_scalars),
+            ("B G1 MSM", &b_g1, &b_scalars),
+        ] {
+            recorder.step(&mut steps, name, || {
+                Ok(device.msm(bases, 0, bases.len(), 1, scalars)?)
+            })?;
+        }
+        recorder.step(&mut steps, "B G2 MSM", || {
+            Ok(device.msm(&b_g2, 0, b_g2.len(), 1, &b_scalars)?)
+        })?;
+    }
+    let totals = (0..options.runs.max(1))
+        .map(|run| steps.iter().map(|step| step.times[run]).sum())
+        .collect();
+    drop((h, l, a, b_g1, b_g2, domain));
+    Ok(PartitionReport {
+        shape: *shape,
+        queries,
+        setup,
+        steps,
+        totals,
+        device_memory,
+        host_peak_rss: host.stop().map(|peak| peak + pool_bytes),
+        pool_bytes,
+    })
+}
+
+/// Points in a pool for a query of `len`: `2^log`, or `len` rounded up to
+/// a power of two when that is smaller (a power of two so that the pool
+/// fills whole pages and can be mapped repeatedly).
+fn pool(len: usize, log: u32) -> usize {
+    len.next_power_of_two().min(1 << log)
+}
+
+/// `len` values below 2^64, from SplitMix64: as costly to transform as any.
+fn pseudo_random_values(len: usize, seed: u64) -> Vec<Scalar> {
+    (0..len as u64)
+        .into_par_iter()
+        .map(|i| {
+            let mut z = (seed << 40 ^ i).wrapping_add(0x9e37_79b9_7f4a_7c15);
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            Scalar::from(z ^ (z >> 31))
+        })
+        .collect()
+}
+
+/// `len` scalars of a witness's mix ([`Scalars::PoRepMix`]).
+fn mixed_scalars(len: usize, seed: u64) -> Vec<pce_scalar> {
+    const CHUNK: usize = 1 << 16;
+    let mut scalars = vec![pce_scalar::default(); len];
+    scalars
+        .par_chunks_mut(CHUNK)
+        .enumerate()
+        .for_each(|(chunk, out)| {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed << 32 ^ chunk as u64);
+            for scalar in out {
+                *scalar = scalar_of(&Scalars::PoRepMix.draw(&mut rng));
+            }
+        });
+    scalars
+}
+
+/// The peak of the process's resident memory without its shared-memory
+/// mappings (the repeated pools, which `VmRSS` counts once per copy
+/// mapped), sampled every 20 ms on a thread of its own.
+struct HostPeak {
+    stop: Arc<AtomicBool>,
+    sampler: JoinHandle<Option<u64>>,
+}
+
+impl HostPeak {
+    fn start() -> Self {
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopped = stop.clone();
+        let sampler = std::thread::spawn(move || {
+            let mut peak = None;
+            loop {
+                peak = peak.max(private_rss());
+                if stopped.load(Ordering::Relaxed) {
+                    return peak;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        });
+        Self { stop, sampler }
+    }
+
+    fn stop(self) -> Option<u64> {
+        self.stop.store(true, Ordering::Relaxed);
+        self.sampler.join().ok().flatten()
+    }
+}
+
+/// `VmRSS − RssShmem` in bytes, from `/proc/self/status`.
+fn private_rss() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kib = |key: &str| -> Option<u64> {
+        let line = status.lines().find(|l| l.starts_with(key))?;
+        line.split_whitespace().nth(1)?.parse::<u64>().ok()
+    };
+    Some((kib("VmRSS:")? - kib("RssShmem:").unwrap_or(0)) * 1024)
+}

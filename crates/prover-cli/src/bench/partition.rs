@@ -1,0 +1,226 @@
+//! `bench partition`: one partition's device work (the QAP step and the
+//! five MSMs) at the real shape of a production circuit, on synthetic
+//! inputs, without a sector or parameters ([`backend_check::partition`]
+//! says what is synthetic and why the timings still hold).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use backend_check::partition::{run, Options, PartitionError, PartitionReport, PartitionShape};
+use clap::Args;
+use proving_engine::memory::gib;
+use serde_json::json;
+
+use crate::backend_cmd::{load, open, unavailable};
+use crate::output::write_output;
+
+/// One partition of a 32 GiB PoRep sector, as `bench circuit --kind porep
+/// --sector-size 32GiB` records it (parameter shape as bellperson gives it).
+const POREP_32GIB: PartitionShape = PartitionShape {
+    constraints: 130_278_869,
+    l: 130_169_893,
+    a: 129_753_620,
+    b: 33_112_282,
+};
+
+/// Arguments of `bench partition`.
+#[derive(Args)]
+pub struct BenchPartitionArgs {
+    /// The partition: `32GiB` (one partition of a 32 GiB PoRep sector:
+    /// 130,278,869 constraints, domain 2^27), or the JSON file `bench
+    /// circuit --json` wrote for any other circuit.
+    #[arg(long, value_name = "SHAPE", default_value = "32GiB")]
+    shape: String,
+    /// Backend: a name (cpu, opencl, cuda, ...) or the path of a plugin library.
+    #[arg(long, default_value = "cpu")]
+    backend: String,
+    /// Device index (see `pce-prover devices BACKEND`).
+    #[arg(long, default_value_t = 0)]
+    device: u32,
+    /// Divide every size by 2^K: a quick rehearsal of the same proportions.
+    #[arg(long, value_name = "K", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=20))]
+    shrink: u32,
+    /// Partitions proven one after another (the first one warms up).
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=100))]
+    runs: u64,
+    /// Distinct G1 points: 2^N (G2: 2^(N-2)), repeated to each query's
+    /// length; held once in memory on Linux.
+    #[arg(long, value_name = "N", default_value_t = 22, value_parser = clap::value_parser!(u32).range(8..=26))]
+    pool_log: u32,
+    /// Also write every figure as JSON.
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+}
+
+/// The shape `--shape` names.
+fn shape_of(spec: &str) -> Result<(String, PartitionShape)> {
+    if spec.eq_ignore_ascii_case("32GiB") {
+        return Ok(("32 GiB PoRep partition".into(), POREP_32GIB));
+    }
+    let path = PathBuf::from(spec);
+    if !path.is_file() {
+        bail!("--shape {spec:?}: neither 32GiB nor a file written by `bench circuit --json`");
+    }
+    let text = std::fs::read_to_string(&path).with_context(|| format!("reading {spec}"))?;
+    let doc: serde_json::Value =
+        serde_json::from_str(&text).with_context(|| format!("{spec}: not JSON"))?;
+    let field = |pointer: &str| -> Result<usize> {
+        doc.pointer(pointer)
+            .and_then(serde_json::Value::as_u64)
+            .map(|v| v as usize)
+            .with_context(|| {
+                format!("{spec}: no number at {pointer} (not a `bench circuit --json` file)")
+            })
+    };
+    let shape = PartitionShape {
+        constraints: field("/constraints")?,
+        l: field("/srs_shape/l")?,
+        a: field("/srs_shape/a")?,
+        b: field("/srs_shape/b_g1")?,
+    };
+    if shape.constraints == 0 || shape.l == 0 || shape.a == 0 || shape.b == 0 {
+        bail!("{spec}: a circuit with an empty query cannot be timed");
+    }
+    let name = doc
+        .pointer("/circuit")
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or("circuit")
+        .to_owned();
+    Ok((name, shape))
+}
+
+fn seconds(d: &Duration) -> f64 {
+    d.as_secs_f64()
+}
+
+/// `pce-prover bench partition`.
+pub fn bench_partition(args: BenchPartitionArgs) -> Result<ExitCode> {
+    let (name, full) = shape_of(&args.shape)?;
+    let shape = full.shrunk(args.shrink);
+    let backend = match load(&args.backend) {
+        Ok(backend) => backend,
+        Err(code) => return Ok(code),
+    };
+    let device = match open(&backend, args.device) {
+        Ok(device) => device,
+        Err(code) => return Ok(code),
+    };
+    let device_name = backend
+        .devices()
+        .ok()
+        .and_then(|list| list.into_iter().find(|d| d.index == args.device))
+        .map(|d| d.name)
+        .unwrap_or_default();
+    let shrunk = match args.shrink {
+        0 => String::new(),
+        k => format!(", every size / 2^{k}"),
+    };
+    let [h, l, a, b] = shape.queries();
+    println!(
+        "{name}{shrunk}: {} constraints, domain 2^{}; points H {h}, L {l}, A {a}, B {b} (G1 and G2)",
+        shape.constraints,
+        shape.domain_log()
+    );
+    println!(
+        "backend {} device {}: {device_name}",
+        backend.name(),
+        args.device
+    );
+    let options = Options {
+        runs: args.runs as usize,
+        pool_log: args.pool_log,
+    };
+    let report = match run(&device, &shape, options, |step, time| {
+        eprintln!("{step}: {:.3} s", time.as_secs_f64());
+    }) {
+        Ok(report) => report,
+        Err(PartitionError::Backend(error)) => return Ok(unavailable(error)),
+        Err(error) => return Err(error.into()),
+    };
+    print_table(&report);
+    if let Some(path) = &args.json {
+        let doc = json!({
+            "shape": {
+                "name": name,
+                "shrink": args.shrink,
+                "constraints": shape.constraints,
+                "domain_log2": shape.domain_log(),
+                "points": {"h": h, "l": l, "a": a, "b": b},
+            },
+            "backend": backend.name(),
+            "device": device_name,
+            "setup_seconds": report.setup.iter().map(|s| (s.name.to_owned(), seconds(&s.times[0]).into())).collect::<serde_json::Map<_, _>>(),
+            "runs": (0..report.totals.len()).map(|run| {
+                report.steps.iter().map(|s| (s.name.to_owned(), seconds(&s.times[run]).into())).collect::<serde_json::Map<_, _>>()
+            }).collect::<Vec<_>>(),
+            "total_seconds": report.totals.iter().map(seconds).collect::<Vec<_>>(),
+            "device_memory": report.device_memory.map(|(before, total)| json!({
+                "total_bytes": total,
+                "in_use_before_bytes": before,
+                "in_use_after_step_bytes": report.setup.iter().chain(&report.steps).map(|s| (s.name.to_owned(), s.device_used.into())).collect::<serde_json::Map<_, _>>(),
+            })),
+            "host_peak_rss_bytes": report.host_peak_rss,
+            "pool_bytes": report.pool_bytes,
+        });
+        let text = serde_json::to_string_pretty(&doc).expect("serialisable") + "\n";
+        write_output(path, text.as_bytes())?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The steps as a table: a column per run, the device memory after each.
+fn print_table(report: &PartitionReport) {
+    let runs = report.totals.len();
+    let mut header = format!("{:<28}", "step");
+    for run in 1..=runs {
+        header += &format!(" {:>10}", format!("run {run}"));
+    }
+    println!("{header} {:>14}", "device in use");
+    let memory = |used: Option<u64>| used.map(gib).unwrap_or_else(|| "-".into());
+    for step in &report.setup {
+        let mut line = format!(
+            "{:<28} {:>8.3} s",
+            format!("{} (once)", step.name),
+            seconds(&step.times[0])
+        );
+        line += &" ".repeat(11 * (runs - 1));
+        println!("{line} {:>14}", memory(step.device_used));
+    }
+    for step in &report.steps {
+        let mut line = format!("{:<28}", step.name);
+        for time in &step.times {
+            line += &format!(" {:>8.3} s", seconds(time));
+        }
+        println!("{line} {:>14}", memory(step.device_used));
+    }
+    let mut line = format!("{:<28}", "partition");
+    for total in &report.totals {
+        line += &format!(" {:>8.3} s", seconds(total));
+    }
+    println!("{line}");
+    if let Some((before, total)) = report.device_memory {
+        let peak = report
+            .setup
+            .iter()
+            .chain(&report.steps)
+            .filter_map(|s| s.device_used)
+            .max()
+            .unwrap_or(before);
+        println!(
+            "device memory: {} in use before, at most {} after a step, of {}",
+            gib(before),
+            gib(peak),
+            gib(total)
+        );
+    }
+    match report.host_peak_rss {
+        Some(peak) => println!(
+            "host peak RSS: {} (sampled every 20 ms; the point pools, {}, counted once)",
+            gib(peak),
+            gib(report.pool_bytes)
+        ),
+        None => println!("host peak RSS: not available here (no /proc)"),
+    }
+}

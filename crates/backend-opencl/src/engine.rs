@@ -28,22 +28,52 @@ use opencl3::types::{CL_BLOCKING, CL_NON_BLOCKING};
 use crate::platform::{cl_error, is_gpu, Found};
 use crate::program;
 
-/// Host buffers the asynchronous uploads copy from, used in turn: the
-/// caller's data may be gone before the copy runs.
-const UPLOAD_SLOTS: usize = 4;
+/// Most host buffers the asynchronous uploads copy from (the caller's data
+/// may be gone before the copy runs), used in turn. The ring grows (from
+/// one) when an upload would reuse a buffer whose copy belongs to the same
+/// batch (the uploads since the last [`GpuEngine::wait_writes`]): that copy
+/// waits for the kernels still reading its target, so waiting for it would
+/// hold the host until those kernels finish, before it has queued the next
+/// ones. A streamed MSM job is seven or eight pieces of at most
+/// [`STAGING_PIECE_BYTES`]; beyond twelve, uploads wait.
+const MAX_UPLOAD_SLOTS: usize = 12;
 
-/// One upload staging buffer and the copy that last read it.
+/// One upload staging buffer, the copy that last read it and that copy's
+/// batch.
 #[derive(Default)]
 struct Slot {
     bytes: Vec<u8>,
     copy: Option<Event>,
+    batch: u64,
 }
 
 /// The upload staging buffers.
 #[derive(Default)]
 struct Staging {
-    slots: [Slot; UPLOAD_SLOTS],
+    slots: Vec<Slot>,
     next: usize,
+    /// The batch being queued: counts the [`GpuEngine::wait_writes`] calls.
+    batch: u64,
+}
+
+impl Staging {
+    /// The buffer to copy the next piece from: the oldest one, or a new one
+    /// in its place when the oldest holds a piece of this batch and the
+    /// ring may still grow.
+    fn next_slot(&mut self) -> &mut Slot {
+        let next = self.next;
+        let busy = self
+            .slots
+            .get(next)
+            .is_some_and(|slot| slot.batch == self.batch);
+        if next >= self.slots.len() || (busy && self.slots.len() < MAX_UPLOAD_SLOTS) {
+            self.slots.insert(next, Slot::default());
+        }
+        self.next = (next + 1) % self.slots.len();
+        let slot = &mut self.slots[next];
+        slot.batch = self.batch;
+        slot
+    }
 }
 
 /// An open device.
@@ -175,9 +205,7 @@ impl GpuEngine for Engine {
         self.queue.flush().map_err(failed)?;
         let mut staging = self.staging.lock().unwrap_or_else(PoisonError::into_inner);
         for (index, piece) in bytes.chunks(STAGING_PIECE_BYTES).enumerate() {
-            let next = staging.next;
-            staging.next = (next + 1) % UPLOAD_SLOTS;
-            let slot = &mut staging.slots[next];
+            let slot = staging.next_slot();
             if let Some(copy) = slot.copy.take() {
                 copy.wait().map_err(failed)?;
             }
@@ -208,9 +236,12 @@ impl GpuEngine for Engine {
         let uploaded = unsafe { self.copies.enqueue_marker_with_wait_list(&[]) }.map_err(failed)?;
         self.copies.flush().map_err(failed)?;
         // SAFETY: the wait list holds one live event.
-        unsafe { self.queue.enqueue_barrier_with_wait_list(&[uploaded.get()]) }
-            .map(drop)
-            .map_err(failed)
+        unsafe { self.queue.enqueue_barrier_with_wait_list(&[uploaded.get()]) }.map_err(failed)?;
+        self.staging
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .batch += 1;
+        Ok(())
     }
 
     fn read(&self, buffer: &Buffer<u8>, bytes: &mut [u8]) -> Result<(), PluginError> {

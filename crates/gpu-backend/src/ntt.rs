@@ -281,6 +281,67 @@ impl<B> Domain<B> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::Limits;
+    use std::cell::RefCell;
+
+    /// An engine that records the kernels launched and runs none of them.
+    struct Launches(RefCell<Vec<String>>);
+
+    impl Engine for Launches {
+        type Buffer = Vec<u8>;
+
+        fn limits(&self) -> Limits {
+            Limits {
+                parallel_threads: 64,
+                max_alloc: 1 << 30,
+                memory: 1 << 30,
+                ntt_local_log: 4,
+            }
+        }
+
+        fn buffer(&self, bytes: usize) -> Result<Vec<u8>, PluginError> {
+            Ok(vec![0; bytes])
+        }
+
+        fn write(&self, buffer: &mut Vec<u8>, bytes: &[u8]) -> Result<(), PluginError> {
+            buffer[..bytes.len()].copy_from_slice(bytes);
+            Ok(())
+        }
+
+        fn read(&self, buffer: &Vec<u8>, bytes: &mut [u8]) -> Result<(), PluginError> {
+            bytes.copy_from_slice(&buffer[..bytes.len()]);
+            Ok(())
+        }
+
+        fn launch(
+            &self,
+            name: &str,
+            _threads: usize,
+            _block: Option<usize>,
+            _args: &[Arg<'_, Vec<u8>>],
+        ) -> Result<(), PluginError> {
+            self.0.borrow_mut().push(name.to_owned());
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn qap_h_runs_the_hosts_six_transforms() {
+        let engine = Launches(RefCell::default());
+        let domain = Domain::new(&engine, 6).unwrap();
+        let mut abc = vec![pce_fr::default(); 3 * domain.size()];
+        domain.qap_h(&engine, &mut abc).unwrap();
+        let launches = engine.0.borrow();
+        let count = |name: &str| launches.iter().filter(|l| *l == name).count();
+        // One bit reversal per transform: three inverse, two coset
+        // forward, one inverse coset.
+        assert_eq!(count("ntt_bit_reverse"), 6, "{launches:?}");
+        // 1/n after each inverse (four), g^i before each coset forward
+        // (two); the inverse coset's 1/n and g^-i are one pass.
+        assert_eq!(count("ntt_scale"), 6, "{launches:?}");
+        assert_eq!(count("qap_mul"), 1);
+        assert_eq!(count("qap_combine"), 1);
+    }
 
     #[test]
     fn twiddles_are_the_powers_of_the_root_across_chunks() {

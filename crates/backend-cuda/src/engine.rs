@@ -24,7 +24,8 @@ use cudarc::driver::{
     DeviceRepr, DriverError, HostSlice, LaunchConfig, PinnedHostSlice, PushKernelArg,
 };
 use gpu_backend::engine::{
-    Arg, Engine as GpuEngine, Limits, KERNELS, NTT_MAX_LOCAL_LOG, STAGING_PIECE_BYTES,
+    Arg, Charged, Engine as GpuEngine, Ledger, Limits, KERNELS, NTT_MAX_LOCAL_LOG,
+    STAGING_PIECE_BYTES,
 };
 
 use cudarc::nvrtc::Ptx;
@@ -151,6 +152,8 @@ pub struct Engine {
     staging: Mutex<Staging>,
     functions: HashMap<&'static str, CudaFunction>,
     limits: Limits,
+    /// The buffers allocated, against [`Limits::memory`].
+    ledger: Ledger,
     /// The device's default memory pool, which cudarc's stream-ordered
     /// allocations draw from, when the device has pools.
     pool: Option<Pool>,
@@ -267,6 +270,13 @@ impl Engine {
                 DriverError(cudarc::driver::sys::CUresult::CUDA_ERROR_NOT_SUPPORTED),
             ));
         }
+        let limits = Limits {
+            parallel_threads: units.saturating_mul(per_unit),
+            max_alloc: memory,
+            memory,
+            ntt_local_log: NTT_MAX_LOCAL_LOG,
+        }
+        .capped_by_env();
         Ok(Self {
             stream,
             copies,
@@ -275,13 +285,8 @@ impl Engine {
             staging: Mutex::default(),
             functions,
             pool,
-            limits: Limits {
-                parallel_threads: units.saturating_mul(per_unit),
-                max_alloc: memory,
-                memory,
-                ntt_local_log: NTT_MAX_LOCAL_LOG,
-            }
-            .capped_by_env(),
+            ledger: Ledger::new(limits.memory),
+            limits,
         })
     }
 
@@ -389,38 +394,36 @@ impl Engine {
 }
 
 impl GpuEngine for Engine {
-    type Buffer = CudaSlice<u8>;
+    type Buffer = Charged<CudaSlice<u8>>;
 
     fn limits(&self) -> Limits {
         self.limits
     }
 
-    /// Free device memory now (other processes and earlier bases count),
-    /// less the quarter of the device kept for buckets and NTT buffers.
-    fn memory_for_bases(&self) -> u64 {
-        let free = self.free().unwrap_or(0);
-        let reserve = self.limits.memory / 4;
-        free.saturating_sub(reserve)
-            .min((self.limits.memory as f64 * 0.75) as u64)
+    /// The driver's free memory (other processes count) and what the pool
+    /// keeps unused, within what the ledger leaves under the memory this
+    /// engine may use (`PCE_GPU_MEMORY_LIMIT` caps it).
+    fn free_memory(&self) -> u64 {
+        self.free().unwrap_or(0).min(self.ledger.available())
     }
 
-    /// `cuMemGetInfo`'s free memory (other processes count), within the
-    /// memory this engine may use (`PCE_GPU_MEMORY_LIMIT` caps it).
     fn memory(&self) -> Result<MemoryReport, PluginError> {
         let free = self
             .free()
             .map_err(|e| cuda_error("querying free device memory", e))?;
-        let total = self.limits.memory;
         Ok(MemoryReport {
-            free: free.min(total),
-            total,
+            free: free.min(self.ledger.available()),
+            total: self.limits.memory,
         })
     }
 
     /// A stream-ordered allocation from the pool; when the device is out of
     /// memory, once more after the pool has handed back what it keeps
     /// unused (memory it holds in pieces too small for this buffer).
-    fn buffer(&self, bytes: usize) -> Result<CudaSlice<u8>, PluginError> {
+    /// Counted in the ledger first: beyond [`Limits::memory`] the buffer is
+    /// refused as out of memory.
+    fn buffer(&self, bytes: usize) -> Result<Self::Buffer, PluginError> {
+        let charge = self.ledger.charge(bytes.max(1) as u64)?;
         let failed = |e| cuda_error(&format!("allocating {bytes} bytes of device memory"), e);
         // SAFETY: every kernel writes a buffer before reading it, or the
         // host fills it first.
@@ -435,9 +438,10 @@ impl GpuEngine for Engine {
             }
             (allocated, _) => allocated.map_err(failed),
         }
+        .map(|buffer| Charged::new(buffer, charge))
     }
 
-    fn write(&self, buffer: &mut CudaSlice<u8>, bytes: &[u8]) -> Result<(), PluginError> {
+    fn write(&self, buffer: &mut Self::Buffer, bytes: &[u8]) -> Result<(), PluginError> {
         // Waited for at once: reusing staging buffers costs nothing here.
         self.upload(buffer, bytes, false)?;
         self.copies
@@ -448,7 +452,7 @@ impl GpuEngine for Engine {
     /// Uploads on the copy stream, through the staging buffers in turn, in
     /// pieces of at most [`STAGING_PIECE_BYTES`]: the host fills one
     /// staging buffer while the previous piece is on its way.
-    fn write_async(&self, buffer: &mut CudaSlice<u8>, bytes: &[u8]) -> Result<(), PluginError> {
+    fn write_async(&self, buffer: &mut Self::Buffer, bytes: &[u8]) -> Result<(), PluginError> {
         self.upload(buffer, bytes, true)
     }
 
@@ -462,7 +466,7 @@ impl GpuEngine for Engine {
 
     /// Downloads on the compute stream through two staging buffers: piece
     /// i + 1 is on its way while the host copies piece i out.
-    fn read(&self, buffer: &CudaSlice<u8>, bytes: &mut [u8]) -> Result<(), PluginError> {
+    fn read(&self, buffer: &Self::Buffer, bytes: &mut [u8]) -> Result<(), PluginError> {
         let failed = |e| cuda_error("copying from the device", e);
         let mut staging = self.staging();
         let mut arrived: Option<(usize, Range<usize>)> = None;
@@ -487,7 +491,7 @@ impl GpuEngine for Engine {
         name: &str,
         threads: usize,
         block: Option<usize>,
-        args: &[Arg<'_, CudaSlice<u8>>],
+        args: &[Arg<'_, Self::Buffer>],
     ) -> Result<(), PluginError> {
         if threads == 0 {
             return Ok(());
@@ -501,7 +505,10 @@ impl GpuEngine for Engine {
         let mut launch = self.stream.launch_builder(&self.functions[name]);
         for arg in args {
             match arg {
-                Arg::Buffer(buffer) => launch.arg(*buffer),
+                Arg::Buffer(buffer) => {
+                    let slice: &CudaSlice<u8> = buffer;
+                    launch.arg(slice)
+                }
                 Arg::U32(value) => launch.arg(value),
                 // SAFETY: FrArg is a transparent wrapper of pce_fr.
                 Arg::Fr(value) => launch.arg(unsafe { &*(value as *const pce_fr as *const FrArg) }),

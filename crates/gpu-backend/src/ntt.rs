@@ -4,13 +4,17 @@
 //! sequence of launches, one upload and one download per vector.
 
 use backend_api::ffi::{pce_fr, PCE_ERR_UNSUPPORTED};
-use backend_api::interop::{root_of_unity, scalars_as_fr};
+use backend_api::interop::{
+    fr_as_scalars, fr_as_scalars_mut, root_of_unity, scalars_as_fr, scalars_as_fr_mut,
+};
 use backend_api::plugin::PluginError;
 use blstrs::Scalar;
 use ff::{Field, PrimeField};
 use rayon::prelude::*;
 
-use crate::engine::{bytes_of, Arg, Engine};
+use tracing::warn;
+
+use crate::engine::{bytes_of, out_of_memory, Arg, Engine};
 
 /// Elements per thread of `ntt_scale`.
 const SCALE_CHUNK: usize = crate::NTT_SCALE_CHUNK as usize;
@@ -153,8 +157,25 @@ impl<B> Domain<B> {
     /// groth16-prover's qap.rs): A, B, C interpolated; A and B evaluated on
     /// the coset and multiplied; the product interpolated from the coset
     /// (`L + γ·U`); `h = (C − (L + γ·U)) / (1 − γ)`. a, b, c stay on the
-    /// device throughout: three uploads and one download.
+    /// device throughout: three uploads and one download. Where the device
+    /// has no room for the three vectors, the same six transforms run one
+    /// vector at a time through one buffer ([`Self::qap_h_narrow`]).
     pub fn qap_h<E: Engine<Buffer = B>>(
+        &self,
+        engine: &E,
+        abc: &mut [pce_fr],
+    ) -> Result<(), PluginError> {
+        match self.qap_h_on_device(engine, abc) {
+            Err(error) if out_of_memory(&error) => {
+                warn!(log_n = self.log_n, %error.message, "QAP step out of device memory; one vector at a time");
+                self.qap_h_narrow(engine, abc)
+            }
+            result => result,
+        }
+    }
+
+    /// [`Self::qap_h`] with a, b and c on the device.
+    fn qap_h_on_device<E: Engine<Buffer = B>>(
         &self,
         engine: &E,
         abc: &mut [pce_fr],
@@ -190,6 +211,34 @@ impl<B> Domain<B> {
             ],
         )?;
         engine.download(a, &mut abc[..n])
+    }
+
+    /// [`Self::qap_h`] in one device buffer of the domain's size: each
+    /// transform uploads and downloads its vector, and the pointwise steps
+    /// run on the host. A failed device attempt has changed nothing in
+    /// `abc`: it downloads its result last.
+    fn qap_h_narrow<E: Engine<Buffer = B>>(
+        &self,
+        engine: &E,
+        abc: &mut [pce_fr],
+    ) -> Result<(), PluginError> {
+        let n = self.size();
+        self.transform(engine, true, false, abc)?;
+        self.transform(engine, false, true, &mut abc[..2 * n])?;
+        let scalars = fr_as_scalars_mut(abc);
+        let (a, bc) = scalars.split_at_mut(n);
+        let (b, c) = bc.split_at_mut(n);
+        a.par_iter_mut()
+            .zip(b.par_iter())
+            .for_each(|(a, b)| *a *= b);
+        self.transform(engine, true, true, scalars_as_fr_mut(a))?;
+        let [scale] = fr_as_scalars(&[qap_scale(self.log_n)])[..] else {
+            unreachable!("one element")
+        };
+        a.par_iter_mut()
+            .zip(c.par_iter())
+            .for_each(|(a, c)| *a = (*c - *a) * scale);
+        Ok(())
     }
 
     /// One transform of the vector in `buffer`.

@@ -26,7 +26,7 @@ BIN_DIR=${1:-target/release}
 BACKEND=${GPU_BACKEND:-cuda}
 if [ -n "${QUICK:-}" ]; then
   CHECK_SIZES=(--max-log-ntt 10 --max-log-msm-g1 10 --max-log-msm-g2 8 --proofs 1)
-  STREAM_LIMIT=65536
+  STREAM_LIMIT=262144
   STREAM_SIZES=(--max-log-ntt 4 --max-log-msm-g1 10 --max-log-msm-g2 8 --proofs 0)
   BENCH_SIZES=(--msm-g1 10..12 --msm-g2 8..9 --ntt 10..14)
   PARTITION_SIZES=(--shrink 10 --pool-log 12)
@@ -156,7 +156,7 @@ step compile-kernels 180 "$PCE" backend-check "$BACKEND" \
 # for byte (this also generates the test parameters, once).
 step "c2-2kib-$BACKEND-vs-cpu" 150 "$PCE" demo --backend "$BACKEND" --reference cpu
 step backend-check 90 "$PCE" backend-check "$BACKEND" "${CHECK_SIZES[@]}"
-# A small "device memory" (32 MiB; 64 KiB with QUICK=1): the largest MSM
+# A small "device memory" (32 MiB; 256 KiB with QUICK=1): the largest MSM
 # bases (G1 2^19, G2 2^18: 48 MiB) exceed its 24 MiB for bases and are
 # streamed from the host in chunks of 2 MiB, each uploaded on the copy
 # stream while the previous chunk's kernels run (double buffering through

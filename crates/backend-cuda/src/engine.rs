@@ -16,17 +16,20 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use backend_api::ffi::pce_fr;
 use backend_api::plugin::{MemoryReport, PluginError};
-use cudarc::driver::sys::{CUdevice_attribute, CU_MEMHOSTALLOC_WRITECOMBINED};
+use cudarc::driver::sys::{
+    CUdevice_attribute, CUmemPool_attribute, CUmemoryPool, CUresult, CU_MEMHOSTALLOC_WRITECOMBINED,
+};
 use cudarc::driver::{
     result, CudaContext, CudaEvent, CudaFunction, CudaSlice, CudaStream, DevicePtr, DevicePtrMut,
     DeviceRepr, DriverError, HostSlice, LaunchConfig, PinnedHostSlice, PushKernelArg,
 };
 use gpu_backend::engine::{
-    Arg, Engine as GpuEngine, Limits, KERNELS, NTT_MAX_LOCAL_LOG, STAGING_PIECE_BYTES,
+    Arg, Charged, Engine as GpuEngine, Ledger, Limits, KERNELS, NTT_MAX_LOCAL_LOG,
+    STAGING_PIECE_BYTES,
 };
 
 use cudarc::nvrtc::Ptx;
-use tracing::warn;
+use tracing::{info, warn};
 
 use crate::compile;
 use crate::driver::{check_index, cuda_error};
@@ -35,10 +38,16 @@ use crate::driver::{check_index, cuda_error};
 /// the kernels' launch bound.
 const DEFAULT_BLOCK: usize = gpu_backend::MAX_BLOCK_THREADS as usize;
 
-/// Upload staging buffers, used in turn: enough for the pieces of one MSM
-/// job (a chunk of bases and three arrays of terms) to be staged while the
-/// previous job's copies are still queued.
-const UPLOAD_SLOTS: usize = 4;
+/// Most upload staging buffers. The ring grows (from one) when an
+/// asynchronous upload would reuse a buffer whose copy belongs to the same
+/// batch (the uploads since the last [`GpuEngine::wait_writes`]): that copy
+/// waits for the kernels still reading its target, so reusing its buffer
+/// would block the host until those kernels finish, before it has queued
+/// the next kernels. A streamed MSM job is seven or eight pieces (a
+/// 256 MiB chunk of bases in four, three arrays of terms); twelve cover it
+/// with room, at most 768 MiB of page-locked memory, allocated only as far
+/// as uploads need it. Beyond twelve, uploads wait.
+const MAX_UPLOAD_SLOTS: usize = 12;
 
 /// Smallest staging buffer: small copies share one allocation size.
 const MIN_STAGING_BYTES: usize = 1 << 20;
@@ -47,12 +56,36 @@ const MIN_STAGING_BYTES: usize = 1 << 20;
 /// use, grown on demand up to [`STAGING_PIECE_BYTES`] per buffer, and kept.
 #[derive(Default)]
 struct Staging {
-    /// Write-combined buffers (the host only writes them), used in turn.
-    uploads: [Option<PinnedHostSlice<u8>>; UPLOAD_SLOTS],
+    /// Write-combined buffers (the host only writes them), used in turn,
+    /// each with the batch of its last copy.
+    uploads: Vec<(Option<PinnedHostSlice<u8>>, u64)>,
     next_upload: usize,
+    /// The batch of uploads being queued: counts the
+    /// [`GpuEngine::wait_writes`] calls.
+    batch: u64,
     /// Cached buffers (the host reads them); two, so that one piece is
     /// copied out while the next one arrives.
     downloads: [Option<PinnedHostSlice<u8>>; 2],
+}
+
+impl Staging {
+    /// The upload buffer to use next. With `grow`, a buffer whose copy
+    /// belongs to the current batch is not reused while the ring may still
+    /// grow: a new one is put in its place in the ring (see
+    /// [`MAX_UPLOAD_SLOTS`]).
+    fn upload_slot(&mut self, grow: bool) -> usize {
+        let next = self.next_upload;
+        let busy = self
+            .uploads
+            .get(next)
+            .is_some_and(|(_, batch)| *batch == self.batch);
+        if next >= self.uploads.len() || (grow && busy && self.uploads.len() < MAX_UPLOAD_SLOTS) {
+            self.uploads.insert(next, (None, self.batch));
+        }
+        self.uploads[next].1 = self.batch;
+        self.next_upload = (next + 1) % self.uploads.len();
+        next
+    }
 }
 
 /// The page-locked buffer in `slot`, holding at least `bytes` (at most
@@ -80,6 +113,26 @@ fn pinned<'s>(
     Ok(slot.as_mut().expect("allocated above"))
 }
 
+/// Threads of the MSM bucket kernel resident at once on one multiprocessor,
+/// in blocks of [`DEFAULT_BLOCK`]: what the occupancy API says for the
+/// kernel as compiled (its registers limit it, well below the hardware's
+/// maximum with up to 255 registers a thread), within the device's maximum
+/// threads per multiprocessor (2048 on A100 and H100, 1536 on Ada). The MSM
+/// plan counts waves of this many threads per multiprocessor.
+fn threads_per_unit(context: &CudaContext, buckets: &CudaFunction) -> Result<u32, DriverError> {
+    let most = context
+        .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR)?
+        .max(1) as u32;
+    let blocks =
+        buckets.occupancy_max_active_blocks_per_multiprocessor(DEFAULT_BLOCK as u32, 0, None)?;
+    let threads = blocks.saturating_mul(DEFAULT_BLOCK as u32);
+    info!(
+        most,
+        threads, "MSM bucket kernel threads resident per multiprocessor"
+    );
+    Ok(threads.clamp(1, most))
+}
+
 /// A field element passed to a kernel by value.
 #[repr(transparent)]
 struct FrArg(pce_fr);
@@ -99,6 +152,72 @@ pub struct Engine {
     staging: Mutex<Staging>,
     functions: HashMap<&'static str, CudaFunction>,
     limits: Limits,
+    /// The buffers allocated, against [`Limits::memory`].
+    ledger: Ledger,
+    /// The device's default memory pool, which cudarc's stream-ordered
+    /// allocations draw from, when the device has pools.
+    pool: Option<Pool>,
+}
+
+/// A CUDA memory pool that keeps the memory freed into it.
+///
+/// With the default release threshold (0) the driver hands a pool's free
+/// memory back at every synchronisation, so the buckets, terms and NTT
+/// buffers of each operation were mapped afresh each time; with the
+/// threshold at its maximum they stay in the pool and the next operation's
+/// allocations reuse them. Memory kept so is free for this process only:
+/// the engine counts it as free ([`Pool::unused`]) and hands it back when
+/// an allocation fails ([`Pool::trim`]).
+struct Pool(CUmemoryPool);
+
+// SAFETY: a memory pool handle is a driver object that the driver API
+// lets any thread of the process use.
+unsafe impl Send for Pool {}
+// SAFETY: as above; the handle itself is never changed.
+unsafe impl Sync for Pool {}
+
+impl Pool {
+    /// The default pool of `context`'s device, set to keep freed memory;
+    /// `None` without pools (cudarc then allocates synchronously).
+    fn keeping(context: &CudaContext) -> Result<Option<Self>, DriverError> {
+        if !context.has_async_alloc() {
+            return Ok(None);
+        }
+        // SAFETY: the device handle is the context's own.
+        let pool = unsafe { result::device::get_default_mem_pool(context.cu_device()) }?;
+        let mut threshold: u64 = u64::MAX;
+        // SAFETY: the release threshold is a cuuint64_t, `threshold` one.
+        unsafe {
+            result::mem_pool::set_attribute(
+                pool,
+                CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+                (&mut threshold as *mut u64).cast(),
+            )
+        }?;
+        Ok(Some(Self(pool)))
+    }
+
+    /// Bytes the pool holds that no allocation uses (free to this engine,
+    /// though `cuMemGetInfo` counts them as used).
+    fn unused(&self) -> Result<u64, DriverError> {
+        let attribute = |attribute| {
+            let mut value: u64 = 0;
+            // SAFETY: both attributes are cuuint64_t, `value` one.
+            unsafe {
+                result::mem_pool::get_attribute(self.0, attribute, (&mut value as *mut u64).cast())
+            }
+            .map(|()| value)
+        };
+        let reserved = attribute(CUmemPool_attribute::CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT)?;
+        let used = attribute(CUmemPool_attribute::CU_MEMPOOL_ATTR_USED_MEM_CURRENT)?;
+        Ok(reserved.saturating_sub(used))
+    }
+
+    /// Hands the memory the pool keeps unused back to the driver.
+    fn trim(&self) -> Result<(), DriverError> {
+        // SAFETY: a valid pool; trimming only releases unused memory.
+        unsafe { result::mem_pool::trim_to(self.0, 0) }
+    }
 }
 
 impl Engine {
@@ -133,6 +252,9 @@ impl Engine {
             .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
             .map_err(query)?
             .max(1) as u32;
+        let per_unit = threads_per_unit(&context, &functions["G1_msm_buckets"]).map_err(query)?;
+        let pool = Pool::keeping(&context)
+            .map_err(|e| cuda_error("setting up the device's memory pool", e))?;
         let memory = context.total_mem().map_err(query)? as u64;
         let created = |e| cuda_error("creating CUDA streams and events", e);
         let stream = context.new_stream().map_err(created)?;
@@ -148,6 +270,13 @@ impl Engine {
                 DriverError(cudarc::driver::sys::CUresult::CUDA_ERROR_NOT_SUPPORTED),
             ));
         }
+        let limits = Limits {
+            parallel_threads: units.saturating_mul(per_unit),
+            max_alloc: memory,
+            memory,
+            ntt_local_log: NTT_MAX_LOCAL_LOG,
+        }
+        .capped_by_env();
         Ok(Self {
             stream,
             copies,
@@ -155,14 +284,21 @@ impl Engine {
             uploaded,
             staging: Mutex::default(),
             functions,
-            limits: Limits {
-                parallel_threads: units.saturating_mul(1024),
-                max_alloc: memory,
-                memory,
-                ntt_local_log: NTT_MAX_LOCAL_LOG,
-            }
-            .capped_by_env(),
+            pool,
+            ledger: Ledger::new(limits.memory),
+            limits,
         })
+    }
+
+    /// Free device memory for this engine: `cuMemGetInfo`'s (other
+    /// processes count) and what the pool keeps unused.
+    fn free(&self) -> Result<u64, DriverError> {
+        let (free, _) = self.stream.context().mem_get_info()?;
+        let kept = match &self.pool {
+            Some(pool) => pool.unused()?,
+            None => 0,
+        };
+        Ok(free as u64 + kept)
     }
 
     fn staging(&self) -> std::sync::MutexGuard<'_, Staging> {
@@ -178,15 +314,15 @@ impl Engine {
         buffer: &mut CudaSlice<u8>,
         offset: usize,
         piece: &[u8],
+        grow: bool,
     ) -> Result<(), DriverError> {
-        let slot = staging.next_upload;
-        staging.next_upload = (slot + 1) % UPLOAD_SLOTS;
+        let slot = staging.upload_slot(grow);
         let context = self.stream.context();
         // The raw copy below needs the context current on this thread.
         context.bind_to_thread()?;
         let staged = pinned(
             context,
-            &mut staging.uploads[slot],
+            &mut staging.uploads[slot].0,
             piece.len(),
             CU_MEMHOSTALLOC_WRITECOMBINED,
         )?;
@@ -204,6 +340,31 @@ impl Engine {
         unsafe {
             result::memcpy_htod_async(target, &source[..piece.len()], self.copies.cu_stream())
         }
+    }
+
+    /// Queues the upload of `bytes` to the start of `buffer` on the copy
+    /// stream, through the staging buffers (growing their ring when `grow`,
+    /// see [`MAX_UPLOAD_SLOTS`]).
+    fn upload(
+        &self,
+        buffer: &mut CudaSlice<u8>,
+        bytes: &[u8],
+        grow: bool,
+    ) -> Result<(), PluginError> {
+        let failed = |e| cuda_error("copying to the device", e);
+        // The copy waits for the work queued on the compute stream so far:
+        // the kernels that may still read `buffer`, and its allocation,
+        // which is ordered on that stream (cudarc's own tracking does not
+        // cover the allocation).
+        self.launched.record(&self.stream).map_err(failed)?;
+        self.copies.wait(&self.launched).map_err(failed)?;
+        let mut staging = self.staging();
+        for (index, piece) in bytes.chunks(STAGING_PIECE_BYTES).enumerate() {
+            let offset = index * STAGING_PIECE_BYTES;
+            self.upload_piece(&mut staging, buffer, offset, piece, grow)
+                .map_err(failed)?;
+        }
+        Ok(())
     }
 
     /// Queues the copy of `range` of `buffer` into download staging buffer
@@ -233,49 +394,56 @@ impl Engine {
 }
 
 impl GpuEngine for Engine {
-    type Buffer = CudaSlice<u8>;
+    type Buffer = Charged<CudaSlice<u8>>;
 
     fn limits(&self) -> Limits {
         self.limits
     }
 
-    /// Free device memory now (other processes and earlier bases count),
-    /// less the quarter of the device kept for buckets and NTT buffers.
-    fn memory_for_bases(&self) -> u64 {
-        let free = self
-            .stream
-            .context()
-            .mem_get_info()
-            .map_or(0, |(free, _)| free as u64);
-        let reserve = self.limits.memory / 4;
-        free.saturating_sub(reserve)
-            .min((self.limits.memory as f64 * 0.75) as u64)
+    /// The driver's free memory (other processes count) and what the pool
+    /// keeps unused, within what the ledger leaves under the memory this
+    /// engine may use (`PCE_GPU_MEMORY_LIMIT` caps it).
+    fn free_memory(&self) -> u64 {
+        self.free().unwrap_or(0).min(self.ledger.available())
     }
 
-    /// `cuMemGetInfo`'s free memory (other processes count), within the
-    /// memory this engine may use (`PCE_GPU_MEMORY_LIMIT` caps it).
     fn memory(&self) -> Result<MemoryReport, PluginError> {
-        let (free, _) = self
-            .stream
-            .context()
-            .mem_get_info()
+        let free = self
+            .free()
             .map_err(|e| cuda_error("querying free device memory", e))?;
-        let total = self.limits.memory;
         Ok(MemoryReport {
-            free: (free as u64).min(total),
-            total,
+            free: free.min(self.ledger.available()),
+            total: self.limits.memory,
         })
     }
 
-    fn buffer(&self, bytes: usize) -> Result<CudaSlice<u8>, PluginError> {
+    /// A stream-ordered allocation from the pool; when the device is out of
+    /// memory, once more after the pool has handed back what it keeps
+    /// unused (memory it holds in pieces too small for this buffer).
+    /// Counted in the ledger first: beyond [`Limits::memory`] the buffer is
+    /// refused as out of memory.
+    fn buffer(&self, bytes: usize) -> Result<Self::Buffer, PluginError> {
+        let charge = self.ledger.charge(bytes.max(1) as u64)?;
+        let failed = |e| cuda_error(&format!("allocating {bytes} bytes of device memory"), e);
         // SAFETY: every kernel writes a buffer before reading it, or the
         // host fills it first.
-        unsafe { self.stream.alloc::<u8>(bytes.max(1)) }
-            .map_err(|e| cuda_error(&format!("allocating {bytes} bytes of device memory"), e))
+        let alloc = || unsafe { self.stream.alloc::<u8>(bytes.max(1)) };
+        match (alloc(), &self.pool) {
+            (Err(e), Some(pool)) if e.0 == CUresult::CUDA_ERROR_OUT_OF_MEMORY => {
+                // Frees queued on the stream return their memory to the
+                // pool when they run: wait for them before trimming.
+                self.stream.synchronize().map_err(failed)?;
+                pool.trim().map_err(failed)?;
+                alloc().map_err(failed)
+            }
+            (allocated, _) => allocated.map_err(failed),
+        }
+        .map(|buffer| Charged::new(buffer, charge))
     }
 
-    fn write(&self, buffer: &mut CudaSlice<u8>, bytes: &[u8]) -> Result<(), PluginError> {
-        self.write_async(buffer, bytes)?;
+    fn write(&self, buffer: &mut Self::Buffer, bytes: &[u8]) -> Result<(), PluginError> {
+        // Waited for at once: reusing staging buffers costs nothing here.
+        self.upload(buffer, bytes, false)?;
         self.copies
             .synchronize()
             .map_err(|e| cuda_error("copying to the device", e))
@@ -284,32 +452,21 @@ impl GpuEngine for Engine {
     /// Uploads on the copy stream, through the staging buffers in turn, in
     /// pieces of at most [`STAGING_PIECE_BYTES`]: the host fills one
     /// staging buffer while the previous piece is on its way.
-    fn write_async(&self, buffer: &mut CudaSlice<u8>, bytes: &[u8]) -> Result<(), PluginError> {
-        let failed = |e| cuda_error("copying to the device", e);
-        // The copy waits for the work queued on the compute stream so far:
-        // the kernels that may still read `buffer`, and its allocation,
-        // which is ordered on that stream (cudarc's own tracking does not
-        // cover the allocation).
-        self.launched.record(&self.stream).map_err(failed)?;
-        self.copies.wait(&self.launched).map_err(failed)?;
-        let mut staging = self.staging();
-        for (index, piece) in bytes.chunks(STAGING_PIECE_BYTES).enumerate() {
-            let offset = index * STAGING_PIECE_BYTES;
-            self.upload_piece(&mut staging, buffer, offset, piece)
-                .map_err(failed)?;
-        }
-        Ok(())
+    fn write_async(&self, buffer: &mut Self::Buffer, bytes: &[u8]) -> Result<(), PluginError> {
+        self.upload(buffer, bytes, true)
     }
 
     fn wait_writes(&self) -> Result<(), PluginError> {
         let failed = |e| cuda_error("ordering kernels after copies", e);
         self.uploaded.record(&self.copies).map_err(failed)?;
-        self.stream.wait(&self.uploaded).map_err(failed)
+        self.stream.wait(&self.uploaded).map_err(failed)?;
+        self.staging().batch += 1;
+        Ok(())
     }
 
     /// Downloads on the compute stream through two staging buffers: piece
     /// i + 1 is on its way while the host copies piece i out.
-    fn read(&self, buffer: &CudaSlice<u8>, bytes: &mut [u8]) -> Result<(), PluginError> {
+    fn read(&self, buffer: &Self::Buffer, bytes: &mut [u8]) -> Result<(), PluginError> {
         let failed = |e| cuda_error("copying from the device", e);
         let mut staging = self.staging();
         let mut arrived: Option<(usize, Range<usize>)> = None;
@@ -334,7 +491,7 @@ impl GpuEngine for Engine {
         name: &str,
         threads: usize,
         block: Option<usize>,
-        args: &[Arg<'_, CudaSlice<u8>>],
+        args: &[Arg<'_, Self::Buffer>],
     ) -> Result<(), PluginError> {
         if threads == 0 {
             return Ok(());
@@ -348,7 +505,10 @@ impl GpuEngine for Engine {
         let mut launch = self.stream.launch_builder(&self.functions[name]);
         for arg in args {
             match arg {
-                Arg::Buffer(buffer) => launch.arg(*buffer),
+                Arg::Buffer(buffer) => {
+                    let slice: &CudaSlice<u8> = buffer;
+                    launch.arg(slice)
+                }
                 Arg::U32(value) => launch.arg(value),
                 // SAFETY: FrArg is a transparent wrapper of pce_fr.
                 Arg::Fr(value) => launch.arg(unsafe { &*(value as *const pce_fr as *const FrArg) }),

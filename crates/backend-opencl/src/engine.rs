@@ -16,7 +16,8 @@ use std::sync::{Mutex, PoisonError};
 
 use backend_api::plugin::{MemoryReport, PluginError};
 use gpu_backend::engine::{
-    Arg, Engine as GpuEngine, Limits, KERNELS, NTT_MAX_LOCAL_LOG, STAGING_PIECE_BYTES,
+    Arg, Charged, Engine as GpuEngine, Ledger, Limits, KERNELS, NTT_MAX_LOCAL_LOG,
+    STAGING_PIECE_BYTES,
 };
 use opencl3::command_queue::CommandQueue;
 use opencl3::context::Context;
@@ -28,22 +29,52 @@ use opencl3::types::{CL_BLOCKING, CL_NON_BLOCKING};
 use crate::platform::{cl_error, is_gpu, Found};
 use crate::program;
 
-/// Host buffers the asynchronous uploads copy from, used in turn: the
-/// caller's data may be gone before the copy runs.
-const UPLOAD_SLOTS: usize = 4;
+/// Most host buffers the asynchronous uploads copy from (the caller's data
+/// may be gone before the copy runs), used in turn. The ring grows (from
+/// one) when an upload would reuse a buffer whose copy belongs to the same
+/// batch (the uploads since the last [`GpuEngine::wait_writes`]): that copy
+/// waits for the kernels still reading its target, so waiting for it would
+/// hold the host until those kernels finish, before it has queued the next
+/// ones. A streamed MSM job is seven or eight pieces of at most
+/// [`STAGING_PIECE_BYTES`]; beyond twelve, uploads wait.
+const MAX_UPLOAD_SLOTS: usize = 12;
 
-/// One upload staging buffer and the copy that last read it.
+/// One upload staging buffer, the copy that last read it and that copy's
+/// batch.
 #[derive(Default)]
 struct Slot {
     bytes: Vec<u8>,
     copy: Option<Event>,
+    batch: u64,
 }
 
 /// The upload staging buffers.
 #[derive(Default)]
 struct Staging {
-    slots: [Slot; UPLOAD_SLOTS],
+    slots: Vec<Slot>,
     next: usize,
+    /// The batch being queued: counts the [`GpuEngine::wait_writes`] calls.
+    batch: u64,
+}
+
+impl Staging {
+    /// The buffer to copy the next piece from: the oldest one, or a new one
+    /// in its place when the oldest holds a piece of this batch and the
+    /// ring may still grow.
+    fn next_slot(&mut self) -> &mut Slot {
+        let next = self.next;
+        let busy = self
+            .slots
+            .get(next)
+            .is_some_and(|slot| slot.batch == self.batch);
+        if next >= self.slots.len() || (busy && self.slots.len() < MAX_UPLOAD_SLOTS) {
+            self.slots.insert(next, Slot::default());
+        }
+        self.next = (next + 1) % self.slots.len();
+        let slot = &mut self.slots[next];
+        slot.batch = self.batch;
+        slot
+    }
 }
 
 /// An open device.
@@ -57,6 +88,8 @@ pub struct Engine {
     /// Each kernel and the largest work-group the device runs it with.
     kernels: HashMap<&'static str, (Kernel, usize)>,
     limits: Limits,
+    /// The buffers allocated, against [`Limits::memory`].
+    ledger: Ledger,
     /// The device, for memory queries.
     device: opencl3::device::Device,
 }
@@ -114,6 +147,7 @@ impl Engine {
             copies,
             staging: Mutex::default(),
             kernels,
+            ledger: Ledger::new(limits.memory),
             limits,
             device: opencl3::device::Device::new(device.id()),
         })
@@ -121,41 +155,42 @@ impl Engine {
 }
 
 impl GpuEngine for Engine {
-    type Buffer = Buffer<u8>;
+    type Buffer = Charged<Buffer<u8>>;
 
     fn limits(&self) -> Limits {
         self.limits
     }
 
     /// OpenCL has no portable free-memory query: AMD's extension answers
-    /// where the driver has it (in KiB), otherwise the whole memory is
-    /// reported free. Within the memory this engine may use.
-    fn memory(&self) -> Result<MemoryReport, PluginError> {
-        let total = self.limits.memory;
-        let free = self
-            .device
+    /// where the driver has it (in KiB); in any case no more than the
+    /// engine's buffers leave of the memory it may use.
+    fn free_memory(&self) -> u64 {
+        let left = self.ledger.available();
+        self.device
             .global_free_memory_amd()
-            .map_or(total, |kib| (kib as u64).saturating_mul(1024));
+            .map_or(left, |kib| (kib as u64).saturating_mul(1024).min(left))
+    }
+
+    fn memory(&self) -> Result<MemoryReport, PluginError> {
         Ok(MemoryReport {
-            free: free.min(total),
-            total,
+            free: self.free_memory(),
+            total: self.limits.memory,
         })
     }
 
-    fn buffer(&self, bytes: usize) -> Result<Buffer<u8>, PluginError> {
+    /// Counted in the ledger first: beyond [`Limits::memory`] the buffer
+    /// is refused as out of memory, as the device would refuse it.
+    fn buffer(&self, bytes: usize) -> Result<Self::Buffer, PluginError> {
+        let bytes = bytes.max(1);
+        let charge = self.ledger.charge(bytes as u64)?;
         // SAFETY: no host pointer is passed.
-        unsafe {
-            Buffer::create(
-                &self.context,
-                CL_MEM_READ_WRITE,
-                bytes.max(1),
-                ptr::null_mut(),
-            )
-        }
-        .map_err(|e| cl_error(&format!("allocating {bytes} bytes of device memory"), e))
+        let buffer =
+            unsafe { Buffer::create(&self.context, CL_MEM_READ_WRITE, bytes, ptr::null_mut()) }
+                .map_err(|e| cl_error(&format!("allocating {bytes} bytes of device memory"), e))?;
+        Ok(Charged::new(buffer, charge))
     }
 
-    fn write(&self, buffer: &mut Buffer<u8>, bytes: &[u8]) -> Result<(), PluginError> {
+    fn write(&self, buffer: &mut Self::Buffer, bytes: &[u8]) -> Result<(), PluginError> {
         // SAFETY: blocking write from a live slice.
         unsafe {
             self.queue
@@ -168,16 +203,14 @@ impl GpuEngine for Engine {
     /// Copies from a staging buffer on the second queue, after a marker of
     /// the work queued so far on the first; each queue is flushed, as
     /// OpenCL requires of events waited for from another queue.
-    fn write_async(&self, buffer: &mut Buffer<u8>, bytes: &[u8]) -> Result<(), PluginError> {
+    fn write_async(&self, buffer: &mut Self::Buffer, bytes: &[u8]) -> Result<(), PluginError> {
         let failed = |e| cl_error("copying to the device", e);
         // SAFETY: a marker with no wait list waits for everything queued before.
         let launched = unsafe { self.queue.enqueue_marker_with_wait_list(&[]) }.map_err(failed)?;
         self.queue.flush().map_err(failed)?;
         let mut staging = self.staging.lock().unwrap_or_else(PoisonError::into_inner);
         for (index, piece) in bytes.chunks(STAGING_PIECE_BYTES).enumerate() {
-            let next = staging.next;
-            staging.next = (next + 1) % UPLOAD_SLOTS;
-            let slot = &mut staging.slots[next];
+            let slot = staging.next_slot();
             if let Some(copy) = slot.copy.take() {
                 copy.wait().map_err(failed)?;
             }
@@ -208,12 +241,15 @@ impl GpuEngine for Engine {
         let uploaded = unsafe { self.copies.enqueue_marker_with_wait_list(&[]) }.map_err(failed)?;
         self.copies.flush().map_err(failed)?;
         // SAFETY: the wait list holds one live event.
-        unsafe { self.queue.enqueue_barrier_with_wait_list(&[uploaded.get()]) }
-            .map(drop)
-            .map_err(failed)
+        unsafe { self.queue.enqueue_barrier_with_wait_list(&[uploaded.get()]) }.map_err(failed)?;
+        self.staging
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .batch += 1;
+        Ok(())
     }
 
-    fn read(&self, buffer: &Buffer<u8>, bytes: &mut [u8]) -> Result<(), PluginError> {
+    fn read(&self, buffer: &Self::Buffer, bytes: &mut [u8]) -> Result<(), PluginError> {
         // SAFETY: blocking read into a live slice.
         unsafe {
             self.queue
@@ -228,7 +264,7 @@ impl GpuEngine for Engine {
         name: &str,
         threads: usize,
         block: Option<usize>,
-        args: &[Arg<'_, Buffer<u8>>],
+        args: &[Arg<'_, Self::Buffer>],
     ) -> Result<(), PluginError> {
         if threads == 0 {
             return Ok(());

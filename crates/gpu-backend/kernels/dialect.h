@@ -14,7 +14,17 @@ typedef uint u32;
 #define GLOBAL __global
 #define SHARED __local
 #define DEVICE static inline
+/* The point operations and the Fp and Fp2 products (see the CUDA branch):
+ * real calls when the host passes -DPCE_NOINLINE_CALLS, which it does
+ * first on every platform and drops when that build fails. Clang-based
+ * compilers (PoCL, and the LLVM-based vendor compilers) accept the GNU
+ * attribute; inlined into every call site they make the program many
+ * times larger and its build correspondingly slower. */
+#ifdef PCE_NOINLINE_CALLS
+#define DEVICE_CALL static __attribute__((noinline))
+#else
 #define DEVICE_CALL static inline
+#endif
 #define THREAD_ID() ((u32)get_global_id(0))
 #define LOCAL_ID() ((u32)get_local_id(0))
 #define GROUP_ID() ((u32)get_group_id(0))

@@ -17,6 +17,11 @@
 use backend_api::ffi::{
     pce_fr, pce_g1_affine, pce_g1_projective, pce_g2_affine, pce_g2_projective, pce_scalar,
 };
+use std::ops::{Deref, DerefMut};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use backend_api::ffi::PCE_ERR_OUT_OF_MEMORY;
 use backend_api::plugin::{MemoryReport, PluginError};
 
 /// Types that may be copied to and from device memory as raw bytes: plain
@@ -143,12 +148,14 @@ pub trait Engine {
         Ok(())
     }
 
-    /// Bytes of device memory MSM bases may occupy now; beyond it they are
-    /// streamed from the host. By default 60 % of the device's memory,
-    /// leaving room for buckets and NTT buffers; engines that can ask the
-    /// driver for free memory do better.
-    fn memory_for_bases(&self) -> u64 {
-        (self.limits().memory as f64 * 0.6) as u64
+    /// Bytes of device memory this engine may still allocate now: what the
+    /// driver reports free (other processes count) within what the
+    /// engine's [`Ledger`] has left under [`Limits::memory`]. The MSM sizes
+    /// its working memory from it and admits bases against it. By default
+    /// the device's whole memory: engines that count their buffers do
+    /// better.
+    fn free_memory(&self) -> u64 {
+        self.limits().memory
     }
 
     /// Free and total device memory, for the host's `device_memory`. By
@@ -179,6 +186,118 @@ pub trait Engine {
         }
         self.read(buffer, bytes_of_mut(values))
     }
+}
+
+/// The device memory an engine has allocated, counted against a cap
+/// ([`Limits::memory`], which `$PCE_GPU_MEMORY_LIMIT` lowers).
+///
+/// Drivers report free memory late or not at all (OpenCL has no query;
+/// CUDA's counts other processes but knows no cap), so the engines count
+/// their own buffers: the MSM budgets its buckets and terms from what is
+/// left, bases are admitted against it, and a buffer beyond the cap is
+/// refused with `PCE_ERR_OUT_OF_MEMORY` as the device would refuse it. A
+/// cap therefore makes any device, PoCL's included, behave like a small
+/// GPU, out-of-memory paths included.
+#[derive(Debug, Clone)]
+pub struct Ledger {
+    cap: u64,
+    used: Arc<AtomicU64>,
+}
+
+impl Ledger {
+    /// A ledger of `cap` bytes, none used.
+    pub fn new(cap: u64) -> Self {
+        Self {
+            cap,
+            used: Arc::default(),
+        }
+    }
+
+    /// Bytes left under the cap.
+    pub fn available(&self) -> u64 {
+        self.cap.saturating_sub(self.used.load(Ordering::Relaxed))
+    }
+
+    /// Counts `bytes` until the returned charge is dropped, or refuses them
+    /// when they would pass the cap.
+    pub fn charge(&self, bytes: u64) -> Result<Charge, PluginError> {
+        let mut used = self.used.load(Ordering::Relaxed);
+        loop {
+            let total = used.saturating_add(bytes);
+            if total > self.cap {
+                return Err(PluginError::new(
+                    PCE_ERR_OUT_OF_MEMORY,
+                    format!(
+                        "allocating {bytes} bytes of device memory: {used} of the {} this engine may use are taken",
+                        self.cap
+                    ),
+                ));
+            }
+            match self
+                .used
+                .compare_exchange_weak(used, total, Ordering::Relaxed, Ordering::Relaxed)
+            {
+                Ok(_) => {
+                    return Ok(Charge {
+                        bytes,
+                        used: self.used.clone(),
+                    })
+                }
+                Err(now) => used = now,
+            }
+        }
+    }
+}
+
+/// Bytes counted in a [`Ledger`] until dropped.
+#[derive(Debug)]
+pub struct Charge {
+    bytes: u64,
+    used: Arc<AtomicU64>,
+}
+
+impl Drop for Charge {
+    fn drop(&mut self) {
+        self.used.fetch_sub(self.bytes, Ordering::Relaxed);
+    }
+}
+
+/// A device buffer of an API and its [`Charge`]: the charge is dropped
+/// after the buffer (fields drop in order), when the API has been told to
+/// free it.
+#[derive(Debug)]
+pub struct Charged<B> {
+    buffer: B,
+    _charge: Charge,
+}
+
+impl<B> Charged<B> {
+    /// `buffer`, counted by `charge`.
+    pub fn new(buffer: B, charge: Charge) -> Self {
+        Self {
+            buffer,
+            _charge: charge,
+        }
+    }
+}
+
+impl<B> Deref for Charged<B> {
+    type Target = B;
+    fn deref(&self) -> &B {
+        &self.buffer
+    }
+}
+
+impl<B> DerefMut for Charged<B> {
+    fn deref_mut(&mut self) -> &mut B {
+        &mut self.buffer
+    }
+}
+
+/// Whether `error` is the device (or the ledger) running out of memory:
+/// the MSM and the QAP step then retry in less memory.
+pub fn out_of_memory(error: &PluginError) -> bool {
+    error.status == PCE_ERR_OUT_OF_MEMORY
 }
 
 /// Kernel names of [`crate::source`] every engine must create.

@@ -19,8 +19,20 @@
 //! Copying every thread's partial sum back (over 10^5 points on a large
 //! GPU) and adding them on the host cost more than the MSM's kernels.
 //!
-//! An MSM is a sequence of jobs, one per (chunk of bases, MSM of the
-//! batch). The uploads of job j + 1 (its terms, and a streamed chunk's
+//! Device memory is budgeted from what the engine has free when the MSM
+//! starts ([`Engine::free_memory`], every buffer of the device counted:
+//! resident bases, NTT twiddles, other operations' buffers): the streamed
+//! chunks and accumulators first, then half of the rest for the two slots
+//! of terms (which caps the terms of one job) and the other half for the
+//! buckets and partial sums (which caps the window width). Out of memory
+//! all the same (another process, fragmentation), the MSM starts over in
+//! half the budget, narrower windows and shorter jobs, before it fails.
+//! Bases are kept on the device only while they leave a quarter of the
+//! device free for those working sets and the NTTs; else, or when their
+//! upload runs out of memory, they are streamed.
+//!
+//! An MSM is a sequence of jobs, one per (range of at most the budget's
+//! terms within a chunk of bases, MSM of the batch). The uploads of job j + 1 (its terms, and a streamed chunk's
 //! points) are started with [`Engine::write_async`] before the kernels of
 //! job j are launched, into the other of two slots: copies overlap
 //! kernels, and the host splits the next job's scalars meanwhile.
@@ -35,10 +47,29 @@ use backend_api::ffi::{
 use backend_api::plugin::split::Split;
 use backend_api::plugin::{HostPoints, PluginError, Points, Storage};
 
-use crate::engine::{bytes_of, Arg, Engine, Plain};
+use tracing::warn;
 
-/// Share of device memory the buckets of one MSM may occupy.
-const BUCKET_SHARE: f64 = 0.25;
+use crate::engine::{bytes_of, out_of_memory, Arg, Engine, Plain};
+
+/// Bases are admitted to the device while they leave this share (a
+/// quarter) of its memory free: room for the QAP step (four vectors of the
+/// domain: 17 GiB at 2^27, a fifth of 80 GB, freed when it returns) and
+/// then the MSMs' terms and buckets. Bases past it are streamed.
+const RESERVE_DIVISOR: u64 = 4;
+
+/// Device bytes per term in one slot at most: a one costs a 4-byte index,
+/// another term a 4-byte index and a 32-byte scalar, and each of a slot's
+/// three buffers grows to the largest count of its kind over the jobs.
+const TERM_BYTES: u64 = 40;
+
+/// Points of the least plan: one slice of two-bit windows (128 windows,
+/// two buckets and a partial sum each). Budgets below it all give that
+/// plan.
+const MIN_PLAN_POINTS: u64 = 3 * (SIGNED_BITS / 2) as u64;
+
+/// The part of the free memory (one sixteenth) an MSM leaves out of its
+/// budget: allocation granularity, alignment and the driver's own needs.
+const HEADROOM_DIVISOR: u64 = 16;
 
 /// Bits the signed windows must cover: the 255 bits of a scalar plus the
 /// carry a top window above half its range would produce.
@@ -76,25 +107,33 @@ pub struct MsmPlan {
 impl MsmPlan {
     /// The plan for `terms` terms on a device that runs about
     /// `parallel_threads` threads at once, with room for at most
-    /// `max_buckets` buckets.
+    /// `max_points` points of buckets and partial sums ([`Self::points`]).
     ///
     /// Each thread adds its slice's terms to its buckets, then sums its
     /// 2^(bits−1) buckets with about 2^bits additions; threads beyond
     /// the device's parallelism run in further waves. The plan minimises
-    /// waves × additions per thread.
-    pub fn new(terms: usize, parallel_threads: u32, max_buckets: u64) -> Self {
+    /// waves × additions per thread. Within the room, slices are fewer
+    /// than the parallelism asks where the buckets would not fit; where no
+    /// plan fits, the one with the fewest points ([`MIN_PLAN_POINTS`]).
+    pub fn new(terms: usize, parallel_threads: u32, max_points: u64) -> Self {
         let terms = terms.max(1) as u64;
         let parallel = u64::from(parallel_threads.max(1));
         let mut best: Option<(u64, MsmPlan)> = None;
+        let mut smallest: Option<MsmPlan> = None;
         for bits in 1..=MAX_WINDOW_BITS {
             let windows = SIGNED_BITS.div_ceil(bits);
-            let slices = (parallel / u64::from(windows)).clamp(1, terms) as u32;
+            let per_slice = u64::from(windows) * ((1u64 << (bits - 1)) + 1);
+            let fitting = max_points / per_slice;
+            let slices = (parallel / u64::from(windows)).min(fitting).clamp(1, terms) as u32;
             let plan = MsmPlan {
                 bits,
                 windows,
                 slices,
             };
-            if plan.buckets() > max_buckets && bits > 1 {
+            if smallest.is_none_or(|small| plan.points() < small.points()) {
+                smallest = Some(plan);
+            }
+            if plan.points() > max_points {
                 continue;
             }
             let threads = u64::from(plan.threads());
@@ -105,7 +144,9 @@ impl MsmPlan {
                 best = Some((cost, plan));
             }
         }
-        best.expect("bits = 1 is always considered").1
+        best.map(|(_, plan)| plan)
+            .or(smallest)
+            .expect("at least one width is considered")
     }
 
     /// Threads of the bucket kernel.
@@ -117,6 +158,59 @@ impl MsmPlan {
     /// magnitude).
     pub fn buckets(&self) -> u64 {
         u64::from(self.threads()) << (self.bits - 1)
+    }
+
+    /// Points of device memory the plan needs: its buckets and one partial
+    /// sum per thread.
+    pub fn points(&self) -> u64 {
+        self.buckets() + u64::from(self.threads())
+    }
+}
+
+/// The device memory one MSM call plans with (see the module doc).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Budget {
+    /// Most terms (ones and others) of one job.
+    job_terms: usize,
+    /// Most points of buckets and partial sums.
+    points: u64,
+}
+
+impl Budget {
+    /// The budget of a batch of `batch` MSMs over `bases` in the engine's
+    /// free memory now.
+    fn new<C: Curve, E: Engine>(
+        engine: &E,
+        bases: &GroupBases<C::Affine, E::Buffer>,
+        batch: usize,
+    ) -> Self {
+        let limits = engine.limits();
+        let xyzz = C::XYZZ_BYTES as u64;
+        let streamed = match bases.place {
+            Place::Host(_) => 2 * (bases.chunk_len * size_of::<C::Affine>()) as u64,
+            Place::Device(_) => 0,
+        };
+        let fixed = batch as u64 * (xyzz + size_of::<C::Point>() as u64) + streamed;
+        let mut available = engine.free_memory().saturating_sub(fixed);
+        available -= available / HEADROOM_DIVISOR;
+        let job_terms = (available / 2 / (2 * TERM_BYTES))
+            .min(limits.max_alloc / size_of::<pce_scalar>() as u64)
+            .clamp(1, bases.chunk_len as u64);
+        let buckets =
+            (available - (2 * TERM_BYTES * job_terms).min(available)).min(limits.max_alloc);
+        Self {
+            job_terms: job_terms as usize,
+            points: buckets / xyzz,
+        }
+    }
+
+    /// Half this budget, or `None` when it is the least one already.
+    fn narrower(self) -> Option<Self> {
+        let narrower = Self {
+            job_terms: (self.job_terms / 2).max(1),
+            points: self.points / 2,
+        };
+        (narrower.job_terms < self.job_terms || self.points > MIN_PLAN_POINTS).then_some(narrower)
     }
 }
 
@@ -223,13 +317,25 @@ fn points_in<A>(bytes: u64) -> usize {
 }
 
 impl<A: Plain, B> GroupBases<A, B> {
+    /// On the device when the bases leave a quarter of its memory free
+    /// ([`RESERVE_DIVISOR`]) and twice the least bucket plan (XYZZ points
+    /// are twice the affine size) besides, and their upload succeeds; else
+    /// streamed. The second term only matters under a small
+    /// `PCE_GPU_MEMORY_LIMIT`, where a quarter is less than any MSM needs.
     fn new<E: Engine<Buffer = B>>(engine: &E, points: HostPoints<A>) -> Result<Self, PluginError> {
         let bytes = size_of_val(points.as_slice()) as u64;
-        if bytes <= engine.memory_for_bases() {
-            Self::resident(engine, points.as_slice())
-        } else {
-            Ok(Self::streamed(engine, Storage::new(points)))
+        let least_plan = MIN_PLAN_POINTS * 2 * size_of::<A>() as u64;
+        let reserve = engine.limits().memory / RESERVE_DIVISOR + 2 * least_plan;
+        if bytes.saturating_add(reserve) <= engine.free_memory() {
+            match Self::resident(engine, points.as_slice()) {
+                Ok(bases) => return Ok(bases),
+                Err(error) if out_of_memory(&error) => {
+                    warn!(bytes, %error.message, "MSM bases did not fit on the device; streaming them");
+                }
+                Err(error) => return Err(error),
+            }
         }
+        Ok(Self::streamed(engine, Storage::new(points)))
     }
 
     /// `points` in device buffers as large as the device allows.
@@ -269,13 +375,16 @@ impl<A: Plain, B> GroupBases<A, B> {
 }
 
 /// One run of the kernels: the terms of MSM `k` of the batch that fall in
-/// chunk `chunk` of the bases, `range` (indices into all the bases).
+/// `range` (indices into all the bases), part of chunk `chunk` of the
+/// bases.
 struct Job {
     /// Position of the chunk among the chunks this MSM touches (which of
     /// the two streaming slots holds it).
     position: usize,
     chunk: usize,
     range: Range<usize>,
+    /// Whether this is the chunk's first job.
+    first: bool,
     k: usize,
 }
 
@@ -287,6 +396,9 @@ struct Staged {
 }
 
 /// For each k, `out[k] = Σ_i scalars[k · count + i] · bases[offset + i]`.
+///
+/// Within the [`Budget`] of the engine's free memory; out of memory, again
+/// in half the budget, until the least one fails too.
 pub fn msm<C: Curve, E: Engine>(
     engine: &E,
     bases: &GroupBases<C::Affine, E::Buffer>,
@@ -298,6 +410,30 @@ pub fn msm<C: Curve, E: Engine>(
     if out.is_empty() {
         return Ok(());
     }
+    let mut budget = Budget::new::<C, E>(engine, bases, out.len());
+    loop {
+        match msm_within::<C, E>(engine, bases, (offset, count), scalars, out, budget) {
+            Err(error) if out_of_memory(&error) => match budget.narrower() {
+                Some(narrower) => {
+                    warn!(?budget, ?narrower, %error.message, "MSM out of device memory; again in less");
+                    budget = narrower;
+                }
+                None => return Err(error),
+            },
+            result => return result,
+        }
+    }
+}
+
+/// [`msm`] within `budget`.
+fn msm_within<C: Curve, E: Engine>(
+    engine: &E,
+    bases: &GroupBases<C::Affine, E::Buffer>,
+    (offset, count): (usize, usize),
+    scalars: &[pce_scalar],
+    out: &mut [C::Point],
+    budget: Budget,
+) -> Result<(), PluginError> {
     let chunks: Vec<(usize, Range<usize>)> = (0..bases.len.div_ceil(bases.chunk_len))
         .filter_map(|chunk| {
             let span = bases.chunk(chunk);
@@ -305,15 +441,21 @@ pub fn msm<C: Curve, E: Engine>(
             (!range.is_empty()).then_some((chunk, range))
         })
         .collect();
+    let step = budget.job_terms.max(1);
+    let batch = out.len();
     let jobs: Vec<Job> = chunks
         .iter()
         .enumerate()
         .flat_map(|(position, (chunk, range))| {
-            (0..out.len()).map(move |k| Job {
-                position,
-                chunk: *chunk,
-                range: range.clone(),
-                k,
+            range.clone().step_by(step).flat_map(move |start| {
+                let part = start..(start + step).min(range.end);
+                (0..batch).map(move |k| Job {
+                    position,
+                    chunk: *chunk,
+                    range: part.clone(),
+                    first: start == range.start,
+                    k,
+                })
             })
         })
         .collect();
@@ -323,7 +465,7 @@ pub fn msm<C: Curve, E: Engine>(
         Terms::new(&scalars[start..start + job.range.len()], first as u32..)
     };
 
-    let mut run = Run::<C, E>::new(engine, bases, out.len())?;
+    let mut run = Run::<C, E>::new(engine, bases, out.len(), budget)?;
     if let Some((chunk, _)) = chunks.first() {
         run.stage_bases(*chunk, 0)?;
     }
@@ -338,7 +480,7 @@ pub fn msm<C: Curve, E: Engine>(
         engine.wait_writes()?;
         // The next chunk's streamed points, once the previous chunk's
         // kernels (the last readers of its slot) have all been launched.
-        if job.k == 0 {
+        if job.k == 0 && job.first {
             if let Some((chunk, _)) = chunks.get(job.position + 1) {
                 run.stage_bases(*chunk, (job.position + 1) % 2)?;
             }
@@ -431,6 +573,7 @@ struct Run<'a, C: Curve, E: Engine> {
     terms: [TermBuffers<E::Buffer>; 2],
     buckets: Scratch<E::Buffer>,
     partials: Scratch<E::Buffer>,
+    budget: Budget,
     curve: PhantomData<C>,
 }
 
@@ -439,6 +582,7 @@ impl<'a, C: Curve, E: Engine> Run<'a, C, E> {
         engine: &'a E,
         bases: &'a GroupBases<C::Affine, E::Buffer>,
         batch: usize,
+        budget: Budget,
     ) -> Result<Self, PluginError> {
         let bytes = batch * C::XYZZ_BYTES;
         let mut acc = engine.buffer(bytes)?;
@@ -452,6 +596,7 @@ impl<'a, C: Curve, E: Engine> Run<'a, C, E> {
             terms: Default::default(),
             buckets: Scratch::default(),
             partials: Scratch::default(),
+            budget,
             curve: PhantomData,
         })
     }
@@ -490,7 +635,8 @@ impl<'a, C: Curve, E: Engine> Run<'a, C, E> {
         };
         let terms = &self.terms[slot];
         if staged.ones > 0 {
-            let slices = limits.parallel_threads.clamp(1, staged.ones);
+            let room = u32::try_from(self.budget.points).unwrap_or(u32::MAX);
+            let slices = limits.parallel_threads.min(room).clamp(1, staged.ones);
             let partials = self.partials.get(engine, slices as usize * C::XYZZ_BYTES)?;
             engine.launch(
                 C::SUM_KERNEL,
@@ -507,12 +653,10 @@ impl<'a, C: Curve, E: Engine> Run<'a, C, E> {
             accumulate::<C, E>(engine, partials, 0, 1, slices, &self.acc, job.k)?;
         }
         if staged.terms > 0 {
-            let bucket_budget = (limits.max_alloc as f64).min(limits.memory as f64 * BUCKET_SHARE)
-                / C::XYZZ_BYTES as f64;
             let plan = MsmPlan::new(
                 staged.terms as usize,
                 limits.parallel_threads,
-                bucket_budget as u64,
+                self.budget.points,
             );
             let buckets = self
                 .buckets
@@ -658,6 +802,13 @@ mod tests {
         /// Kernels launched while an upload was still pending: copies that
         /// could overlap kernels.
         overlapped: std::cell::Cell<usize>,
+        /// What [`Engine::free_memory`] says.
+        free: u64,
+        /// Buffers larger than this are refused as out of memory (set once
+        /// the bases are on the device).
+        refuse_above: std::cell::Cell<usize>,
+        /// Buffers refused so.
+        refused: std::cell::Cell<usize>,
     }
 
     fn value(buffer: &[u8], stride: usize, index: usize) -> u64 {
@@ -704,7 +855,18 @@ mod tests {
             self.limits
         }
 
+        fn free_memory(&self) -> u64 {
+            self.free
+        }
+
         fn buffer(&self, bytes: usize) -> Result<MockBuffer, PluginError> {
+            if bytes > self.refuse_above.get() {
+                self.refused.set(self.refused.get() + 1);
+                return Err(PluginError::new(
+                    backend_api::ffi::PCE_ERR_OUT_OF_MEMORY,
+                    "mock out of memory",
+                ));
+            }
             // Not zero: a kernel reading memory nobody wrote goes wrong.
             Ok(MockBuffer::new(vec![0xa5; bytes.max(1)].into()))
         }
@@ -872,6 +1034,32 @@ mod tests {
         C::Affine: Default,
         C::Point: Default,
     {
+        check_mock_in::<C>(
+            timing,
+            streamed,
+            len,
+            chunk_points,
+            parallel_threads,
+            (offset, count, batch),
+            (1 << 40, usize::MAX),
+        );
+    }
+
+    /// [`check_mock`] with the engine's free memory and its largest buffer
+    /// (`memory`); returns the buffers refused.
+    fn check_mock_in<C: Curve>(
+        timing: Timing,
+        streamed: bool,
+        len: usize,
+        chunk_points: u64,
+        parallel_threads: u32,
+        (offset, count, batch): (usize, usize, usize),
+        (free, refuse_above): (u64, usize),
+    ) -> usize
+    where
+        C::Affine: Default,
+        C::Point: Default,
+    {
         let point = size_of::<C::Affine>() as u64;
         let engine = Mock {
             limits: Limits {
@@ -887,6 +1075,9 @@ mod tests {
             timing,
             pending: Default::default(),
             overlapped: Default::default(),
+            free,
+            refuse_above: std::cell::Cell::new(usize::MAX),
+            refused: Default::default(),
         };
         let mut seed = len as u64 ^ u64::from(parallel_threads) << 32;
         let values: Vec<u64> = (0..len).map(|_| random(&mut seed)).collect();
@@ -897,6 +1088,7 @@ mod tests {
             GroupBases::resident(&engine, &points).unwrap()
         };
         assert_eq!(bases.chunk_len as u64, chunk_points);
+        engine.refuse_above.set(refuse_above);
         // Zeros, ones, small and full-width scalars (below 2^255).
         let scalars: Vec<pce_scalar> = (0..count * batch)
             .map(|_| match random(&mut seed) % 4 {
@@ -928,6 +1120,7 @@ mod tests {
         if timing == Timing::Late && count > 0 && jobs * batch > 1 {
             assert!(engine.overlapped.get() > 0, "no upload overlapped a kernel");
         }
+        engine.refused.get()
     }
 
     trait TopBitClear {
@@ -952,6 +1145,74 @@ mod tests {
             check_mock::<G1>(timing, true, 100, 8, 8, (17, 5, 2));
             check_mock::<G1>(timing, true, 100, 8, 8, (17, 0, 2));
         }
+    }
+
+    #[test]
+    fn a_small_budget_cuts_chunks_into_several_jobs() {
+        // 2 KiB free: about 12 terms per job, so each chunk of 1024 (or of
+        // 8 streamed) points is cut into jobs that share its slot.
+        for timing in [Timing::Early, Timing::Late] {
+            assert_eq!(
+                check_mock_in::<G1>(
+                    timing,
+                    false,
+                    300,
+                    1024,
+                    64,
+                    (5, 290, 2),
+                    (2048, usize::MAX)
+                ),
+                0
+            );
+            assert_eq!(
+                check_mock_in::<G1>(
+                    timing,
+                    true,
+                    100,
+                    8,
+                    8,
+                    (3, 90, 3),
+                    (2048 + 16 * 96, usize::MAX)
+                ),
+                0
+            );
+        }
+    }
+
+    #[test]
+    fn out_of_memory_starts_over_narrower() {
+        // Ample free memory and 384 KiB buffers, but none above 200 KiB
+        // once the bases are in: the first plans' buckets are refused,
+        // narrower ones go through.
+        for timing in [Timing::Early, Timing::Late] {
+            let refused = check_mock_in::<G1>(
+                timing,
+                false,
+                3000,
+                4096,
+                4096,
+                (1, 2998, 2),
+                (1 << 40, 200 << 10),
+            );
+            assert!(refused > 0, "nothing was refused");
+        }
+    }
+
+    #[test]
+    fn budgets_narrow_to_the_least_plan_and_stop() {
+        let mut budget = Budget {
+            job_terms: 1 << 20,
+            points: 1 << 30,
+        };
+        let mut steps = 0;
+        while let Some(narrower) = budget.narrower() {
+            assert!(narrower.job_terms <= budget.job_terms && narrower.points <= budget.points);
+            budget = narrower;
+            steps += 1;
+        }
+        assert_eq!(budget.job_terms, 1);
+        assert!(budget.points <= MIN_PLAN_POINTS, "{budget:?}");
+        assert!(steps <= 30, "{steps}");
     }
 
     #[test]

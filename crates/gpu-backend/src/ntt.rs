@@ -4,13 +4,17 @@
 //! sequence of launches, one upload and one download per vector.
 
 use backend_api::ffi::{pce_fr, PCE_ERR_UNSUPPORTED};
-use backend_api::interop::{root_of_unity, scalars_as_fr};
+use backend_api::interop::{
+    fr_as_scalars, fr_as_scalars_mut, root_of_unity, scalars_as_fr, scalars_as_fr_mut,
+};
 use backend_api::plugin::PluginError;
 use blstrs::Scalar;
 use ff::{Field, PrimeField};
 use rayon::prelude::*;
 
-use crate::engine::{bytes_of, Arg, Engine};
+use tracing::warn;
+
+use crate::engine::{bytes_of, out_of_memory, Arg, Engine};
 
 /// Elements per thread of `ntt_scale`.
 const SCALE_CHUNK: usize = crate::NTT_SCALE_CHUNK as usize;
@@ -153,8 +157,25 @@ impl<B> Domain<B> {
     /// groth16-prover's qap.rs): A, B, C interpolated; A and B evaluated on
     /// the coset and multiplied; the product interpolated from the coset
     /// (`L + γ·U`); `h = (C − (L + γ·U)) / (1 − γ)`. a, b, c stay on the
-    /// device throughout: three uploads and one download.
+    /// device throughout: three uploads and one download. Where the device
+    /// has no room for the three vectors, the same six transforms run one
+    /// vector at a time through one buffer ([`Self::qap_h_narrow`]).
     pub fn qap_h<E: Engine<Buffer = B>>(
+        &self,
+        engine: &E,
+        abc: &mut [pce_fr],
+    ) -> Result<(), PluginError> {
+        match self.qap_h_on_device(engine, abc) {
+            Err(error) if out_of_memory(&error) => {
+                warn!(log_n = self.log_n, %error.message, "QAP step out of device memory; one vector at a time");
+                self.qap_h_narrow(engine, abc)
+            }
+            result => result,
+        }
+    }
+
+    /// [`Self::qap_h`] with a, b and c on the device.
+    fn qap_h_on_device<E: Engine<Buffer = B>>(
         &self,
         engine: &E,
         abc: &mut [pce_fr],
@@ -190,6 +211,34 @@ impl<B> Domain<B> {
             ],
         )?;
         engine.download(a, &mut abc[..n])
+    }
+
+    /// [`Self::qap_h`] in one device buffer of the domain's size: each
+    /// transform uploads and downloads its vector, and the pointwise steps
+    /// run on the host. A failed device attempt has changed nothing in
+    /// `abc`: it downloads its result last.
+    fn qap_h_narrow<E: Engine<Buffer = B>>(
+        &self,
+        engine: &E,
+        abc: &mut [pce_fr],
+    ) -> Result<(), PluginError> {
+        let n = self.size();
+        self.transform(engine, true, false, abc)?;
+        self.transform(engine, false, true, &mut abc[..2 * n])?;
+        let scalars = fr_as_scalars_mut(abc);
+        let (a, bc) = scalars.split_at_mut(n);
+        let (b, c) = bc.split_at_mut(n);
+        a.par_iter_mut()
+            .zip(b.par_iter())
+            .for_each(|(a, b)| *a *= b);
+        self.transform(engine, true, true, scalars_as_fr_mut(a))?;
+        let [scale] = fr_as_scalars(&[qap_scale(self.log_n)])[..] else {
+            unreachable!("one element")
+        };
+        a.par_iter_mut()
+            .zip(c.par_iter())
+            .for_each(|(a, c)| *a = (*c - *a) * scale);
+        Ok(())
     }
 
     /// One transform of the vector in `buffer`.
@@ -281,6 +330,67 @@ impl<B> Domain<B> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::Limits;
+    use std::cell::RefCell;
+
+    /// An engine that records the kernels launched and runs none of them.
+    struct Launches(RefCell<Vec<String>>);
+
+    impl Engine for Launches {
+        type Buffer = Vec<u8>;
+
+        fn limits(&self) -> Limits {
+            Limits {
+                parallel_threads: 64,
+                max_alloc: 1 << 30,
+                memory: 1 << 30,
+                ntt_local_log: 4,
+            }
+        }
+
+        fn buffer(&self, bytes: usize) -> Result<Vec<u8>, PluginError> {
+            Ok(vec![0; bytes])
+        }
+
+        fn write(&self, buffer: &mut Vec<u8>, bytes: &[u8]) -> Result<(), PluginError> {
+            buffer[..bytes.len()].copy_from_slice(bytes);
+            Ok(())
+        }
+
+        fn read(&self, buffer: &Vec<u8>, bytes: &mut [u8]) -> Result<(), PluginError> {
+            bytes.copy_from_slice(&buffer[..bytes.len()]);
+            Ok(())
+        }
+
+        fn launch(
+            &self,
+            name: &str,
+            _threads: usize,
+            _block: Option<usize>,
+            _args: &[Arg<'_, Vec<u8>>],
+        ) -> Result<(), PluginError> {
+            self.0.borrow_mut().push(name.to_owned());
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn qap_h_runs_the_hosts_six_transforms() {
+        let engine = Launches(RefCell::default());
+        let domain = Domain::new(&engine, 6).unwrap();
+        let mut abc = vec![pce_fr::default(); 3 * domain.size()];
+        domain.qap_h(&engine, &mut abc).unwrap();
+        let launches = engine.0.borrow();
+        let count = |name: &str| launches.iter().filter(|l| *l == name).count();
+        // One bit reversal per transform: three inverse, two coset
+        // forward, one inverse coset.
+        assert_eq!(count("ntt_bit_reverse"), 6, "{launches:?}");
+        // 1/n after each inverse (four), g^i before each coset forward
+        // (two); the inverse coset's 1/n and g^-i are one pass.
+        assert_eq!(count("ntt_scale"), 6, "{launches:?}");
+        assert_eq!(count("qap_mul"), 1);
+        assert_eq!(count("qap_combine"), 1);
+    }
 
     #[test]
     fn twiddles_are_the_powers_of_the_root_across_chunks() {

@@ -175,3 +175,43 @@ fn bases_larger_than_device_memory_are_chunked_and_streamed() {
     assert!(out.contains("PASS  MSM G2 n=2^8 Random distinct"), "{out}");
     assert!(!out.contains("FAIL"), "{out}");
 }
+
+#[test]
+fn a_32gib_partition_fits_a_40gb_device_at_scale() {
+    // A 32 GiB PoRep partition with every size divided by 2^12 on a
+    // device with 40 GB / 2^12 of memory: its bases (44 GiB at full size)
+    // cannot all stay on it, so the MSM budget must stream them and still
+    // fit its term slots and buckets in what is left.
+    let limit = (40_000_000_000u64 >> 12).to_string();
+    let output = common::pce_prover(
+        &[
+            "bench",
+            "partition",
+            "--shape",
+            "32GiB",
+            "--backend",
+            "opencl",
+            "--shrink",
+            "12",
+            "--pool-log",
+            "10",
+        ],
+        &[
+            ("PCE_OPENCL_CACHE", shared_cache().as_os_str()),
+            ("PCE_GPU_MEMORY_LIMIT", OsStr::new(&limit)),
+        ],
+    );
+    if skip_without_opencl(&output) {
+        return;
+    }
+    let out = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{out}");
+    assert!(out.contains("domain 2^15"), "{out}");
+    for step in ["QAP (h)", "H MSM", "L MSM", "A MSM", "B G1 MSM", "B G2 MSM"] {
+        assert!(
+            out.lines()
+                .any(|l| l.starts_with(step) && l.ends_with("MiB")),
+            "{step}: {out}"
+        );
+    }
+}

@@ -10,7 +10,6 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use backend_check::partition::{run, Options, PartitionError, PartitionReport, PartitionShape};
 use clap::Args;
-use proving_engine::memory::gib;
 use serde_json::json;
 
 use crate::backend_cmd::{load, open, unavailable};
@@ -93,6 +92,15 @@ fn shape_of(spec: &str) -> Result<(String, PartitionShape)> {
 
 fn seconds(d: &Duration) -> f64 {
     d.as_secs_f64()
+}
+
+/// Bytes in GiB, or in MiB below one GiB (shrunk shapes are small).
+fn size(bytes: u64) -> String {
+    if bytes >= 1 << 30 {
+        format!("{:.2} GiB", bytes as f64 / (1u64 << 30) as f64)
+    } else {
+        format!("{:.1} MiB", bytes as f64 / (1u64 << 20) as f64)
+    }
 }
 
 /// `pce-prover bench partition`.
@@ -178,7 +186,7 @@ fn print_table(report: &PartitionReport) {
         header += &format!(" {:>10}", format!("run {run}"));
     }
     println!("{header} {:>14}", "device in use");
-    let memory = |used: Option<u64>| used.map(gib).unwrap_or_else(|| "-".into());
+    let memory = |used: Option<u64>| used.map(size).unwrap_or_else(|| "-".into());
     for step in &report.setup {
         let mut line = format!(
             "{:<28} {:>8.3} s",
@@ -210,16 +218,16 @@ fn print_table(report: &PartitionReport) {
             .unwrap_or(before);
         println!(
             "device memory: {} in use before, at most {} after a step, of {}",
-            gib(before),
-            gib(peak),
-            gib(total)
+            size(before),
+            size(peak),
+            size(total)
         );
     }
     match report.host_peak_rss {
         Some(peak) => println!(
             "host peak RSS: {} (sampled every 20 ms; the point pools, {}, counted once)",
-            gib(peak),
-            gib(report.pool_bytes)
+            size(peak),
+            size(report.pool_bytes)
         ),
         None => println!("host peak RSS: not available here (no /proc)"),
     }

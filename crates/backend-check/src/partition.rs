@@ -309,7 +309,7 @@ fn mixed_scalars(len: usize, seed: u64) -> Vec<pce_scalar> {
 /// mapped), sampled every 20 ms on a thread of its own.
 struct HostPeak {
     stop: Arc<AtomicBool>,
-    sampler: JoinHandle<Option<u64>>,
+    sampler: Option<JoinHandle<Option<u64>>>,
 }
 
 impl HostPeak {
@@ -326,12 +326,23 @@ impl HostPeak {
                 std::thread::sleep(Duration::from_millis(20));
             }
         });
-        Self { stop, sampler }
+        Self {
+            stop,
+            sampler: Some(sampler),
+        }
     }
 
-    fn stop(self) -> Option<u64> {
+    /// The peak so far, the sampler stopped.
+    fn stop(mut self) -> Option<u64> {
         self.stop.store(true, Ordering::Relaxed);
-        self.sampler.join().ok().flatten()
+        self.sampler.take()?.join().ok().flatten()
+    }
+}
+
+impl Drop for HostPeak {
+    /// A run that failed half-way stops its sampler too.
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
     }
 }
 

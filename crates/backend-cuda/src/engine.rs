@@ -46,7 +46,25 @@ const DEFAULT_BLOCK: usize = gpu_backend::MAX_BLOCK_THREADS as usize;
 /// the next kernels. A streamed MSM job is seven or eight pieces (a
 /// 256 MiB chunk of bases in four, three arrays of terms); twelve cover it
 /// with room, at most 768 MiB of page-locked memory, allocated only as far
-/// as uploads need it. Beyond twelve, uploads wait.
+/// as uploads need it.
+///
+/// The limit is in pieces of a job, not in bytes of an MSM. A job whose
+/// uploads take more than twelve pieces of [`STAGING_PIECE_BYTES`] (more
+/// than about 20 million terms at up to 40 bytes each; a resident MSM of
+/// 2^27 full-width terms is about 80 pieces) and that follows another job
+/// (a batch of MSMs, or a chunk the MSM's budget cut) is not copied while
+/// the previous job's kernels run: its thirteenth piece waits for the copy
+/// twelve pieces back, which waits for the kernels of the job before the
+/// previous one, and so does every later piece, while the previous job's
+/// kernels are only launched once all of this job's pieces are queued.
+/// Copies and kernels then take turns: about (pieces − 12) × 64 MiB at
+/// the bus's speed per such job, 0.2 s at 25 GB/s for 80 pieces. A single
+/// job, or jobs of at most twelve pieces, overlap as intended. Neither a
+/// byte cap nor launching the previous job's kernels before staging cures
+/// it: holding the whole job would pin 5 GiB of host memory, and an upload
+/// waits for every kernel queued before it, so a job staged after the
+/// previous job's launch waits for all of that job. It would take copies
+/// that wait only for the kernels reading their target (the job two back).
 const MAX_UPLOAD_SLOTS: usize = 12;
 
 /// Smallest staging buffer: small copies share one allocation size.
@@ -113,24 +131,25 @@ fn pinned<'s>(
     Ok(slot.as_mut().expect("allocated above"))
 }
 
-/// Threads of the MSM bucket kernel resident at once on one multiprocessor,
-/// in blocks of [`DEFAULT_BLOCK`]: what the occupancy API says for the
-/// kernel as compiled (its registers limit it, well below the hardware's
-/// maximum with up to 255 registers a thread), within the device's maximum
-/// threads per multiprocessor (2048 on A100 and H100, 1536 on Ada). The MSM
-/// plan counts waves of this many threads per multiprocessor.
-fn threads_per_unit(context: &CudaContext, buckets: &CudaFunction) -> Result<u32, DriverError> {
-    let most = context
-        .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR)?
-        .max(1) as u32;
+/// Threads of `function` resident at once on one multiprocessor, in blocks
+/// of [`DEFAULT_BLOCK`]: what the occupancy API says for the kernel as
+/// compiled (registers limit the bucket kernels, up to 255 a thread, well
+/// below the hardware's maximum), within `most`, the device's maximum
+/// threads per multiprocessor (2048 on A100 and H100, 1536 on Ada).
+///
+/// Only the bucket kernels are sized so ([`Limits::g1_bucket_threads`],
+/// [`Limits::g2_bucket_threads`]): the MSM plan counts their waves, and a
+/// second wave repeats each thread's bucket sum. G2's kernel works on Fp2
+/// points and is compiled with its own register count, so each has its
+/// own figure.
+/// `sum_bases` cuts a fixed amount of work into slices: more slices than
+/// run at once cost a short second wave, fewer leave multiprocessors idle,
+/// so it gets the hardware's maximum ([`Limits::parallel_threads`]) rather
+/// than the bucket kernel's occupancy, which could be a quarter of it.
+fn resident_threads(function: &CudaFunction, most: u32) -> Result<u32, DriverError> {
     let blocks =
-        buckets.occupancy_max_active_blocks_per_multiprocessor(DEFAULT_BLOCK as u32, 0, None)?;
-    let threads = blocks.saturating_mul(DEFAULT_BLOCK as u32);
-    info!(
-        most,
-        threads, "MSM bucket kernel threads resident per multiprocessor"
-    );
-    Ok(threads.clamp(1, most))
+        function.occupancy_max_active_blocks_per_multiprocessor(DEFAULT_BLOCK as u32, 0, None)?;
+    Ok(blocks.saturating_mul(DEFAULT_BLOCK as u32).clamp(1, most))
 }
 
 /// A field element passed to a kernel by value.
@@ -154,8 +173,9 @@ pub struct Engine {
     limits: Limits,
     /// The buffers allocated, against [`Limits::memory`].
     ledger: Ledger,
-    /// The device's default memory pool, which cudarc's stream-ordered
-    /// allocations draw from, when the device has pools.
+    /// The device's current memory pool, which cudarc's stream-ordered
+    /// allocations (`cuMemAllocAsync`) draw from, when the device has
+    /// pools.
     pool: Option<Pool>,
 }
 
@@ -167,7 +187,9 @@ pub struct Engine {
 /// threshold at its maximum they stay in the pool and the next operation's
 /// allocations reuse them. Memory kept so is free for this process only:
 /// the engine counts it as free ([`Pool::unused`]) and hands it back when
-/// an allocation fails ([`Pool::trim`]).
+/// one of its allocations fails ([`Pool::trim`]), but to other processes
+/// (another prover on the same GPU, `nvidia-smi`) it is in use until this
+/// one trims it or exits: after a large MSM, up to its buckets and terms.
 struct Pool(CUmemoryPool);
 
 // SAFETY: a memory pool handle is a driver object that the driver API
@@ -177,24 +199,38 @@ unsafe impl Send for Pool {}
 unsafe impl Sync for Pool {}
 
 impl Pool {
-    /// The default pool of `context`'s device, set to keep freed memory;
-    /// `None` without pools (cudarc then allocates synchronously).
-    fn keeping(context: &CudaContext) -> Result<Option<Self>, DriverError> {
+    /// The current pool of `context`'s device (what `cuMemAllocAsync`
+    /// draws from: the default pool unless the process set another), set
+    /// to keep freed memory; `None` without pools (cudarc then allocates
+    /// synchronously) or when the pool cannot be queried. Where the
+    /// threshold cannot be set (MPS, vGPU and WSL may refuse it) the pool
+    /// hands its memory back as before: slower, not wrong, so the device
+    /// opens all the same.
+    fn keeping(context: &CudaContext) -> Option<Self> {
         if !context.has_async_alloc() {
-            return Ok(None);
+            return None;
         }
         // SAFETY: the device handle is the context's own.
-        let pool = unsafe { result::device::get_default_mem_pool(context.cu_device()) }?;
+        let pool = match unsafe { result::device::get_mem_pool(context.cu_device()) } {
+            Ok(pool) => pool,
+            Err(error) => {
+                warn!(%error, "no memory pool to keep freed device memory in");
+                return None;
+            }
+        };
         let mut threshold: u64 = u64::MAX;
         // SAFETY: the release threshold is a cuuint64_t, `threshold` one.
-        unsafe {
+        let kept = unsafe {
             result::mem_pool::set_attribute(
                 pool,
                 CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
                 (&mut threshold as *mut u64).cast(),
             )
-        }?;
-        Ok(Some(Self(pool)))
+        };
+        if let Err(error) = kept {
+            warn!(%error, "the device's memory pool cannot keep freed memory; each operation maps its buffers afresh");
+        }
+        Some(Self(pool))
     }
 
     /// Bytes the pool holds that no allocation uses (free to this engine,
@@ -252,9 +288,25 @@ impl Engine {
             .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
             .map_err(query)?
             .max(1) as u32;
-        let per_unit = threads_per_unit(&context, &functions["G1_msm_buckets"]).map_err(query)?;
-        let pool = Pool::keeping(&context)
-            .map_err(|e| cuda_error("setting up the device's memory pool", e))?;
+        let most = context
+            .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR)
+            .map_err(query)?
+            .max(1) as u32;
+        let resident = |name: &str| {
+            resident_threads(&functions[name], most)
+                .map(|threads| units.saturating_mul(threads))
+                .map_err(query)
+        };
+        let (g1_bucket_threads, g2_bucket_threads) =
+            (resident("G1_msm_buckets")?, resident("G2_msm_buckets")?);
+        info!(
+            units,
+            most,
+            g1_bucket_threads,
+            g2_bucket_threads,
+            "threads resident at once: device, MSM bucket kernels"
+        );
+        let pool = Pool::keeping(&context);
         let memory = context.total_mem().map_err(query)? as u64;
         let created = |e| cuda_error("creating CUDA streams and events", e);
         let stream = context.new_stream().map_err(created)?;
@@ -271,7 +323,9 @@ impl Engine {
             ));
         }
         let limits = Limits {
-            parallel_threads: units.saturating_mul(per_unit),
+            parallel_threads: units.saturating_mul(most),
+            g1_bucket_threads,
+            g2_bucket_threads,
             max_alloc: memory,
             memory,
             ntt_local_log: NTT_MAX_LOCAL_LOG,
@@ -402,9 +456,19 @@ impl GpuEngine for Engine {
 
     /// The driver's free memory (other processes count) and what the pool
     /// keeps unused, within what the ledger leaves under the memory this
-    /// engine may use (`PCE_GPU_MEMORY_LIMIT` caps it).
+    /// engine may use (`PCE_GPU_MEMORY_LIMIT` caps it). Where the driver
+    /// cannot say, the ledger's figure alone: reading a failed query as
+    /// nothing free would size every MSM for no memory, and an allocation
+    /// that does not fit is refused and retried narrower anyway.
     fn free_memory(&self) -> u64 {
-        self.free().unwrap_or(0).min(self.ledger.available())
+        let left = self.ledger.available();
+        match self.free() {
+            Ok(free) => free.min(left),
+            Err(error) => {
+                warn!(%error, "querying free device memory failed; using what this engine's buffers leave");
+                left
+            }
+        }
     }
 
     fn memory(&self) -> Result<MemoryReport, PluginError> {

@@ -36,7 +36,13 @@ use crate::program;
 /// waits for the kernels still reading its target, so waiting for it would
 /// hold the host until those kernels finish, before it has queued the next
 /// ones. A streamed MSM job is seven or eight pieces of at most
-/// [`STAGING_PIECE_BYTES`]; beyond twelve, uploads wait.
+/// [`STAGING_PIECE_BYTES`]; beyond twelve, uploads wait. A job of more
+/// pieces (more than about 20 million terms) that follows another job
+/// therefore does not overlap the kernels before it: its thirteenth piece
+/// waits for the copy twelve back, queued after the kernels of the job
+/// before the previous one, and the previous job's kernels are launched
+/// only once all of this job's pieces are queued (the CUDA engine's ring
+/// has the same limit, and says why a larger one does not cure it).
 const MAX_UPLOAD_SLOTS: usize = 12;
 
 /// One upload staging buffer, the copy that last read it and that copy's
@@ -136,6 +142,10 @@ impl Engine {
         let ntt_local_log = NTT_MAX_LOCAL_LOG.min(ntt_group.ilog2() + 1);
         let limits = Limits {
             parallel_threads: compute_units.saturating_mul(threads_per_unit),
+            // OpenCL has no occupancy query: the bucket kernels are taken
+            // to run as many threads as any kernel.
+            g1_bucket_threads: compute_units.saturating_mul(threads_per_unit),
+            g2_bucket_threads: compute_units.saturating_mul(threads_per_unit),
             max_alloc: device.max_mem_alloc_size().map_err(query)?,
             memory: device.global_mem_size().map_err(query)?,
             ntt_local_log,

@@ -7,7 +7,7 @@
 //! or stale file is detected, rebuilt from source and replaced (written to
 //! a temporary file and renamed, so readers never see half a file).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use backend_api::plugin::PluginError;
 use gpu_backend::cache;
@@ -105,16 +105,107 @@ fn build_with(context: &Context, found: &Found, options: &str) -> Result<Program
     Ok(program)
 }
 
+/// The file next to the cache entry `cache_file` of the build with
+/// [`NOINLINE_CALLS`] that records that the compiler refused that build.
+fn refusal_marker(cache_file: &Path) -> PathBuf {
+    cache_file.with_extension("refused")
+}
+
+/// `build(true)`, the program with the point operations as calls, or
+/// `build(false)`, the inlined one, where the compiler refuses the first.
+/// A refusal is remembered in `marker` (its compiler's log), written once
+/// the inlined build has succeeded (a compiler that fails on both is asked
+/// again next time), and found there first: a compiler that refuses the
+/// calls costs one failed build, not one at every start. The marker's name
+/// derives from the calls build's cache key, so a new driver or new
+/// kernels are tried afresh; deleting it (or the cache) does the same.
+fn build_preferring_calls<P>(
+    marker: Option<&Path>,
+    mut build: impl FnMut(bool) -> Result<P, String>,
+) -> Result<P, String> {
+    if let Some(marker) = marker.filter(|marker| cache::read(marker).is_some()) {
+        info!(marker = %marker.display(), "this OpenCL compiler refused the kernels with real calls before; building them inlined");
+        return build(false);
+    }
+    let refusal = match build(true) {
+        Ok(program) => return Ok(program),
+        Err(log) => log,
+    };
+    warn!(log = %refusal, "the OpenCL kernels did not build with real calls; building them inlined");
+    let program = build(false)?;
+    if let Some(marker) = marker {
+        cache::write(marker, refusal.as_bytes());
+    }
+    Ok(program)
+}
+
 /// The kernels built for `found`'s device in `context`: with the point
 /// operations as calls, or inlined where the compiler refuses that build
-/// (its log is kept in the warning).
+/// (see [`build_preferring_calls`]).
 pub fn build(context: &Context, found: &Found) -> Result<Program, PluginError> {
-    match build_with(context, found, &build_options(true)) {
-        Ok(program) => Ok(program),
-        Err(log) => {
-            warn!(%log, "the OpenCL kernels did not build with real calls; building them inlined");
-            build_with(context, found, &build_options(false))
-                .map_err(|log| device_error(format!("building the OpenCL kernels failed:\n{log}")))
-        }
+    let marker = cache_path(found, &build_options(true)).map(|path| refusal_marker(&path));
+    build_preferring_calls(marker.as_deref(), |calls| {
+        build_with(context, found, &build_options(calls))
+    })
+    .map_err(|log| device_error(format!("building the OpenCL kernels failed:\n{log}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::RefCell;
+
+    /// Runs [`build_preferring_calls`] with a compiler that accepts the
+    /// builds in `accepts` (calls, inlined); returns the result and the
+    /// builds tried.
+    fn run(marker: &Path, accepts: (bool, bool)) -> (Result<&'static str, String>, Vec<bool>) {
+        let tried = RefCell::new(Vec::new());
+        let result = build_preferring_calls(Some(marker), |calls| {
+            tried.borrow_mut().push(calls);
+            match (calls, accepts) {
+                (true, (true, _)) => Ok("calls"),
+                (false, (_, true)) => Ok("inlined"),
+                _ => Err(format!("refused (calls: {calls})")),
+            }
+        });
+        (result, tried.into_inner())
+    }
+
+    #[test]
+    fn a_refused_calls_build_is_remembered() {
+        let dir = std::env::temp_dir().join(format!("opencl-refusal-{}", std::process::id()));
+        let marker = refusal_marker(&dir.join("kernels-key.bin"));
+        assert_eq!(marker, dir.join("kernels-key.refused"));
+        // Accepted: no marker.
+        assert_eq!(run(&marker, (true, true)), (Ok("calls"), vec![true]));
+        assert!(!marker.exists());
+        // Both refused: an error, and no marker (the next start tries
+        // the calls again).
+        let (result, tried) = run(&marker, (false, false));
+        assert!(result.is_err());
+        assert_eq!(tried, [true, false]);
+        assert!(!marker.exists());
+        // Calls refused: inlined, and remembered with the log...
+        assert_eq!(
+            run(&marker, (false, true)),
+            (Ok("inlined"), vec![true, false])
+        );
+        let log = cache::read(&marker).expect("the refusal is recorded");
+        assert_eq!(log, b"refused (calls: true)");
+        // ... so the next start builds inlined at once.
+        assert_eq!(run(&marker, (false, true)), (Ok("inlined"), vec![false]));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn without_a_cache_the_calls_are_tried_each_time() {
+        let result = build_preferring_calls(None, |calls| {
+            if calls {
+                Err("refused".to_owned())
+            } else {
+                Ok(())
+            }
+        });
+        assert_eq!(result, Ok(()));
     }
 }

@@ -19,7 +19,7 @@ use backend_api::ffi::{
 };
 use std::ops::{Deref, DerefMut};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use backend_api::ffi::PCE_ERR_OUT_OF_MEMORY;
 use backend_api::plugin::{MemoryReport, PluginError};
@@ -71,8 +71,20 @@ pub enum Arg<'a, B> {
 /// What the algorithms need to know about the device.
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
-    /// Threads the device runs at once, roughly.
+    /// Threads the device keeps resident at once (multiprocessors ×
+    /// their most resident threads): the slices of kernels whose threads
+    /// share a fixed amount of work (`sum_bases`), where more threads than
+    /// run at once only cost a short extra wave and fewer leave
+    /// multiprocessors idle.
     pub parallel_threads: u32,
+    /// Threads of `G1_msm_buckets` resident at once, which its registers
+    /// may hold well below [`Self::parallel_threads`]: the MSM plan counts
+    /// waves of these, and each thread of a further wave also repeats the
+    /// sum of its buckets, so overestimating them picks plans that run in
+    /// several waves.
+    pub g1_bucket_threads: u32,
+    /// The same for `G2_msm_buckets` (Fp2 points: more registers a thread).
+    pub g2_bucket_threads: u32,
     /// Largest single buffer, in bytes.
     pub max_alloc: u64,
     /// Device memory, in bytes.
@@ -294,10 +306,103 @@ impl<B> DerefMut for Charged<B> {
     }
 }
 
-/// Whether `error` is the device (or the ledger) running out of memory:
-/// the MSM and the QAP step then retry in less memory.
+/// Whether `error` carries `PCE_ERR_OUT_OF_MEMORY`. Not only device
+/// buffers that do not fit do: see [`AllocationWatch`] for the errors
+/// worth retrying in less device memory.
 pub fn out_of_memory(error: &PluginError) -> bool {
     error.status == PCE_ERR_OUT_OF_MEMORY
+}
+
+/// An engine that remembers the last of its buffer allocations refused as
+/// out of memory ([`Engine::buffer`]: by the driver, or by the engine's
+/// [`Ledger`]), so that the MSM and the QAP step retry in less device
+/// memory only when a device buffer did not fit.
+///
+/// The status alone cannot tell: OpenCL drivers report kernel faults as
+/// `CL_OUT_OF_RESOURCES` (NVIDIA's does) and a host allocation that fails
+/// as `CL_OUT_OF_HOST_MEMORY`, CUDA a page-locked staging buffer it cannot
+/// allocate as `CUDA_ERROR_OUT_OF_MEMORY`, and all of them reach the
+/// caller as `PCE_ERR_OUT_OF_MEMORY`. Less device memory cures none of
+/// them, so retrying would only repeat the failure (or run a faulty kernel
+/// again).
+pub struct AllocationWatch<'e, E> {
+    engine: &'e E,
+    refused: Mutex<Option<PluginError>>,
+}
+
+impl<'e, E: Engine> AllocationWatch<'e, E> {
+    /// Watches the allocations made through it on `engine`.
+    pub fn new(engine: &'e E) -> Self {
+        Self {
+            engine,
+            refused: Mutex::default(),
+        }
+    }
+
+    /// Whether `error` is the error of the last buffer refused as out of
+    /// memory since the previous call: an operation returns that error
+    /// unchanged when the buffer it needs does not fit. An error that only
+    /// has the same status, or whose message was changed on the way, is
+    /// not (it fails without a retry, rather than retrying what less
+    /// memory cannot cure).
+    pub fn refused(&self, error: &PluginError) -> bool {
+        let refused = self
+            .refused
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        out_of_memory(error) && refused.as_ref() == Some(error)
+    }
+}
+
+impl<E: Engine> Engine for AllocationWatch<'_, E> {
+    type Buffer = E::Buffer;
+
+    fn limits(&self) -> Limits {
+        self.engine.limits()
+    }
+
+    fn buffer(&self, bytes: usize) -> Result<Self::Buffer, PluginError> {
+        self.engine.buffer(bytes).inspect_err(|error| {
+            if out_of_memory(error) {
+                *self.refused.lock().unwrap_or_else(PoisonError::into_inner) = Some(error.clone());
+            }
+        })
+    }
+
+    fn write(&self, buffer: &mut Self::Buffer, bytes: &[u8]) -> Result<(), PluginError> {
+        self.engine.write(buffer, bytes)
+    }
+
+    fn read(&self, buffer: &Self::Buffer, bytes: &mut [u8]) -> Result<(), PluginError> {
+        self.engine.read(buffer, bytes)
+    }
+
+    fn launch(
+        &self,
+        name: &str,
+        threads: usize,
+        block: Option<usize>,
+        args: &[Arg<'_, Self::Buffer>],
+    ) -> Result<(), PluginError> {
+        self.engine.launch(name, threads, block, args)
+    }
+
+    fn write_async(&self, buffer: &mut Self::Buffer, bytes: &[u8]) -> Result<(), PluginError> {
+        self.engine.write_async(buffer, bytes)
+    }
+
+    fn wait_writes(&self) -> Result<(), PluginError> {
+        self.engine.wait_writes()
+    }
+
+    fn free_memory(&self) -> u64 {
+        self.engine.free_memory()
+    }
+
+    fn memory(&self) -> Result<MemoryReport, PluginError> {
+        self.engine.memory()
+    }
 }
 
 /// Kernel names of [`crate::source`] every engine must create.

@@ -24,9 +24,12 @@
 //! resident bases, NTT twiddles, other operations' buffers): the streamed
 //! chunks and accumulators first, then half of the rest for the two slots
 //! of terms (which caps the terms of one job) and the other half for the
-//! buckets and partial sums (which caps the window width). Out of memory
-//! all the same (another process, fragmentation), the MSM starts over in
-//! half the budget, narrower windows and shorter jobs, before it fails.
+//! buckets and partial sums (which caps the window width). A device
+//! buffer refused all the same (another process, fragmentation), the MSM
+//! starts over in half the budget, narrower windows and shorter jobs, at
+//! most [`MAX_NARROWING`] times and never below [`MIN_JOB_TERMS`] terms a
+//! job, before it fails; other errors, those reported as out of memory
+//! included, fail at once ([`AllocationWatch`]).
 //! Bases are kept on the device only while they leave a quarter of the
 //! device free for those working sets and the NTTs; else, or when their
 //! upload runs out of memory, they are streamed.
@@ -49,12 +52,14 @@ use backend_api::plugin::{HostPoints, PluginError, Points, Storage};
 
 use tracing::warn;
 
-use crate::engine::{bytes_of, out_of_memory, Arg, Engine, Plain};
+use crate::engine::{bytes_of, AllocationWatch, Arg, Engine, Limits, Plain};
 
 /// Bases are admitted to the device while they leave this share (a
-/// quarter) of its memory free: room for the QAP step (four vectors of the
-/// domain: 17 GiB at 2^27, a fifth of 80 GB, freed when it returns) and
-/// then the MSMs' terms and buckets. Bases past it are streamed.
+/// quarter) of its memory free: room for the QAP step (three vectors of
+/// the domain and its two half-size twiddle tables: 16 GiB, 17.2 GB, at
+/// 2^27, a fifth of 80 GB; the vectors are freed when it returns, the
+/// twiddles stay on the device with the domain) and then the MSMs' terms
+/// and buckets. Bases past it are streamed.
 const RESERVE_DIVISOR: u64 = 4;
 
 /// Device bytes per term in one slot at most: a one costs a 4-byte index,
@@ -66,6 +71,19 @@ const TERM_BYTES: u64 = 40;
 /// two buckets and a partial sum each). Budgets below it all give that
 /// plan.
 const MIN_PLAN_POINTS: u64 = 3 * (SIGNED_BITS / 2) as u64;
+
+/// Fewest terms of one job (unless the MSM or a chunk of its bases has
+/// fewer): 5 MiB of terms in both slots. However little memory the budget
+/// sees (a free-memory query that failed, memory taken since), jobs stay
+/// this long, so an MSM that cannot run fails out of memory instead of
+/// crawling through millions of jobs of a few terms.
+const MIN_JOB_TERMS: u64 = 1 << 16;
+
+/// Most times an MSM starts over in half the budget after a device buffer
+/// was refused: by then its buckets have a sixteenth of the room they
+/// first had, and a device that refuses that much less is not short by a
+/// margin that narrowing further would find.
+const MAX_NARROWING: u32 = 4;
 
 /// The part of the free memory (one sixteenth) an MSM leaves out of its
 /// budget: allocation granularity, alignment and the driver's own needs.
@@ -172,16 +190,23 @@ impl MsmPlan {
 struct Budget {
     /// Most terms (ones and others) of one job.
     job_terms: usize,
+    /// Fewest terms of one job: [`Self::narrower`] stops there.
+    least_job_terms: usize,
     /// Most points of buckets and partial sums.
     points: u64,
 }
 
 impl Budget {
-    /// The budget of a batch of `batch` MSMs over `bases` in the engine's
-    /// free memory now.
+    /// The budget of a batch of `batch` MSMs of `count` terms each over
+    /// `bases` in the engine's free memory now. A job never holds more
+    /// terms than one MSM has within one chunk of the bases, so the terms'
+    /// share is sized for at most that many and the rest goes to buckets:
+    /// the 2^27 terms of a large MSM take at most 10.7 GB in both slots,
+    /// where half of an H200's free memory would reserve some 28 GB.
     fn new<C: Curve, E: Engine>(
         engine: &E,
         bases: &GroupBases<C::Affine, E::Buffer>,
+        count: usize,
         batch: usize,
     ) -> Self {
         let limits = engine.limits();
@@ -193,22 +218,28 @@ impl Budget {
         let fixed = batch as u64 * (xyzz + size_of::<C::Point>() as u64) + streamed;
         let mut available = engine.free_memory().saturating_sub(fixed);
         available -= available / HEADROOM_DIVISOR;
-        let job_terms = (available / 2 / (2 * TERM_BYTES))
+        let most = (count.min(bases.chunk_len) as u64)
             .min(limits.max_alloc / size_of::<pce_scalar>() as u64)
-            .clamp(1, bases.chunk_len as u64);
+            .max(1);
+        let least = most.min(MIN_JOB_TERMS);
+        let job_terms = (available / 2 / (2 * TERM_BYTES)).clamp(least, most);
         let buckets =
             (available - (2 * TERM_BYTES * job_terms).min(available)).min(limits.max_alloc);
         Self {
             job_terms: job_terms as usize,
+            least_job_terms: least as usize,
             points: buckets / xyzz,
         }
     }
 
-    /// Half this budget, or `None` when it is the least one already.
+    /// Half this budget (jobs no shorter than [`Self::least_job_terms`]),
+    /// or `None` when neither half would be less: the least jobs and the
+    /// least bucket plan.
     fn narrower(self) -> Option<Self> {
         let narrower = Self {
-            job_terms: (self.job_terms / 2).max(1),
+            job_terms: (self.job_terms / 2).max(self.least_job_terms),
             points: self.points / 2,
+            ..self
         };
         (narrower.job_terms < self.job_terms || self.points > MIN_PLAN_POINTS).then_some(narrower)
     }
@@ -228,6 +259,8 @@ pub trait Curve {
     const XYZZ_BYTES: usize;
     /// The bucket kernel.
     const BUCKETS_KERNEL: &'static str;
+    /// Threads of the bucket kernel the device runs at once.
+    fn bucket_threads(limits: &Limits) -> u32;
     /// The kernel summing bases.
     const SUM_KERNEL: &'static str;
     /// One reduction pass over partial sums.
@@ -250,6 +283,9 @@ impl Curve for G1 {
     const GROUP: u32 = PCE_G1;
     const XYZZ_BYTES: usize = 4 * FP_BYTES;
     const BUCKETS_KERNEL: &'static str = "G1_msm_buckets";
+    fn bucket_threads(limits: &Limits) -> u32 {
+        limits.g1_bucket_threads
+    }
     const SUM_KERNEL: &'static str = "G1_sum_bases";
     const REDUCE_KERNEL: &'static str = "G1_msm_reduce";
     const COMBINE_KERNEL: &'static str = "G1_msm_combine";
@@ -262,6 +298,9 @@ impl Curve for G2 {
     const GROUP: u32 = PCE_G2;
     const XYZZ_BYTES: usize = 4 * FP2_BYTES;
     const BUCKETS_KERNEL: &'static str = "G2_msm_buckets";
+    fn bucket_threads(limits: &Limits) -> u32 {
+        limits.g2_bucket_threads
+    }
     const SUM_KERNEL: &'static str = "G2_sum_bases";
     const REDUCE_KERNEL: &'static str = "G2_msm_reduce";
     const COMBINE_KERNEL: &'static str = "G2_msm_combine";
@@ -327,9 +366,10 @@ impl<A: Plain, B> GroupBases<A, B> {
         let least_plan = MIN_PLAN_POINTS * 2 * size_of::<A>() as u64;
         let reserve = engine.limits().memory / RESERVE_DIVISOR + 2 * least_plan;
         if bytes.saturating_add(reserve) <= engine.free_memory() {
-            match Self::resident(engine, points.as_slice()) {
+            let watch = AllocationWatch::new(engine);
+            match Self::resident(&watch, points.as_slice()) {
                 Ok(bases) => return Ok(bases),
-                Err(error) if out_of_memory(&error) => {
+                Err(error) if watch.refused(&error) => {
                     warn!(bytes, %error.message, "MSM bases did not fit on the device; streaming them");
                 }
                 Err(error) => return Err(error),
@@ -397,8 +437,9 @@ struct Staged {
 
 /// For each k, `out[k] = Σ_i scalars[k · count + i] · bases[offset + i]`.
 ///
-/// Within the [`Budget`] of the engine's free memory; out of memory, again
-/// in half the budget, until the least one fails too.
+/// Within the [`Budget`] of the engine's free memory; when a device buffer
+/// is refused, again in half the budget, until the least one fails too or
+/// [`MAX_NARROWING`] retries have.
 pub fn msm<C: Curve, E: Engine>(
     engine: &E,
     bases: &GroupBases<C::Affine, E::Buffer>,
@@ -410,16 +451,21 @@ pub fn msm<C: Curve, E: Engine>(
     if out.is_empty() {
         return Ok(());
     }
-    let mut budget = Budget::new::<C, E>(engine, bases, out.len());
+    let watch = AllocationWatch::new(engine);
+    let mut budget = Budget::new::<C, E>(engine, bases, count, out.len());
+    let mut narrowed = 0;
     loop {
-        match msm_within::<C, E>(engine, bases, (offset, count), scalars, out, budget) {
-            Err(error) if out_of_memory(&error) => match budget.narrower() {
-                Some(narrower) => {
-                    warn!(?budget, ?narrower, %error.message, "MSM out of device memory; again in less");
-                    budget = narrower;
+        match msm_within::<C, _>(&watch, bases, (offset, count), scalars, out, budget) {
+            Err(error) if watch.refused(&error) && narrowed < MAX_NARROWING => {
+                match budget.narrower() {
+                    Some(narrower) => {
+                        warn!(?budget, ?narrower, %error.message, "MSM out of device memory; again in less");
+                        budget = narrower;
+                        narrowed += 1;
+                    }
+                    None => return Err(error),
                 }
-                None => return Err(error),
-            },
+            }
             result => return result,
         }
     }
@@ -655,7 +701,7 @@ impl<'a, C: Curve, E: Engine> Run<'a, C, E> {
         if staged.terms > 0 {
             let plan = MsmPlan::new(
                 staged.terms as usize,
-                limits.parallel_threads,
+                C::bucket_threads(&limits),
                 self.budget.points,
             );
             let buckets = self
@@ -754,7 +800,6 @@ fn accumulate<C: Curve, E: Engine>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::Limits;
     use backend_api::ffi::{
         G1_AFFINE_BYTES, G1_PROJECTIVE_BYTES, G2_AFFINE_BYTES, G2_PROJECTIVE_BYTES,
     };
@@ -809,6 +854,27 @@ mod tests {
         refuse_above: std::cell::Cell<usize>,
         /// Buffers refused so.
         refused: std::cell::Cell<usize>,
+        /// A kernel (or `write_async`) that fails with
+        /// `PCE_ERR_OUT_OF_MEMORY` though no buffer was refused: a kernel
+        /// fault an OpenCL driver reports as `CL_OUT_OF_RESOURCES`, or
+        /// page-locked staging memory the host could not allocate.
+        fault: Option<&'static str>,
+        /// Failures so.
+        faults: std::cell::Cell<usize>,
+    }
+
+    impl Mock {
+        /// A failure of `what` that is not a refused device buffer.
+        fn fail(&self, what: &str) -> Result<(), PluginError> {
+            if self.fault == Some(what) {
+                self.faults.set(self.faults.get() + 1);
+                return Err(PluginError::new(
+                    backend_api::ffi::PCE_ERR_OUT_OF_MEMORY,
+                    format!("mock {what} out of resources"),
+                ));
+            }
+            Ok(())
+        }
     }
 
     fn value(buffer: &[u8], stride: usize, index: usize) -> u64 {
@@ -882,6 +948,7 @@ mod tests {
         }
 
         fn write_async(&self, buffer: &mut MockBuffer, bytes: &[u8]) -> Result<(), PluginError> {
+            self.fail("write_async")?;
             match self.timing {
                 Timing::Early => self.write(buffer, bytes),
                 Timing::Late => {
@@ -906,6 +973,7 @@ mod tests {
             _block: Option<usize>,
             args: &[Arg<'_, MockBuffer>],
         ) -> Result<(), PluginError> {
+            self.fail(name)?;
             if !self.pending.borrow().is_empty() {
                 self.overlapped.set(self.overlapped.get() + 1);
             }
@@ -1034,19 +1102,54 @@ mod tests {
         C::Affine: Default,
         C::Point: Default,
     {
-        check_mock_in::<C>(
+        let outcome = check_mock_in::<C>(
             timing,
             streamed,
             len,
             chunk_points,
             parallel_threads,
             (offset, count, batch),
-            (1 << 40, usize::MAX),
+            Memory::default(),
         );
+        assert!(outcome.error.is_none(), "{:?}", outcome.error);
     }
 
-    /// [`check_mock`] with the engine's free memory and its largest buffer
-    /// (`memory`); returns the buffers refused.
+    /// The device memory of a mock MSM.
+    struct Memory {
+        /// What [`Engine::free_memory`] says.
+        free: u64,
+        /// Buffers larger than this are refused once the bases are in.
+        refuse_above: usize,
+        /// The budget to run in, instead of [`msm`]'s own from `free` (and
+        /// without its retries).
+        budget: Option<Budget>,
+        /// See [`Mock::fault`].
+        fault: Option<&'static str>,
+    }
+
+    impl Default for Memory {
+        fn default() -> Self {
+            Self {
+                free: 1 << 40,
+                refuse_above: usize::MAX,
+                budget: None,
+                fault: None,
+            }
+        }
+    }
+
+    /// What a mock MSM did.
+    struct Outcome {
+        /// The MSM's error, if it failed (its results are checked
+        /// otherwise).
+        error: Option<PluginError>,
+        /// Buffers refused.
+        refused: usize,
+        /// Failures of [`Mock::fault`].
+        faults: usize,
+    }
+
+    /// [`check_mock`] in `memory`.
     fn check_mock_in<C: Curve>(
         timing: Timing,
         streamed: bool,
@@ -1054,8 +1157,8 @@ mod tests {
         chunk_points: u64,
         parallel_threads: u32,
         (offset, count, batch): (usize, usize, usize),
-        (free, refuse_above): (u64, usize),
-    ) -> usize
+        memory: Memory,
+    ) -> Outcome
     where
         C::Affine: Default,
         C::Point: Default,
@@ -1064,6 +1167,8 @@ mod tests {
         let engine = Mock {
             limits: Limits {
                 parallel_threads,
+                g1_bucket_threads: parallel_threads,
+                g2_bucket_threads: parallel_threads,
                 max_alloc: chunk_points * point,
                 memory: if streamed {
                     16 * chunk_points * point
@@ -1075,9 +1180,11 @@ mod tests {
             timing,
             pending: Default::default(),
             overlapped: Default::default(),
-            free,
+            free: memory.free,
             refuse_above: std::cell::Cell::new(usize::MAX),
             refused: Default::default(),
+            fault: memory.fault,
+            faults: Default::default(),
         };
         let mut seed = len as u64 ^ u64::from(parallel_threads) << 32;
         let values: Vec<u64> = (0..len).map(|_| random(&mut seed)).collect();
@@ -1088,7 +1195,7 @@ mod tests {
             GroupBases::resident(&engine, &points).unwrap()
         };
         assert_eq!(bases.chunk_len as u64, chunk_points);
-        engine.refuse_above.set(refuse_above);
+        engine.refuse_above.set(memory.refuse_above);
         // Zeros, ones, small and full-width scalars (below 2^255).
         let scalars: Vec<pce_scalar> = (0..count * batch)
             .map(|_| match random(&mut seed) % 4 {
@@ -1104,7 +1211,20 @@ mod tests {
             })
             .collect();
         let mut out = vec![C::Point::default(); batch];
-        msm::<C, Mock>(&engine, &bases, offset, count, &scalars, &mut out).unwrap();
+        let result = match memory.budget {
+            Some(budget) => {
+                msm_within::<C, Mock>(&engine, &bases, (offset, count), &scalars, &mut out, budget)
+            }
+            None => msm::<C, Mock>(&engine, &bases, offset, count, &scalars, &mut out),
+        };
+        let outcome = Outcome {
+            error: result.err(),
+            refused: engine.refused.get(),
+            faults: engine.faults.get(),
+        };
+        if outcome.error.is_some() {
+            return outcome;
+        }
         for (k, result) in out.iter().enumerate() {
             let expected = (0..count).fold(0u64, |sum, i| {
                 let scalar = scalars[k * count + i].l[0];
@@ -1120,7 +1240,7 @@ mod tests {
         if timing == Timing::Late && count > 0 && jobs * batch > 1 {
             assert!(engine.overlapped.get() > 0, "no upload overlapped a kernel");
         }
-        engine.refused.get()
+        outcome
     }
 
     trait TopBitClear {
@@ -1149,34 +1269,85 @@ mod tests {
 
     #[test]
     fn a_small_budget_cuts_chunks_into_several_jobs() {
-        // 2 KiB free: about 12 terms per job, so each chunk of 1024 (or of
-        // 8 streamed) points is cut into jobs that share its slot.
+        // 12 terms a job: each chunk of 1024 (or of 8 streamed) points is
+        // cut into jobs that share its slot; 16 points of buckets give the
+        // least plan.
+        let budget = Budget {
+            job_terms: 12,
+            least_job_terms: 12,
+            points: 16,
+        };
         for timing in [Timing::Early, Timing::Late] {
-            assert_eq!(
-                check_mock_in::<G1>(
-                    timing,
-                    false,
-                    300,
-                    1024,
-                    64,
-                    (5, 290, 2),
-                    (2048, usize::MAX)
-                ),
-                0
-            );
-            assert_eq!(
-                check_mock_in::<G1>(
-                    timing,
-                    true,
-                    100,
-                    8,
-                    8,
-                    (3, 90, 3),
-                    (2048 + 16 * 96, usize::MAX)
-                ),
-                0
-            );
+            for (streamed, len, chunk, threads, shape) in [
+                (false, 300, 1024, 64, (5, 290, 2)),
+                (true, 100, 8, 8, (3, 90, 3)),
+            ] {
+                let memory = Memory {
+                    budget: Some(budget),
+                    ..Memory::default()
+                };
+                let outcome =
+                    check_mock_in::<G1>(timing, streamed, len, chunk, threads, shape, memory);
+                assert!(outcome.error.is_none(), "{:?}", outcome.error);
+            }
         }
+    }
+
+    /// The budget of an MSM of `count` terms over 2^20 resident G1 points
+    /// in one chunk, with `free` bytes free.
+    fn budget_of(count: usize, free: u64) -> Budget {
+        let point = size_of::<pce_g1_affine>() as u64;
+        let engine = Mock {
+            limits: Limits {
+                parallel_threads: 1 << 10,
+                g1_bucket_threads: 1 << 10,
+                g2_bucket_threads: 1 << 10,
+                max_alloc: (1 << 20) * point,
+                memory: 1 << 40,
+                ntt_local_log: 1,
+            },
+            timing: Timing::Early,
+            pending: Default::default(),
+            overlapped: Default::default(),
+            free,
+            refuse_above: std::cell::Cell::new(usize::MAX),
+            refused: Default::default(),
+            fault: None,
+            faults: Default::default(),
+        };
+        // The mock's bases are never read here: one buffer stands in for
+        // the chunk.
+        let bases = GroupBases::<pce_g1_affine, MockBuffer> {
+            place: Place::Device(vec![engine.buffer(1).unwrap()]),
+            chunk_len: 1 << 20,
+            len: 1 << 20,
+        };
+        Budget::new::<G1, Mock>(&engine, &bases, count, 1)
+    }
+
+    #[test]
+    fn budgets_reserve_terms_for_the_msm_not_the_chunk() {
+        // 64 MiB free, half of it room for 400,000 terms in two slots: a
+        // short MSM takes only what its terms need, and the rest goes to
+        // buckets.
+        let short = budget_of(1000, 64 << 20);
+        let long = budget_of(1 << 20, 64 << 20);
+        assert_eq!(short.job_terms, 1000, "{short:?}");
+        assert!(long.job_terms < 1 << 20, "{long:?}");
+        assert!(short.points > long.points * 3 / 2, "{short:?} {long:?}");
+    }
+
+    #[test]
+    fn budgets_keep_jobs_long_without_free_memory() {
+        // A free-memory query that failed reads as nothing free: jobs stay
+        // at their least length (not one term each), buckets at the least
+        // plan, and that budget narrows no further.
+        let none = budget_of(1 << 20, 0);
+        assert_eq!(none.job_terms, MIN_JOB_TERMS as usize, "{none:?}");
+        assert_eq!(none.points, 0, "{none:?}");
+        assert_eq!(none.narrower(), None);
+        // An MSM shorter than that: one job.
+        assert_eq!(budget_of(1000, 0).job_terms, 1000);
     }
 
     #[test]
@@ -1185,16 +1356,48 @@ mod tests {
         // once the bases are in: the first plans' buckets are refused,
         // narrower ones go through.
         for timing in [Timing::Early, Timing::Late] {
-            let refused = check_mock_in::<G1>(
-                timing,
-                false,
-                3000,
-                4096,
-                4096,
-                (1, 2998, 2),
-                (1 << 40, 200 << 10),
-            );
-            assert!(refused > 0, "nothing was refused");
+            let memory = Memory {
+                refuse_above: 200 << 10,
+                ..Memory::default()
+            };
+            let outcome =
+                check_mock_in::<G1>(timing, false, 3000, 4096, 4096, (1, 2998, 2), memory);
+            assert!(outcome.error.is_none(), "{:?}", outcome.error);
+            assert!(outcome.refused > 0, "nothing was refused");
+        }
+    }
+
+    #[test]
+    fn refused_buffers_are_retried_a_few_times_only() {
+        // Every buffer of terms refused: the first attempt and
+        // MAX_NARROWING narrower ones fail (8192 points of buckets halve
+        // four times before the least plan), then the MSM does.
+        let memory = Memory {
+            refuse_above: 4 << 10,
+            ..Memory::default()
+        };
+        let outcome =
+            check_mock_in::<G1>(Timing::Late, false, 3000, 16384, 4096, (1, 2998, 2), memory);
+        let error = outcome.error.expect("no buffer of terms fits");
+        assert_eq!(error.status, backend_api::ffi::PCE_ERR_OUT_OF_MEMORY);
+        assert_eq!(outcome.refused, 1 + MAX_NARROWING as usize);
+    }
+
+    #[test]
+    fn other_out_of_memory_errors_are_not_retried() {
+        // A kernel fault reported as out of resources, page-locked memory
+        // the host could not allocate: out of memory, but no device buffer
+        // was refused, so the MSM fails at once.
+        for fault in ["G1_msm_buckets", "G1_sum_bases", "write_async"] {
+            let memory = Memory {
+                fault: Some(fault),
+                ..Memory::default()
+            };
+            let outcome =
+                check_mock_in::<G1>(Timing::Late, false, 3000, 1024, 64, (1, 2998, 2), memory);
+            let error = outcome.error.expect("the fault fails the MSM");
+            assert_eq!(error.status, backend_api::ffi::PCE_ERR_OUT_OF_MEMORY);
+            assert_eq!((outcome.faults, outcome.refused), (1, 0), "{fault}");
         }
     }
 
@@ -1202,6 +1405,7 @@ mod tests {
     fn budgets_narrow_to_the_least_plan_and_stop() {
         let mut budget = Budget {
             job_terms: 1 << 20,
+            least_job_terms: 1 << 16,
             points: 1 << 30,
         };
         let mut steps = 0;
@@ -1210,7 +1414,7 @@ mod tests {
             budget = narrower;
             steps += 1;
         }
-        assert_eq!(budget.job_terms, 1);
+        assert_eq!(budget.job_terms, 1 << 16);
         assert!(budget.points <= MIN_PLAN_POINTS, "{budget:?}");
         assert!(steps <= 30, "{steps}");
     }

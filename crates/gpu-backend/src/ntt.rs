@@ -14,7 +14,7 @@ use rayon::prelude::*;
 
 use tracing::warn;
 
-use crate::engine::{bytes_of, out_of_memory, Arg, Engine};
+use crate::engine::{bytes_of, AllocationWatch, Arg, Engine};
 
 /// Elements per thread of `ntt_scale`.
 const SCALE_CHUNK: usize = crate::NTT_SCALE_CHUNK as usize;
@@ -158,15 +158,18 @@ impl<B> Domain<B> {
     /// the coset and multiplied; the product interpolated from the coset
     /// (`L + γ·U`); `h = (C − (L + γ·U)) / (1 − γ)`. a, b, c stay on the
     /// device throughout: three uploads and one download. Where the device
-    /// has no room for the three vectors, the same six transforms run one
-    /// vector at a time through one buffer ([`Self::qap_h_narrow`]).
+    /// refuses a buffer for the three vectors, the same six transforms run
+    /// one vector at a time through one buffer ([`Self::qap_h_narrow`]);
+    /// any other error, out-of-memory ones included, is returned
+    /// ([`AllocationWatch`]).
     pub fn qap_h<E: Engine<Buffer = B>>(
         &self,
         engine: &E,
         abc: &mut [pce_fr],
     ) -> Result<(), PluginError> {
-        match self.qap_h_on_device(engine, abc) {
-            Err(error) if out_of_memory(&error) => {
+        let watch = AllocationWatch::new(engine);
+        match self.qap_h_on_device(&watch, abc) {
+            Err(error) if watch.refused(&error) => {
                 warn!(log_n = self.log_n, %error.message, "QAP step out of device memory; one vector at a time");
                 self.qap_h_narrow(engine, abc)
             }
@@ -334,7 +337,17 @@ mod tests {
     use std::cell::RefCell;
 
     /// An engine that records the kernels launched and runs none of them.
-    struct Launches(RefCell<Vec<String>>);
+    #[derive(Default)]
+    struct Launches {
+        launched: RefCell<Vec<String>>,
+        /// Buffers asked for.
+        buffers: std::cell::Cell<usize>,
+        /// The buffer (counted from 0) refused as out of memory.
+        refuse: Option<usize>,
+        /// A kernel that fails with `PCE_ERR_OUT_OF_MEMORY` (a fault an
+        /// OpenCL driver reports as `CL_OUT_OF_RESOURCES`).
+        fault: Option<&'static str>,
+    }
 
     impl Engine for Launches {
         type Buffer = Vec<u8>;
@@ -342,6 +355,8 @@ mod tests {
         fn limits(&self) -> Limits {
             Limits {
                 parallel_threads: 64,
+                g1_bucket_threads: 64,
+                g2_bucket_threads: 64,
                 max_alloc: 1 << 30,
                 memory: 1 << 30,
                 ntt_local_log: 4,
@@ -349,6 +364,14 @@ mod tests {
         }
 
         fn buffer(&self, bytes: usize) -> Result<Vec<u8>, PluginError> {
+            let index = self.buffers.get();
+            self.buffers.set(index + 1);
+            if self.refuse == Some(index) {
+                return Err(PluginError::new(
+                    backend_api::ffi::PCE_ERR_OUT_OF_MEMORY,
+                    "mock device memory full",
+                ));
+            }
             Ok(vec![0; bytes])
         }
 
@@ -369,18 +392,24 @@ mod tests {
             _block: Option<usize>,
             _args: &[Arg<'_, Vec<u8>>],
         ) -> Result<(), PluginError> {
-            self.0.borrow_mut().push(name.to_owned());
+            self.launched.borrow_mut().push(name.to_owned());
+            if self.fault == Some(name) {
+                return Err(PluginError::new(
+                    backend_api::ffi::PCE_ERR_OUT_OF_MEMORY,
+                    format!("mock {name} out of resources"),
+                ));
+            }
             Ok(())
         }
     }
 
     #[test]
     fn qap_h_runs_the_hosts_six_transforms() {
-        let engine = Launches(RefCell::default());
+        let engine = Launches::default();
         let domain = Domain::new(&engine, 6).unwrap();
         let mut abc = vec![pce_fr::default(); 3 * domain.size()];
         domain.qap_h(&engine, &mut abc).unwrap();
-        let launches = engine.0.borrow();
+        let launches = engine.launched.borrow();
         let count = |name: &str| launches.iter().filter(|l| *l == name).count();
         // One bit reversal per transform: three inverse, two coset
         // forward, one inverse coset.
@@ -390,6 +419,43 @@ mod tests {
         assert_eq!(count("ntt_scale"), 6, "{launches:?}");
         assert_eq!(count("qap_mul"), 1);
         assert_eq!(count("qap_combine"), 1);
+    }
+
+    #[test]
+    fn qap_h_goes_one_vector_at_a_time_when_a_buffer_is_refused() {
+        // The twiddles and two vectors fit, the third is refused: the six
+        // transforms run again through one buffer, the pointwise steps on
+        // the host.
+        let engine = Launches {
+            refuse: Some(4),
+            ..Launches::default()
+        };
+        let domain = Domain::new(&engine, 6).unwrap();
+        let mut abc = vec![pce_fr::default(); 3 * domain.size()];
+        domain.qap_h(&engine, &mut abc).unwrap();
+        let launches = engine.launched.borrow();
+        let count = |name: &str| launches.iter().filter(|l| *l == name).count();
+        // Two transforms before the refusal, six after.
+        assert_eq!(count("ntt_bit_reverse"), 2 + 6, "{launches:?}");
+        assert_eq!(count("qap_mul") + count("qap_combine"), 0);
+    }
+
+    #[test]
+    fn qap_h_fails_on_other_out_of_memory_errors() {
+        // A kernel fault reported as out of resources: no buffer was
+        // refused, so the QAP step fails instead of running again.
+        let engine = Launches {
+            fault: Some("qap_mul"),
+            ..Launches::default()
+        };
+        let domain = Domain::new(&engine, 6).unwrap();
+        let mut abc = vec![pce_fr::default(); 3 * domain.size()];
+        let error = domain.qap_h(&engine, &mut abc).unwrap_err();
+        assert_eq!(error.status, backend_api::ffi::PCE_ERR_OUT_OF_MEMORY);
+        let launches = engine.launched.borrow();
+        assert_eq!(launches.last().map(String::as_str), Some("qap_mul"));
+        let transforms = launches.iter().filter(|l| *l == "ntt_bit_reverse");
+        assert_eq!(transforms.count(), 5, "{launches:?}");
     }
 
     #[test]

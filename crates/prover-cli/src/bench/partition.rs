@@ -15,21 +15,50 @@ use serde_json::json;
 use crate::backend_cmd::{load, open, unavailable};
 use crate::output::write_output;
 
-/// One partition of a 32 GiB PoRep sector, as `bench circuit --kind porep
-/// --sector-size 32GiB` records it (parameter shape as bellperson gives it).
-const POREP_32GIB: PartitionShape = PartitionShape {
-    constraints: 130_278_869,
-    l: 130_169_893,
-    a: 129_753_620,
-    b: 33_112_282,
-};
+/// Partitions of the 32 GiB circuits, as `bench circuit --kind K
+/// --sector-size 32GiB` records them (parameter shapes as bellperson gives
+/// them; docs/benchmarks.md, "The circuits at 32 GiB and 64 GiB"): the
+/// names `--shape` takes, what they are, and their shape.
+const SHAPES: [(&[&str], &str, PartitionShape); 3] = [
+    (
+        &["32GiB", "porep-32GiB"],
+        "32 GiB PoRep partition",
+        PartitionShape {
+            constraints: 130_278_869,
+            l: 130_169_893,
+            a: 129_753_620,
+            b: 33_112_282,
+        },
+    ),
+    (
+        &["window-post-32GiB"],
+        "32 GiB WindowPoSt partition (2349 sectors)",
+        PartitionShape {
+            constraints: 125_305_057,
+            l: 126_902_376,
+            a: 96_205_645,
+            b: 91_925_767,
+        },
+    ),
+    (
+        &["snap-32GiB"],
+        "32 GiB SnapDeals partition (1 of 16)",
+        PartitionShape {
+            constraints: 81_049_504,
+            l: 80_978_488,
+            a: 80_743_586,
+            b: 20_983_608,
+        },
+    ),
+];
 
 /// Arguments of `bench partition`.
 #[derive(Args)]
 pub struct BenchPartitionArgs {
     /// The partition: `32GiB` (one partition of a 32 GiB PoRep sector:
-    /// 130,278,869 constraints, domain 2^27), or the JSON file `bench
-    /// circuit --json` wrote for any other circuit.
+    /// 130,278,869 constraints, domain 2^27; also `porep-32GiB`),
+    /// `window-post-32GiB`, `snap-32GiB`, or the JSON file `bench circuit
+    /// --json` wrote for any other circuit.
     #[arg(long, value_name = "SHAPE", default_value = "32GiB")]
     shape: String,
     /// Backend: a name (cpu, opencl, cuda, ...) or the path of a plugin library.
@@ -55,12 +84,22 @@ pub struct BenchPartitionArgs {
 
 /// The shape `--shape` names.
 fn shape_of(spec: &str) -> Result<(String, PartitionShape)> {
-    if spec.eq_ignore_ascii_case("32GiB") {
-        return Ok(("32 GiB PoRep partition".into(), POREP_32GIB));
+    let named = SHAPES
+        .iter()
+        .find(|(names, _, _)| names.iter().any(|n| n.eq_ignore_ascii_case(spec)));
+    if let Some((_, label, shape)) = named {
+        return Ok(((*label).to_owned(), *shape));
     }
     let path = PathBuf::from(spec);
     if !path.is_file() {
-        bail!("--shape {spec:?}: neither 32GiB nor a file written by `bench circuit --json`");
+        let names: Vec<&str> = SHAPES
+            .iter()
+            .flat_map(|(names, _, _)| names.iter().copied())
+            .collect();
+        bail!(
+            "--shape {spec:?}: neither a known shape ({}) nor a file written by `bench circuit --json`",
+            names.join(", ")
+        );
     }
     let text = std::fs::read_to_string(&path).with_context(|| format!("reading {spec}"))?;
     let doc: serde_json::Value =
@@ -230,5 +269,40 @@ fn print_table(report: &PartitionReport) {
             size(report.pool_bytes)
         ),
         None => println!("host peak RSS: not available here (no /proc)"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn named_shapes_and_circuit_files() {
+        let (label, porep) = shape_of("32gib").unwrap();
+        assert_eq!(label, "32 GiB PoRep partition");
+        assert_eq!(porep.domain_log(), 27);
+        assert_eq!(porep.queries()[0], (1 << 27) - 1);
+        assert_eq!(shape_of("window-post-32GiB").unwrap().1.b, 91_925_767);
+
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("circuit.json");
+        let doc = json!({
+            "circuit": "StackedDrg2KiBV1_1",
+            "constraints": 2_687_961,
+            "srs_shape": {"h": 4_194_303, "l": 2_685_673, "a": 2_685_713, "b_g1": 700_000, "b_g2": 700_000},
+        });
+        std::fs::write(&file, doc.to_string()).unwrap();
+        let (label, shape) = shape_of(file.to_str().unwrap()).unwrap();
+        assert_eq!(label, "StackedDrg2KiBV1_1");
+        assert_eq!(
+            (shape.domain_log(), shape.l, shape.a, shape.b),
+            (22, 2_685_673, 2_685_713, 700_000)
+        );
+
+        let error = shape_of("64GiB").unwrap_err().to_string();
+        assert!(error.contains("window-post-32GiB"), "{error}");
+        std::fs::write(&file, r#"{"constraints": 5}"#).unwrap();
+        let error = shape_of(file.to_str().unwrap()).unwrap_err().to_string();
+        assert!(error.contains("/srs_shape/l"), "{error}");
     }
 }

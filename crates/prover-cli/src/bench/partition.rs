@@ -52,6 +52,10 @@ const SHAPES: [(&[&str], &str, PartitionShape); 3] = [
     ),
 ];
 
+/// Largest domain a circuit file may ask for: twice the 32 and 64 GiB
+/// circuits' 2^27, and past it a, b, c alone would take 48 GiB.
+const MAX_DOMAIN_LOG: u32 = 28;
+
 /// Arguments of `bench partition`.
 #[derive(Args)]
 pub struct BenchPartitionArgs {
@@ -120,6 +124,14 @@ fn shape_of(spec: &str) -> Result<(String, PartitionShape)> {
     };
     if shape.constraints == 0 || shape.l == 0 || shape.a == 0 || shape.b == 0 {
         bail!("{spec}: a circuit with an empty query cannot be timed");
+    }
+    if shape.constraints > 1 << MAX_DOMAIN_LOG || shape.l.max(shape.a).max(shape.b) > 1 << 32 {
+        bail!(
+            "{spec}: {} constraints and queries of up to {} points are beyond any circuit \
+             proven here (domains up to 2^{MAX_DOMAIN_LOG}, queries up to 2^32)",
+            shape.constraints,
+            shape.l.max(shape.a).max(shape.b)
+        );
     }
     let name = doc
         .pointer("/circuit")
@@ -304,5 +316,9 @@ mod tests {
         std::fs::write(&file, r#"{"constraints": 5}"#).unwrap();
         let error = shape_of(file.to_str().unwrap()).unwrap_err().to_string();
         assert!(error.contains("/srs_shape/l"), "{error}");
+        let huge = json!({"constraints": 1u64 << 40, "srs_shape": {"l": 1, "a": 1, "b_g1": 1}});
+        std::fs::write(&file, huge.to_string()).unwrap();
+        let error = shape_of(file.to_str().unwrap()).unwrap_err().to_string();
+        assert!(error.contains("beyond any circuit"), "{error}");
     }
 }

@@ -15,14 +15,16 @@
 //!   zero, 36 % one, the rest r − 1 or random);
 //! - the bases are a pool of random points repeated to each query's length
 //!   ([`Repeated`]): a 32 GiB partition's 44 GiB of SRS cannot be made in
-//!   a benchmark's time. A GPU gets a full-length copy per query, as with a
-//!   real SRS; a CPU backend reads the lent pool, which its caches see as
-//!   fewer distinct points than a real SRS has.
+//!   a benchmark's time. A GPU that keeps bases on the device gets a
+//!   full-length copy per query, as with a real SRS (one that streams them
+//!   reads the pool from the host); a CPU backend reads the lent pool,
+//!   which its caches see as fewer distinct points than a real SRS has.
 //!
 //! Steps run in the prover's order, holding what the prover holds: a, b, c
-//! until h is out, then every query's scalars until the MSMs are done. The
-//! host's peak resident memory is sampled while it runs, the repeated pools
-//! counted once; the device's memory in use is read after each step.
+//! until h is out, then every query's scalars from the first MSM, each
+//! dropped after its own MSM. The host's peak resident memory is sampled
+//! while it runs, the repeated pools counted once; the device's memory in
+//! use is read after each step.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -99,7 +101,8 @@ pub struct Options {
     /// up: kernel loads, memory pools).
     pub runs: usize,
     /// The G1 pool has `2^pool_log` points, the G2 pool a quarter of that
-    /// (or the query's length when shorter).
+    /// (fewer for a shorter query: its length rounded up to a power of
+    /// two; more for a query over [`MAX_COPIES`] times the pool).
     pub pool_log: u32,
 }
 
@@ -139,13 +142,30 @@ pub struct PartitionReport {
     pub pool_bytes: u64,
 }
 
+/// A step just done, for progress reports (which survive a run that is
+/// stopped before its report).
+#[derive(Debug, Clone, Copy)]
+pub struct StepDone {
+    /// What ran.
+    pub name: &'static str,
+    /// Its wall time.
+    pub time: Duration,
+    /// Device memory in use after it, when the backend reports memory.
+    pub device_used: Option<u64>,
+    /// The process's resident host memory after it, the pools counted
+    /// once; `None` where `/proc` is not available.
+    pub host_rss: Option<u64>,
+}
+
 /// Records each step's time and the device's memory after it.
 struct Recorder<'d, F> {
     device: &'d Device,
     progress: F,
+    /// Bytes of the pools, once they exist.
+    pool_bytes: u64,
 }
 
-impl<F: FnMut(&'static str, Duration)> Recorder<'_, F> {
+impl<F: FnMut(&StepDone)> Recorder<'_, F> {
     fn used(&self) -> Result<Option<u64>, PartitionError> {
         Ok(self.device.memory()?.map(|m| m.total - m.free))
     }
@@ -161,7 +181,12 @@ impl<F: FnMut(&'static str, Duration)> Recorder<'_, F> {
         let value = work()?;
         let elapsed = start.elapsed();
         let used = self.used()?;
-        (self.progress)(name, elapsed);
+        (self.progress)(&StepDone {
+            name,
+            time: elapsed,
+            device_used: used,
+            host_rss: private_rss().map(|rss| rss + self.pool_bytes),
+        });
         match steps.iter_mut().find(|s| s.name == name) {
             Some(step) => {
                 step.times.push(elapsed);
@@ -177,17 +202,21 @@ impl<F: FnMut(&'static str, Duration)> Recorder<'_, F> {
     }
 }
 
-/// Proves `options.runs` synthetic partitions of `shape` on `device`,
+/// Times `options.runs` synthetic partitions of `shape` on `device`,
 /// calling `progress` after each step.
 pub fn run(
     device: &Device,
     shape: &PartitionShape,
     options: Options,
-    progress: impl FnMut(&'static str, Duration),
+    progress: impl FnMut(&StepDone),
 ) -> Result<PartitionReport, PartitionError> {
     let host = HostPeak::start();
     let device_memory = device.memory()?.map(|m| (m.total - m.free, m.total));
-    let mut recorder = Recorder { device, progress };
+    let mut recorder = Recorder {
+        device,
+        progress,
+        pool_bytes: 0,
+    };
     let queries = shape.queries();
     let [h_len, l_len, a_len, b_len] = queries;
     let log_n = shape.domain_log();
@@ -209,6 +238,7 @@ pub fn run(
         .into_iter()
         .flatten()
         .sum::<usize>() as u64;
+    recorder.pool_bytes = pool_bytes;
     let g1_points = g1_affines_as_pce(g1.as_slice());
     let g2_points = g2_affines_as_pce(g2.as_slice());
     let (h, l, a, b_g1, b_g2) = recorder.step(&mut setup, "bases to the device", || {
@@ -234,20 +264,23 @@ pub fn run(
             Ok(h_values.par_iter().map(scalar_of).collect::<Vec<_>>())
         })?;
         drop(h_values);
-        // The prover holds every query's scalars before its first MSM.
+        // The prover holds every query's scalars from its first MSM on and
+        // drops each after its own.
         let l_scalars = mixed_scalars(l_len, seed + 1);
         let a_scalars = mixed_scalars(a_len, seed + 2);
         let b_scalars = mixed_scalars(b_len, seed + 3);
         for (name, bases, scalars) in [
-            ("H MSM", &h, &h_scalars),
-            ("L MSM", &l, &l_scalars),
-            ("A MSM", &a, &a_scalars),
-            ("B G1 MSM", &b_g1, &b_scalars),
+            ("H MSM", &h, h_scalars),
+            ("L MSM", &l, l_scalars),
+            ("A MSM", &a, a_scalars),
         ] {
             recorder.step(&mut steps, name, || {
-                Ok(device.msm(bases, 0, bases.len(), 1, scalars)?)
+                Ok(device.msm(bases, 0, bases.len(), 1, &scalars)?)
             })?;
         }
+        recorder.step(&mut steps, "B G1 MSM", || {
+            Ok(device.msm(&b_g1, 0, b_g1.len(), 1, &b_scalars)?)
+        })?;
         recorder.step(&mut steps, "B G2 MSM", || {
             Ok(device.msm(&b_g2, 0, b_g2.len(), 1, &b_scalars)?)
         })?;
@@ -268,11 +301,19 @@ pub fn run(
     })
 }
 
+/// Most copies of a pool in one repeated array: each copy is a mapping of
+/// its own, and Linux allows a process 65,530 by default
+/// (`vm.max_map_count`), both pools' copies and everything else together.
+pub const MAX_COPIES: usize = 1 << 13;
+
 /// Points in a pool for a query of `len`: `2^log`, or `len` rounded up to
-/// a power of two when that is smaller (a power of two so that the pool
-/// fills whole pages and can be mapped repeatedly).
+/// a power of two when that is smaller, or more when `2^log` would take
+/// over [`MAX_COPIES`] copies (powers of two so that the pool fills whole
+/// pages and can be mapped repeatedly).
 fn pool(len: usize, log: u32) -> usize {
-    len.next_power_of_two().min(1 << log)
+    let least = len.div_ceil(MAX_COPIES).next_power_of_two();
+    len.next_power_of_two()
+        .min(1usize.checked_shl(log).unwrap_or(usize::MAX).max(least))
 }
 
 /// `len` values below 2^64, from SplitMix64: as costly to transform as any.
@@ -354,4 +395,18 @@ fn private_rss() -> Option<u64> {
         line.split_whitespace().nth(1)?.parse::<u64>().ok()
     };
     Some((kib("VmRSS:")? - kib("RssShmem:").unwrap_or(0)) * 1024)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pools_are_powers_of_two_within_the_copies_allowed() {
+        assert_eq!(pool(1000, 22), 1024);
+        assert_eq!(pool((1 << 27) - 1, 22), 1 << 22);
+        // 2^8 points would be 2^19 copies of a 2^27 query.
+        assert_eq!(pool((1 << 27) - 1, 8), (1 << 27) / MAX_COPIES);
+        assert_eq!(pool(5, 64), 8);
+    }
 }

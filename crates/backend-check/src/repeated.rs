@@ -11,9 +11,12 @@
 //! the backend sees one contiguous slice of the full length while the
 //! machine holds the pool once. The kernel counts each mapped copy in the
 //! process's `VmRSS` (as `RssShmem`), which is why `partition` measures its
-//! host memory without it. Where that is not possible (another OS, a pool
-//! whose size is not a whole number of pages) the pool is copied out to the
-//! full length instead: the same slice, at its full cost in memory.
+//! host memory without it. Another OS, or a pool that is not a whole
+//! number of pages (or whose elements need more than a page's alignment),
+//! gets the pool copied out to the full length instead: the same slice, at
+//! its full cost in memory. Each copy is a mapping of its own, so a long
+//! array of a short pool can pass the kernel's limit on mappings
+//! (`vm.max_map_count`): that is an error naming the limit.
 
 use std::io;
 
@@ -112,7 +115,11 @@ mod mapped {
             // SAFETY: sysconf has no preconditions.
             let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
             let pool_bytes = size_of_val(pool);
-            if page <= 0 || !pool_bytes.is_multiple_of(page as usize) {
+            if page <= 0
+                || pool_bytes == 0
+                || !pool_bytes.is_multiple_of(page as usize)
+                || align_of::<T>() > page as usize
+            {
                 return Ok(None);
             }
             let copies = len.div_ceil(pool.len()).max(1);
@@ -198,7 +205,12 @@ mod mapped {
                 };
                 if at == libc::MAP_FAILED {
                     // `mapping` unmaps the whole range when dropped.
-                    return Err(os_error("mapping a copy of the point pool"));
+                    return Err(os_error(&format!(
+                        "mapping copy {} of {copies} of the point pool (each copy is one of \
+                         the process's mappings, limited by vm.max_map_count: a larger pool \
+                         needs fewer)",
+                        copy + 1
+                    )));
                 }
             }
             Ok(mapping)
@@ -239,9 +251,11 @@ mod tests {
     #[test]
     #[cfg(target_os = "linux")]
     fn a_page_sized_pool_is_mapped_once() {
-        let pool = vec![7u8; 1 << 16];
-        let repeated = Repeated::new(&pool, 10 << 16).unwrap();
-        assert_eq!(repeated.shared_bytes(), Some(1 << 16));
+        // SAFETY: sysconf has no preconditions.
+        let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as usize;
+        let pool = vec![7u8; page];
+        let repeated = Repeated::new(&pool, 10 * page + 3).unwrap();
+        assert_eq!(repeated.shared_bytes(), Some(page));
         assert!(repeated.as_slice().iter().all(|&b| b == 7));
     }
 

@@ -183,6 +183,8 @@ fn a_32gib_partition_fits_a_40gb_device_at_scale() {
     // cannot all stay on it, so the MSM budget must stream them and still
     // fit its term slots and buckets in what is left.
     let limit = (40_000_000_000u64 >> 12).to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("partition.json");
     let output = common::pce_prover(
         &[
             "bench",
@@ -195,6 +197,8 @@ fn a_32gib_partition_fits_a_40gb_device_at_scale() {
             "12",
             "--pool-log",
             "10",
+            "--json",
+            json.to_str().unwrap(),
         ],
         &[
             ("PCE_OPENCL_CACHE", shared_cache().as_os_str()),
@@ -207,11 +211,12 @@ fn a_32gib_partition_fits_a_40gb_device_at_scale() {
     let out = text(&output);
     assert_eq!(output.status.code(), Some(0), "{out}");
     assert!(out.contains("domain 2^15"), "{out}");
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let memory = &report["device_memory"];
+    let total = memory["total_bytes"].as_u64().unwrap();
+    assert!(total <= 40_000_000_000 >> 12, "{report}");
     for step in ["QAP (h)", "H MSM", "L MSM", "A MSM", "B G1 MSM", "B G2 MSM"] {
-        assert!(
-            out.lines()
-                .any(|l| l.starts_with(step) && l.ends_with("MiB")),
-            "{step}: {out}"
-        );
+        let used = memory["in_use_after_step_bytes"][step].as_u64().unwrap();
+        assert!(used > 0 && used <= total, "{step}: {report}");
     }
 }

@@ -8,7 +8,9 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use backend_check::partition::{run, Options, PartitionError, PartitionReport, PartitionShape};
+use backend_check::partition::{
+    run, Options, PartitionError, PartitionReport, PartitionShape, StepDone,
+};
 use clap::Args;
 use serde_json::json;
 
@@ -56,10 +58,15 @@ const SHAPES: [(&[&str], &str, PartitionShape); 3] = [
 /// circuits' 2^27, and past it a, b, c alone would take 48 GiB.
 const MAX_DOMAIN_LOG: u32 = 28;
 
+/// Smallest domain worth timing (and one every backend takes).
+const MIN_DOMAIN_LOG: u32 = 4;
+
 /// Arguments of `bench partition`.
 #[derive(Args)]
 pub struct BenchPartitionArgs {
-    /// The partition: `32GiB` (one partition of a 32 GiB PoRep sector:
+    /// The partition (at full size a 32 GiB one takes minutes and some
+    /// 21 GiB of host memory on a CPU backend; `--shrink` for a quick try):
+    /// `32GiB` (one partition of a 32 GiB PoRep sector:
     /// 130,278,869 constraints, domain 2^27; also `porep-32GiB`),
     /// `window-post-32GiB`, `snap-32GiB`, or the JSON file `bench circuit
     /// --json` wrote for any other circuit.
@@ -74,11 +81,13 @@ pub struct BenchPartitionArgs {
     /// Divide every size by 2^K: a quick rehearsal of the same proportions.
     #[arg(long, value_name = "K", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=20))]
     shrink: u32,
-    /// Partitions proven one after another (the first one warms up).
+    /// Partitions timed one after another (the first one warms up).
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=100))]
     runs: u64,
     /// Distinct G1 points: 2^N (G2: 2^(N-2)), repeated to each query's
-    /// length; held once in memory on Linux.
+    /// length and held once in memory on Linux (2^22: 576 MiB in all).
+    /// Fewer than a query's length / 8192 are raised to that, each copy
+    /// being one of the process's memory mappings.
     #[arg(long, value_name = "N", default_value_t = 22, value_parser = clap::value_parser!(u32).range(8..=26))]
     pool_log: u32,
     /// Also write every figure as JSON.
@@ -158,6 +167,13 @@ fn size(bytes: u64) -> String {
 pub fn bench_partition(args: BenchPartitionArgs) -> Result<ExitCode> {
     let (name, full) = shape_of(&args.shape)?;
     let shape = full.shrunk(args.shrink);
+    if shape.domain_log() < MIN_DOMAIN_LOG {
+        bail!(
+            "{name} with every size / 2^{}: a domain of 2^{} is too small to time (at least 2^{MIN_DOMAIN_LOG})",
+            args.shrink,
+            shape.domain_log()
+        );
+    }
     let backend = match load(&args.backend) {
         Ok(backend) => backend,
         Err(code) => return Ok(code),
@@ -191,8 +207,17 @@ pub fn bench_partition(args: BenchPartitionArgs) -> Result<ExitCode> {
         runs: args.runs as usize,
         pool_log: args.pool_log,
     };
-    let report = match run(&device, &shape, options, |step, time| {
-        eprintln!("{step}: {:.3} s", time.as_secs_f64());
+    // Each step's figures as it ends, so that a run stopped early (a
+    // borrowed machine's time limit) still says what it measured.
+    let report = match run(&device, &shape, options, |done: &StepDone| {
+        let memory = |bytes: Option<u64>| bytes.map(size).unwrap_or_else(|| "-".into());
+        eprintln!(
+            "{}: {:.3} s (device in use {}, host RSS {})",
+            done.name,
+            done.time.as_secs_f64(),
+            memory(done.device_used),
+            memory(done.host_rss)
+        );
     }) {
         Ok(report) => report,
         Err(PartitionError::Backend(error)) => return Ok(unavailable(error)),

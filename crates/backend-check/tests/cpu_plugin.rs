@@ -2,15 +2,13 @@
 //! sizes, its missing fused QAP step is reported absent (not passed), and
 //! the ABI's edge cases behave as documented.
 
-use backend_api::Backend;
+mod common;
+
 use backend_check::{check, Limits, Verdict};
 
 #[test]
 fn cpu_plugin_conforms_and_reports_what_it_lacks() {
-    let exe = std::env::current_exe().unwrap();
-    let dir = exe.parent().unwrap();
-    let path = dir.join(backend_api::loader::plugin_file_name("cpu"));
-    let backend = Backend::load_path(&path).unwrap();
+    let backend = common::plugin("cpu");
     let device = backend.open(0).unwrap();
     let limits = Limits {
         max_log_ntt: 6,

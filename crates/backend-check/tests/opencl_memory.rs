@@ -6,29 +6,17 @@
 //! vector at a time. Every check passes all the same. Its own test binary:
 //! the cap is read when the device is opened, from the environment.
 
-use backend_api::Backend;
+mod common;
+
 use backend_check::{check, Limits, Verdict};
 
 #[test]
 fn opencl_plugin_conforms_in_256_kib_of_device_memory() {
     std::env::set_var("PCE_GPU_MEMORY_LIMIT", "262144");
-    std::env::set_var(
-        "PCE_OPENCL_CACHE",
-        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("opencl-program-cache"),
-    );
-    let exe = std::env::current_exe().unwrap();
-    let path = exe
-        .parent()
-        .unwrap()
-        .join(backend_api::loader::plugin_file_name("opencl"));
-    let backend = Backend::load_path(&path).unwrap();
-    let device = match backend.open(0) {
-        Ok(device) => device,
-        Err(e) if (e.is_no_driver() || e.is_no_device()) && std::env::var_os("CI").is_none() => {
-            pce_testkit::skip("opencl_memory", &e.to_string());
-            return;
-        }
-        Err(e) => panic!("{e}"),
+    common::share_opencl_cache();
+    let backend = common::plugin("opencl");
+    let Some(device) = common::device_or_skip(&backend, "opencl_memory") else {
+        return;
     };
     let memory = device.memory().unwrap().expect("GPU plugins report memory");
     assert_eq!(memory.total, 262144, "{memory:?}");

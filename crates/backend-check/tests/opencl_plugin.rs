@@ -4,28 +4,16 @@
 //! Without an OpenCL platform the test says why it skips, except under CI
 //! (CI=true), where it fails.
 
-use backend_api::Backend;
+mod common;
+
 use backend_check::{check, Limits, Verdict};
 
 #[test]
 fn opencl_plugin_conforms_with_its_qap_step() {
-    std::env::set_var(
-        "PCE_OPENCL_CACHE",
-        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("opencl-program-cache"),
-    );
-    let exe = std::env::current_exe().unwrap();
-    let path = exe
-        .parent()
-        .unwrap()
-        .join(backend_api::loader::plugin_file_name("opencl"));
-    let backend = Backend::load_path(&path).unwrap();
-    let device = match backend.open(0) {
-        Ok(device) => device,
-        Err(e) if (e.is_no_driver() || e.is_no_device()) && std::env::var_os("CI").is_none() => {
-            pce_testkit::skip("opencl_plugin", &e.to_string());
-            return;
-        }
-        Err(e) => panic!("{e}"),
+    common::share_opencl_cache();
+    let backend = common::plugin("opencl");
+    let Some(device) = common::device_or_skip(&backend, "opencl_plugin") else {
+        return;
     };
     let memory = device.memory().unwrap().expect("GPU plugins report memory");
     assert!(

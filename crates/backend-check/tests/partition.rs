@@ -2,17 +2,13 @@
 //! prover's order, one time per run, totals that add up, the queries the
 //! shape asks for, and a host memory peak that counts the pools.
 
-use backend_api::Backend;
+mod common;
+
 use backend_check::partition::{run, Options, PartitionShape};
 
 #[test]
 fn a_small_partition_runs_every_step_in_order() {
-    let exe = std::env::current_exe().unwrap();
-    let path = exe
-        .parent()
-        .unwrap()
-        .join(backend_api::loader::plugin_file_name("cpu"));
-    let backend = Backend::load_path(&path).unwrap();
+    let backend = common::plugin("cpu");
     let device = backend.open(0).unwrap();
     let shape = PartitionShape {
         constraints: 1000,

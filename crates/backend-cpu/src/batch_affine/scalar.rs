@@ -17,7 +17,7 @@ use blst::{
     blst_p1_affine,
 };
 
-use super::{Adder, Addition};
+use super::{prefetch_addition, Adder, Addition, PREFETCH_DISTANCE};
 
 /// The blst adder: scratch for the forward pass.
 #[derive(Clone, Default)]
@@ -42,7 +42,10 @@ impl Adder for BlstAdder {
         self.prefix.clear();
         // SAFETY (every block below): blst reads and writes valid field
         // elements; an output may be one of the inputs.
-        for addition in batch {
+        for (k, addition) in batch.iter().enumerate() {
+            if let Some(&ahead) = batch.get(k + PREFETCH_DISTANCE) {
+                prefetch_addition(sums, points, ahead);
+            }
             let mut difference = blst_fp::default();
             let x1 = &sums[addition.bucket as usize].x;
             let x2 = &points[addition.point as usize].x;
@@ -63,6 +66,9 @@ impl Adder for BlstAdder {
         // product is invertible.
         unsafe { blst_fp_inverse(&mut inverse, &self.prefix[last]) };
         for (k, addition) in batch.iter().enumerate().rev() {
+            if let Some(at) = k.checked_sub(PREFETCH_DISTANCE) {
+                prefetch_addition(sums, points, batch[at]);
+            }
             let inverse_difference = if k == 0 {
                 inverse
             } else {

@@ -131,8 +131,9 @@ pub enum G1Query {
     BG1,
 }
 
-/// Points decoded per read: bounded memory besides the output.
-const CHUNK_POINTS: usize = 1 << 16;
+/// Points decoded per read (one task's work): bounded memory besides the
+/// output, and enough tasks to share among threads.
+const CHUNK_POINTS: usize = 1 << 12;
 
 /// A cursor over the file that checks every length against its size.
 struct Cursor<'a> {
@@ -251,8 +252,10 @@ pub enum PointCheck {
 }
 
 /// Decodes `count` points of `section` starting at byte `at` (only those
-/// whose index `keep` marks, when given), chunk by chunk (each chunk in
-/// parallel), checked as `check` says.
+/// whose index `keep` marks, when given), checked as `check` says. Tasks
+/// of [`CHUNK_POINTS`] points each read their own part of the file and
+/// decode it straight into place, so reading overlaps decoding and no
+/// thread waits for one serial read.
 fn decode_points<P>(
     path: &Path,
     file: &File,
@@ -266,39 +269,50 @@ where
     P: UncompressedEncoding + PrimeCurveAffine + Unchecked + Send,
 {
     let size = std::mem::size_of::<P::Uncompressed>();
-    let total = keep.map_or(count, |keep| keep.iter().filter(|&&k| k).count());
+    let chunks = count.div_ceil(CHUNK_POINTS);
+    let kept_per_chunk: Vec<usize> = (0..chunks)
+        .into_par_iter()
+        .map(|c| {
+            let range = c * CHUNK_POINTS..((c + 1) * CHUNK_POINTS).min(count);
+            keep.map_or(range.len(), |keep| keep[range].iter().filter(|&&k| k).count())
+        })
+        .collect();
+    let total = kept_per_chunk.iter().sum();
     // Decoded straight into place, in huge pages: a query is up to hundreds
     // of megabytes, decoded for every proof.
     let mut out = Vec::with_capacity(total);
     advise_huge_pages(&mut out);
-    let mut buffer = vec![0u8; CHUNK_POINTS.min(count) * size];
-    let mut indices = Vec::with_capacity(CHUNK_POINTS.min(count));
-    for first in (0..count).step_by(CHUNK_POINTS) {
-        let n = CHUNK_POINTS.min(count - first);
-        let bytes = &mut buffer[..n * size];
-        let offset = at + (first * size) as u64;
-        file.read_exact_at(bytes, offset).map_err(io_error(path))?;
-        indices.clear();
-        indices.extend((0..n).filter(|i| keep.is_none_or(|keep| keep[first + i])));
-        let slots = &mut out.spare_capacity_mut()[..indices.len()];
-        slots
-            .par_iter_mut()
-            .zip(indices.par_iter())
-            .try_for_each(|(slot, &i)| {
-                let chunk = &bytes[i * size..(i + 1) * size];
-                let index = first + i;
+    let mut slots = Vec::with_capacity(chunks);
+    let mut rest = &mut out.spare_capacity_mut()[..total];
+    for &kept in &kept_per_chunk {
+        let (these, after) = rest.split_at_mut(kept);
+        slots.push(these);
+        rest = after;
+    }
+    slots
+        .into_par_iter()
+        .enumerate()
+        .try_for_each_init(Vec::new, |buffer: &mut Vec<u8>, (c, slots)| {
+            let first = c * CHUNK_POINTS;
+            let n = CHUNK_POINTS.min(count - first);
+            buffer.resize(n * size, 0);
+            let offset = at + (first * size) as u64;
+            file.read_exact_at(buffer, offset).map_err(io_error(path))?;
+            let indices = (0..n).filter(|i| keep.is_none_or(|keep| keep[first + i]));
+            for (slot, i) in slots.iter_mut().zip(indices) {
+                let bytes = &buffer[i * size..(i + 1) * size];
                 let invalid = |what| SrsError::InvalidPoint {
                     path: path.to_owned(),
                     section,
-                    index,
+                    index: first + i,
                     offset: offset as usize + i * size,
                     what,
                 };
                 let point = if check == PointCheck::FlagsOnly {
-                    P::decode_unchecked(chunk).map_err(invalid)?
+                    P::decode_unchecked(bytes).map_err(invalid)?
                 } else {
                     let mut repr = P::Uncompressed::default();
-                    repr.as_mut().copy_from_slice(chunk);
+                    repr.as_mut().copy_from_slice(bytes);
                     let point: P = Option::from(P::from_uncompressed_unchecked(&repr))
                         .ok_or_else(|| invalid("not on the curve"))?;
                     if bool::from(point.is_identity()) {
@@ -307,11 +321,12 @@ where
                     point
                 };
                 slot.write(point);
-                Ok(())
-            })?;
-        // SAFETY: every slot up to the new length was just written.
-        unsafe { out.set_len(out.len() + indices.len()) };
-    }
+            }
+            Ok(())
+        })?;
+    // SAFETY: every slot up to `total` was written: each chunk's slots
+    // are exactly its kept points, and every chunk succeeded.
+    unsafe { out.set_len(total) };
     Ok(out)
 }
 

@@ -274,7 +274,9 @@ where
         .into_par_iter()
         .map(|c| {
             let range = c * CHUNK_POINTS..((c + 1) * CHUNK_POINTS).min(count);
-            keep.map_or(range.len(), |keep| keep[range].iter().filter(|&&k| k).count())
+            keep.map_or(range.len(), |keep| {
+                keep[range].iter().filter(|&&k| k).count()
+            })
         })
         .collect();
     let total = kept_per_chunk.iter().sum();
@@ -289,10 +291,9 @@ where
         slots.push(these);
         rest = after;
     }
-    slots
-        .into_par_iter()
-        .enumerate()
-        .try_for_each_init(Vec::new, |buffer: &mut Vec<u8>, (c, slots)| {
+    slots.into_par_iter().enumerate().try_for_each_init(
+        Vec::new,
+        |buffer: &mut Vec<u8>, (c, slots)| {
             let first = c * CHUNK_POINTS;
             let n = CHUNK_POINTS.min(count - first);
             buffer.resize(n * size, 0);
@@ -323,7 +324,8 @@ where
                 slot.write(point);
             }
             Ok(())
-        })?;
+        },
+    )?;
     // SAFETY: every slot up to `total` was written: each chunk's slots
     // are exactly its kept points, and every chunk succeeded.
     unsafe { out.set_len(total) };

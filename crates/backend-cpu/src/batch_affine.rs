@@ -859,6 +859,11 @@ mod tests {
 /// `PCE_MSM_SKIP_BLST=1` times ours only. `PCE_MSM_GLV_PROXY=1` times ours
 /// on what a GLV split would leave, twice the points with 128-bit scalars
 /// (the best case of the split: the decomposition itself not counted).
+/// `PCE_MSM_PRECOMPUTED_PROXY=C` also times what precomputed bases would
+/// leave (lever 3 of issue 18): with each base's `2^(kC)`-multiples stored,
+/// the MSM is one window of `C` bits over `⌈256/C⌉` times the points, so it
+/// is timed as that (copies of the points, `C − 1`-bit scalars; computing
+/// the multiples not counted).
 #[cfg(all(test, target_arch = "x86_64"))]
 mod tune {
     use super::*;
@@ -942,6 +947,22 @@ mod tune {
                 let ours = timed(|| with_window(adder, all_points, &ours_scalars, c, bits));
                 println!(
                     "round {round} 2^{log} c={c}: ours {ours:.2} s blst {blst:.2} s ratio {:.2}",
+                    blst / ours
+                );
+            }
+            if let Some(c) = env("PCE_MSM_PRECOMPUTED_PROXY") {
+                let c: usize = c.parse().unwrap();
+                let copies = (SCALAR_BITS + 1).div_ceil(c);
+                let stored: Vec<blst_p1_affine> =
+                    (0..copies).flat_map(|_| points.iter().copied()).collect();
+                let digits: Vec<pce_scalar> = (0..stored.len())
+                    .map(|_| pce_scalar {
+                        l: [rng.next_u64() & ((1 << (c - 1)) - 1), 0, 0, 0],
+                    })
+                    .collect();
+                let ours = timed(|| with_window(adder, &stored, &digits, c, c - 1));
+                println!(
+                    "round {round} 2^{log} precomputed proxy c={c}, {copies} copies: ours {ours:.2} s blst {blst:.2} s ratio {:.2}",
                     blst / ours
                 );
             }

@@ -79,21 +79,22 @@ mod lanes {
 
     impl Constants {
         /// Broadcasts r and `−r⁻¹ mod 2^29`.
-        pub fn new() -> Self {
+        ///
+        /// # Safety
+        /// The CPU must have AVX2.
+        #[target_feature(enable = "avx2")]
+        pub unsafe fn new() -> Self {
             let modulus = limbs_of(&MODULUS);
-            // SAFETY: broadcasts need only SSE2/AVX, which every x86_64
-            // CPU that runs this example's AVX2 part has (checked in main).
-            unsafe {
-                Self {
-                    modulus: std::array::from_fn(|j| _mm256_set1_epi64x(modulus[j] as i64)),
-                    minus_inverse: _mm256_set1_epi64x(minus_inverse() as i64),
-                    mask: _mm256_set1_epi64x(MASK as i64),
-                }
+            Self {
+                modulus: std::array::from_fn(|j| _mm256_set1_epi64x(modulus[j] as i64)),
+                minus_inverse: _mm256_set1_epi64x(minus_inverse() as i64),
+                mask: _mm256_set1_epi64x(MASK as i64),
             }
         }
     }
 
-    /// `a·b·2^−261 mod r` in four lanes, for limbs below 2^29; the result's
+    /// `a·b·2^−261 mod r` in four lanes, for limbs below 2^29 and values
+    /// below 2r (so products of products can be chained); the result's
     /// limbs are 29-bit and its value below 2r (not fully reduced).
     ///
     /// # Safety
@@ -167,7 +168,8 @@ fn main() {
     };
     // Values below 2^254 < r.
     let mut element = || [next(), next(), next(), next() >> 2];
-    let k = Constants::new();
+    // SAFETY: AVX2 is present (checked above).
+    let k = unsafe { Constants::new() };
     let slice = |values: &[[u64; 4]; 4]| -> Lanes {
         let limbs = values.map(|v| limbs_of(&v));
         // SAFETY: AVX2 is present (checked above).

@@ -368,11 +368,6 @@ impl<A: Adder> Buckets<A> {
         }
     }
 
-    /// Starts loading bucket `bucket` into the cache.
-    fn prefetch(&self, bucket: u32) {
-        prefetch_point(&self.sums[bucket as usize]);
-    }
-
     fn add_to_overflow(&mut self, index: usize, point: &blst_p1_affine) {
         if self.overflow.is_empty() {
             self.overflow = vec![blst_p1::default(); self.sums.len()];
@@ -610,7 +605,7 @@ fn with_window<A: Adder>(
                     let digit = booth_digit(&scalars[i], w, c);
                     if digit != 0 && !is_infinity(&points[i]) {
                         let bucket = digit.unsigned_abs() - 1;
-                        buckets.prefetch(bucket);
+                        prefetch_point(&buckets.sums[bucket as usize]);
                         ahead.push(Addition {
                             bucket,
                             point: i as u32,
@@ -937,6 +932,20 @@ mod tune {
             });
         let adder_name = std::any::type_name::<A>();
         println!("adder {adder_name}, glv proxy {glv}, model's window {best}");
+        // Precomputed bases' MSM: one window of c bits over the copies.
+        let precomputed = env("PCE_MSM_PRECOMPUTED_PROXY").map(|c| {
+            let c: usize = c.parse().unwrap();
+            assert!((2..=32).contains(&c), "window bits from 2 to 32");
+            let copies = windows(c, SCALAR_BITS);
+            let stored: Vec<blst_p1_affine> =
+                (0..copies).flat_map(|_| points.iter().copied()).collect();
+            let digits: Vec<pce_scalar> = (0..stored.len())
+                .map(|_| pce_scalar {
+                    l: [rng.next_u64() & ((1 << (c - 1)) - 1), 0, 0, 0],
+                })
+                .collect();
+            (c, stored, digits)
+        });
         for round in 0..2 {
             let blst = if env("PCE_MSM_SKIP_BLST").is_none() {
                 timed(|| points.mult(scalar_bytes(&scalars), SCALAR_BITS))
@@ -950,19 +959,11 @@ mod tune {
                     blst / ours
                 );
             }
-            if let Some(c) = env("PCE_MSM_PRECOMPUTED_PROXY") {
-                let c: usize = c.parse().unwrap();
-                let copies = (SCALAR_BITS + 1).div_ceil(c);
-                let stored: Vec<blst_p1_affine> =
-                    (0..copies).flat_map(|_| points.iter().copied()).collect();
-                let digits: Vec<pce_scalar> = (0..stored.len())
-                    .map(|_| pce_scalar {
-                        l: [rng.next_u64() & ((1 << (c - 1)) - 1), 0, 0, 0],
-                    })
-                    .collect();
-                let ours = timed(|| with_window(adder, &stored, &digits, c, c - 1));
+            if let Some((c, stored, digits)) = &precomputed {
+                let ours = timed(|| with_window(adder, stored, digits, *c, c - 1));
                 println!(
-                    "round {round} 2^{log} precomputed proxy c={c}, {copies} copies: ours {ours:.2} s blst {blst:.2} s ratio {:.2}",
+                    "round {round} 2^{log} precomputed proxy c={c}, {} copies: ours {ours:.2} s blst {blst:.2} s ratio {:.2}",
+                    stored.len() / n,
                     blst / ours
                 );
             }

@@ -8,8 +8,8 @@
 //! h_len h[h_len]   l_len l[l_len]   a_len a[a_len]   b_g1_len b_g1[..]   b_g2_len b_g2[..]
 //! ```
 //!
-//! The file is read with positioned reads, a chunk at a time, each chunk
-//! decoded in parallel: no mapping of the whole file, so memory holds only
+//! The file is read with positioned reads, each task reading and decoding
+//! its own chunk: no mapping of the whole file, so memory holds only
 //! the decoded points (and [`SrsFile`] decodes one query at a time). Points are
 //! checked to be on the curve and not at infinity, as bellperson does, except
 //! in the queries a streaming prover decodes for every proof
@@ -19,6 +19,7 @@
 //! point. A `.vk` file holds the vk part alone.
 
 use std::fs::File;
+use std::ops::Range;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
@@ -251,11 +252,22 @@ pub enum PointCheck {
     FlagsOnly,
 }
 
+/// The indices in `range` that `keep` marks (all of them without `keep`):
+/// what a chunk counts before decoding and what it decodes, from one rule.
+fn kept(keep: Option<&[bool]>, range: Range<usize>) -> impl Iterator<Item = usize> + '_ {
+    range.filter(move |&i| keep.is_none_or(|keep| keep[i]))
+}
+
 /// Decodes `count` points of `section` starting at byte `at` (only those
-/// whose index `keep` marks, when given), checked as `check` says. Tasks
-/// of [`CHUNK_POINTS`] points each read their own part of the file and
-/// decode it straight into place, so reading overlaps decoding and no
-/// thread waits for one serial read.
+/// whose index `keep` marks, when given), checked as `check` says.
+///
+/// Tasks of [`CHUNK_POINTS`] points each read their own part of the file
+/// and decode it straight into place, so no thread waits for a serial
+/// read. Threads read at as many places in the file at once: an NVMe
+/// drive serves that as well as one sequential stream (a version that read
+/// in waves of consecutive chunks, the next wave advised to the kernel,
+/// measured slower, docs/benchmarks.md). With several bad points, which
+/// one an error names is not fixed.
 fn decode_points<P>(
     path: &Path,
     file: &File,
@@ -269,15 +281,11 @@ where
     P: UncompressedEncoding + PrimeCurveAffine + Unchecked + Send,
 {
     let size = std::mem::size_of::<P::Uncompressed>();
+    let chunk_range = |c: usize| c * CHUNK_POINTS..((c + 1) * CHUNK_POINTS).min(count);
     let chunks = count.div_ceil(CHUNK_POINTS);
     let kept_per_chunk: Vec<usize> = (0..chunks)
         .into_par_iter()
-        .map(|c| {
-            let range = c * CHUNK_POINTS..((c + 1) * CHUNK_POINTS).min(count);
-            keep.map_or(range.len(), |keep| {
-                keep[range].iter().filter(|&&k| k).count()
-            })
-        })
+        .map(|c| kept(keep, chunk_range(c)).count())
         .collect();
     let total = kept_per_chunk.iter().sum();
     // Decoded straight into place, in huge pages: a query is up to hundreds
@@ -286,26 +294,30 @@ where
     advise_huge_pages(&mut out);
     let mut slots = Vec::with_capacity(chunks);
     let mut rest = &mut out.spare_capacity_mut()[..total];
-    for &kept in &kept_per_chunk {
-        let (these, after) = rest.split_at_mut(kept);
+    for &chunk_total in &kept_per_chunk {
+        let (these, after) = rest.split_at_mut(chunk_total);
         slots.push(these);
         rest = after;
     }
     slots.into_par_iter().enumerate().try_for_each_init(
         Vec::new,
         |buffer: &mut Vec<u8>, (c, slots)| {
-            let first = c * CHUNK_POINTS;
-            let n = CHUNK_POINTS.min(count - first);
-            buffer.resize(n * size, 0);
+            if slots.is_empty() {
+                return Ok(());
+            }
+            let range = chunk_range(c);
+            let first = range.start;
+            buffer.resize(range.len() * size, 0);
             let offset = at + (first * size) as u64;
             file.read_exact_at(buffer, offset).map_err(io_error(path))?;
-            let indices = (0..n).filter(|i| keep.is_none_or(|keep| keep[first + i]));
-            for (slot, i) in slots.iter_mut().zip(indices) {
+            let mut written = 0;
+            for (slot, index) in slots.iter_mut().zip(kept(keep, range)) {
+                let i = index - first;
                 let bytes = &buffer[i * size..(i + 1) * size];
                 let invalid = |what| SrsError::InvalidPoint {
                     path: path.to_owned(),
                     section,
-                    index: first + i,
+                    index,
                     offset: offset as usize + i * size,
                     what,
                 };
@@ -322,12 +334,15 @@ where
                     point
                 };
                 slot.write(point);
+                written += 1;
             }
+            assert_eq!(written, slots.len(), "a chunk decoded what it counted");
             Ok(())
         },
     )?;
-    // SAFETY: every slot up to `total` was written: each chunk's slots
-    // are exactly its kept points, and every chunk succeeded.
+    // SAFETY: every slot up to `total` was written: the chunks' slots tile
+    // the first `total`, each chunk wrote all of its slots (asserted above),
+    // and every chunk succeeded.
     unsafe { out.set_len(total) };
     Ok(out)
 }

@@ -263,11 +263,12 @@ fn kept(keep: Option<&[bool]>, range: Range<usize>) -> impl Iterator<Item = usiz
 ///
 /// Tasks of [`CHUNK_POINTS`] points each read their own part of the file
 /// and decode it straight into place, so no thread waits for a serial
-/// read. Threads read at as many places in the file at once: an NVMe
-/// drive serves that as well as one sequential stream (a version that read
-/// in waves of consecutive chunks, the next wave advised to the kernel,
-/// measured slower, docs/benchmarks.md). With several bad points, which
-/// one an error names is not fixed.
+/// read. Threads read at as many places in the file at once; with the page
+/// cache dropped that was no slower than one sequential reader on the
+/// virtual disk where it was measured, and a version that read in waves of
+/// consecutive chunks, the next wave advised to the kernel, was slower
+/// (docs/benchmarks.md; not measured on a physical drive). With several
+/// bad points, which one an error names is not fixed.
 fn decode_points<P>(
     path: &Path,
     file: &File,

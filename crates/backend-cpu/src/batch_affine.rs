@@ -16,7 +16,8 @@
 //!
 //! Scalars are cut into signed (Booth) digits of `c` bits, so a window
 //! needs `2^(c−1)` buckets, and a negative digit adds `−P` (a negation in
-//! affine coordinates). Work is split into (window, slice of points)
+//! affine coordinates). A scalar above `r/2` is first replaced by `r − s`
+//! with `P` negated ([`halved`]), so that digits cover 254 bits, not 255. Work is split into (window, slice of points)
 //! tasks, one bucket array each; a task's buckets are summed with running
 //! sums, batch-affine as well (segments of buckets side by side), and
 //! windows are combined by doubling.
@@ -47,12 +48,6 @@ use crate::msm::SCALAR_BITS;
 
 mod scalar;
 
-/// Widest window considered: the widest measured best (2^20 and 2^22
-/// points). 17 and 18 bits measured no better at 2^22, with either adder
-/// (docs/benchmarks.md): their bucket arrays (6–12 MiB per task) leave the
-/// caches. The cost model finds wider windows cheaper at 2^27 (the H query
-/// of a 32 GiB sector), which was not measured.
-const MAX_WINDOW_BITS: usize = 16;
 /// Additions that share one inversion, at most.
 const MAX_BATCH: usize = 2048;
 /// Buckets of [`sum`] (and additions per batch).
@@ -79,11 +74,51 @@ const BUCKET_COST: usize = 8;
 /// (additions per batch there).
 const REDUCTION_SEGMENTS: usize = 512;
 
-/// The window width for `terms` points: the least work overall.
-pub fn window_bits(terms: usize) -> usize {
-    (2..=MAX_WINDOW_BITS)
-        .min_by_key(|&c| windows(c, SCALAR_BITS) * (terms + BUCKET_COST * (1usize << (c - 1))))
+/// The window width for `terms` points with scalars below `2^scalar_bits`,
+/// at most `widest` bits: the least work overall.
+fn window_bits(terms: usize, scalar_bits: usize, widest: usize) -> usize {
+    let bits = scalar_bits.min(HALVED_BITS);
+    (2..=widest)
+        .min_by_key(|&c| windows(c, bits) * (terms + BUCKET_COST * (1usize << (c - 1))))
         .expect("the range is not empty")
+}
+
+/// Bits of a [`halved`] scalar: below `r/2 < 2^254`.
+const HALVED_BITS: usize = SCALAR_BITS - 1;
+
+/// The scalar field's modulus `r`, little-endian words.
+const MODULUS: [u64; 4] = [
+    0xffff_ffff_0000_0001,
+    0x53bd_a402_fffe_5bfe,
+    0x3339_d808_09a1_d805,
+    0x73ed_a753_299d_7d48,
+];
+
+/// `scalar` (canonical, below `r`) or `r − scalar`, whichever is below
+/// `r/2`, and whether it is the latter: `s·P = (r − s)·(−P)`, so the MSM
+/// may add `−P` with the digits of `r − s`. Every scalar then fits in 254
+/// bits, which saves a window wherever 254 bits need fewer than 255 do
+/// (15 windows of 17 bits instead of 16).
+fn halved(scalar: &pce_scalar) -> (pce_scalar, bool) {
+    // r − s with the borrow chain; s > r − s exactly when s > (r − 1)/2.
+    let mut negated = [0u64; 4];
+    let mut borrow = false;
+    for (i, word) in negated.iter_mut().enumerate() {
+        let (d, b1) = MODULUS[i].overflowing_sub(scalar.l[i]);
+        let (d, b2) = d.overflowing_sub(borrow as u64);
+        *word = d;
+        borrow = b1 | b2;
+    }
+    debug_assert!(!borrow, "scalars below r");
+    let larger = (0..4)
+        .rev()
+        .find(|&i| scalar.l[i] != negated[i])
+        .is_some_and(|i| scalar.l[i] > negated[i]);
+    if larger {
+        (pce_scalar { l: negated }, true)
+    } else {
+        (*scalar, false)
+    }
 }
 
 /// Signed windows of `c` bits that cover scalars below `2^bits`: the top
@@ -272,6 +307,12 @@ fn enabled() -> bool {
 /// Does a batch of bucket additions: `sums[bucket] += ±points[point]` for
 /// each addition, with one shared inversion.
 pub(crate) trait Adder: Clone + Send + Sync {
+    /// The widest window worth its buckets with this adder: wider windows
+    /// are fewer, but their buckets leave the caches (measured at 2^22
+    /// points, docs/benchmarks.md; not measured at 2^27, where the cost
+    /// model would go wider).
+    const WIDEST_WINDOW: usize;
+
     /// The additions of `batch`: distinct buckets, each holding a point
     /// whose x differs from its added point's (so no x difference is zero),
     /// neither at infinity.
@@ -495,30 +536,27 @@ pub fn msm(points: &[blst_p1_affine], scalars: &[pce_scalar]) -> Option<blst_p1>
         points.len() <= u32::MAX as usize,
         "points are indexed by u32"
     );
-    // Digits cover 256 bits with the top one a zero bit (see `windows`).
-    debug_assert!(
-        scalars.iter().all(|s| s.l[3] >> 63 == 0),
-        "scalars below 2^255"
-    );
     if !enabled() {
         return None;
     }
-    let c = window_bits(points.len());
     #[cfg(target_arch = "x86_64")]
     if points.len() >= LANES_MIN {
         if let Some(adder) = hardware::LaneAdder::new() {
-            return Some(with_window(&adder, points, scalars, c, SCALAR_BITS));
+            return Some(with_best_window(&adder, points, scalars));
         }
     }
-    (points.len() >= BLST_MIN).then(|| {
-        with_window(
-            &scalar::BlstAdder::default(),
-            points,
-            scalars,
-            c,
-            SCALAR_BITS,
-        )
-    })
+    (points.len() >= BLST_MIN)
+        .then(|| with_best_window(&scalar::BlstAdder::default(), points, scalars))
+}
+
+/// [`with_window`] at the adder's best window for the number of points.
+fn with_best_window<A: Adder>(
+    adder: &A,
+    points: &[blst_p1_affine],
+    scalars: &[pce_scalar],
+) -> blst_p1 {
+    let c = window_bits(points.len(), SCALAR_BITS, A::WIDEST_WINDOW);
+    with_window(adder, points, scalars, c, SCALAR_BITS)
 }
 
 /// `Σ points[i]`, or `None` where blst's own sum is as fast (as [`msm`]):
@@ -577,7 +615,9 @@ fn with_window<A: Adder>(
     if points.is_empty() {
         return blst_p1::default();
     }
-    let window_count = windows(c, scalar_bits);
+    // Digits are taken of the halved scalars, below 2^254 (or of the
+    // scalars themselves where they are shorter: those are never halved).
+    let window_count = windows(c, scalar_bits.min(HALVED_BITS));
     let bucket_count = 1usize << (c - 1);
     let batch_size = MAX_BATCH.min(bucket_count / 4).max(8);
     // Enough tasks for every thread, in slices of at least 2^12 points.
@@ -602,14 +642,15 @@ fn with_window<A: Adder>(
             for block in (start..end).step_by(PREFETCH_BLOCK).chain([end]) {
                 ahead.clear();
                 for i in block..(block + PREFETCH_BLOCK).min(end) {
-                    let digit = booth_digit(&scalars[i], w, c);
+                    let (scalar, negated) = halved(&scalars[i]);
+                    let digit = booth_digit(&scalar, w, c);
                     if digit != 0 && !is_infinity(&points[i]) {
                         let bucket = digit.unsigned_abs() - 1;
                         prefetch_point(&buckets.sums[bucket as usize]);
                         ahead.push(Addition {
                             bucket,
                             point: i as u32,
-                            negate: digit < 0,
+                            negate: (digit < 0) != negated,
                         });
                     }
                 }
@@ -695,7 +736,7 @@ mod tests {
         ];
         for l in values {
             let s = scalar(l);
-            for c in 2..=MAX_WINDOW_BITS {
+            for c in 2..=20 {
                 // Rebuild the bits digit by digit, carrying between windows.
                 let mut rebuilt = [0u64; 5];
                 let mut carry: i64 = 0;
@@ -714,6 +755,32 @@ mod tests {
                 }
                 assert_eq!(carry, 0, "c={c}");
                 assert_eq!(rebuilt, [l[0], l[1], l[2], l[3], 0], "c={c}");
+            }
+        }
+    }
+
+    /// Halving keeps scalars up to `(r − 1)/2` and negates the rest: the
+    /// result is below 2^254 and `±` it is the scalar modulo r.
+    #[test]
+    fn halved_scalars_fit_254_bits() {
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let half = (-Scalar::ONE) * Scalar::from(2).invert().unwrap();
+        let edges = [
+            Scalar::ZERO,
+            Scalar::ONE,
+            half,
+            half + Scalar::ONE,
+            -Scalar::ONE,
+        ];
+        let randoms = (0..1000).map(|_| Scalar::random(&mut rng));
+        for (i, value) in edges.into_iter().chain(randoms).enumerate() {
+            let (h, negated) = halved(&scalar_of(&value));
+            assert_eq!(h.l[3] >> 62, 0, "{i}: below 2^254");
+            let back = Scalar::from_bytes_le(scalar_bytes(&[h]).try_into().unwrap())
+                .expect("a canonical scalar");
+            assert_eq!(if negated { -back } else { back }, value, "{i}");
+            if i < edges.len() {
+                assert_eq!(negated, i >= 3, "edge {i}");
             }
         }
     }
@@ -737,7 +804,11 @@ mod tests {
     fn check<A: Adder>(adder: &A, points: &[G1Affine], scalars: &[pce_scalar]) {
         let points = g1_as_blst(g1_affines_as_pce(points));
         let blst = points.mult(scalar_bytes(scalars), 255);
-        for c in [window_bits(points.len()), 4, 12] {
+        for c in [
+            window_bits(points.len(), SCALAR_BITS, A::WIDEST_WINDOW),
+            4,
+            12,
+        ] {
             let ours = with_window(adder, points, scalars, c, SCALAR_BITS);
             // SAFETY: two valid points.
             assert!(
@@ -923,9 +994,7 @@ mod tune {
         } else {
             (scalars.clone(), SCALAR_BITS)
         };
-        let best = (2..=MAX_WINDOW_BITS)
-            .min_by_key(|&c| windows(c, bits) * (ours_n + BUCKET_COST * (1usize << (c - 1))))
-            .unwrap();
+        let best = window_bits(ours_n, bits, A::WIDEST_WINDOW);
         let widths: Vec<usize> = env("PCE_MSM_WINDOWS")
             .map_or(vec![best - 1, best, best + 1], |v| {
                 v.split(',').map(|c| c.parse().unwrap()).collect()

@@ -19,6 +19,7 @@
 //! host.
 
 use backend_api::interop::root_of_unity;
+use blst::{blst_fr, blst_fr_add, blst_fr_mul, blst_fr_sub};
 use blstrs::Scalar;
 use ff::{Field, PrimeField};
 use rayon::prelude::*;
@@ -116,19 +117,45 @@ fn bit_reverse(data: &mut [Scalar], log_n: u32) {
         });
 }
 
+/// `value` as the blst element it wraps, for calling blst on it in place:
+/// going through blstrs' operators copies each operand and result, and a
+/// copy read right after blst's assembly wrote it waits for the stores
+/// (no store-to-load forwarding into a wider load).
+fn fr(value: &Scalar) -> &blst_fr {
+    // SAFETY: blstrs' `Scalar` is a `#[repr(transparent)]` `blst_fr` (the
+    // ABI asserts both share `pce_fr`'s layout).
+    unsafe { &*(value as *const Scalar).cast::<blst_fr>() }
+}
+
+/// [`fr`], mutable.
+fn fr_mut(value: &mut Scalar) -> &mut blst_fr {
+    // SAFETY: as in `fr`, with the unique borrow carried over.
+    unsafe { &mut *(value as *mut Scalar).cast::<blst_fr>() }
+}
+
 #[inline(always)]
 fn butterfly(lo: &mut Scalar, hi: &mut Scalar, twiddle: &Scalar) {
-    let t = *hi * twiddle;
-    *hi = *lo - t;
-    *lo += t;
+    let (lo, hi) = (fr_mut(lo), fr_mut(hi));
+    let mut t = blst_fr::default();
+    // SAFETY: blst reads and writes valid field elements; an output may be
+    // an input.
+    unsafe {
+        blst_fr_mul(&mut t, hi, fr(twiddle));
+        blst_fr_sub(hi, lo, &t);
+        blst_fr_add(lo, lo, &t);
+    }
 }
 
 /// [`butterfly`] with the twiddle `ω^0 = 1`: no multiplication.
 #[inline(always)]
 fn unit_butterfly(lo: &mut Scalar, hi: &mut Scalar) {
+    let (lo, hi) = (fr_mut(lo), fr_mut(hi));
     let t = *hi;
-    *hi = *lo - t;
-    *lo += t;
+    // SAFETY: as in `butterfly`.
+    unsafe {
+        blst_fr_sub(hi, lo, &t);
+        blst_fr_add(lo, lo, &t);
+    }
 }
 
 impl Domain {

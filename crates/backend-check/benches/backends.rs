@@ -9,6 +9,12 @@
 //! 36 % one); NTT: the plugin against bellperson's `EvaluationDomain::fft`.
 //! Each MSM time is the best of 3 runs below 2^19 and a single run above;
 //! each NTT time the best of 3. Read the ratios: these machines are noisy.
+//!
+//! `--against OTHER` (a second plugin: another build of the same backend,
+//! say) also times OTHER on the same inputs, `--rounds R` times each,
+//! alternating with the plugin, and prints both bests and their ratio: the
+//! way to tell a change from the noise. `--no-baselines` skips blst and
+//! bellperson.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -47,6 +53,30 @@ fn best<T>(reps: usize, mut f: impl FnMut() -> T) -> Duration {
         .expect("at least one run")
 }
 
+/// The best of `rounds` runs of `a` and of `b`, alternated, so that a
+/// slow spell of the machine hits both.
+fn alternated(
+    rounds: usize,
+    mut a: impl FnMut() -> Duration,
+    mut b: impl FnMut() -> Duration,
+) -> (Duration, Duration) {
+    (0..rounds.max(1))
+        .map(|_| (a(), b()))
+        .fold((Duration::MAX, Duration::MAX), |(x, y), (ta, tb)| {
+            (x.min(ta), y.min(tb))
+        })
+}
+
+/// The line that compares the plugin with `--against`'s.
+fn against_line(what: &str, rounds: usize, (plugin, other): (Duration, Duration)) -> String {
+    format!(
+        "{what}: plugin {} | against {} ({:.3}x, best of {rounds} alternated)",
+        ms(plugin),
+        ms(other),
+        other.as_secs_f64() / plugin.as_secs_f64()
+    )
+}
+
 fn ms(d: Duration) -> String {
     format!("{:>9.1} ms", d.as_secs_f64() * 1e3)
 }
@@ -63,6 +93,13 @@ fn main() {
     let (run_msm, run_ntt) = (ops.contains("msm"), ops.contains("ntt"));
     let backend = Backend::load(&spec).expect("loading the backend");
     let device = backend.open(0).expect("opening device 0");
+    let against = args.iter().any(|a| a == "--against").then(|| {
+        let other = Backend::load(&arg(&args, "--against", "")).expect("loading --against");
+        let device = other.open(0).expect("opening --against's device 0");
+        (other, device)
+    });
+    let rounds: usize = arg(&args, "--rounds", "3").parse().expect("--rounds N");
+    let baselines = !args.iter().any(|a| a == "--no-baselines");
     let worker = Worker::new();
     let mut rng = ChaCha8Rng::seed_from_u64(1);
     println!(
@@ -84,8 +121,27 @@ fn main() {
         let bases = device
             .lend_bases::<G1>(g1_affines_as_pce(pts))
             .expect("bases");
+        let other_bases = against.as_ref().map(|(_, other)| {
+            other
+                .lend_bases::<G1>(g1_affines_as_pce(pts))
+                .expect("--against's bases")
+        });
         for (name, values) in [("random", &random), ("porep-mix", &mix)] {
             let abi: Vec<_> = values.iter().map(scalar_of).collect();
+            if let (Some((_, other)), Some(other_bases)) = (&against, &other_bases) {
+                let times = alternated(
+                    rounds,
+                    || best(1, || device.msm(&bases, 0, n, 1, &abi).expect("msm")),
+                    || best(1, || other.msm(other_bases, 0, n, 1, &abi).expect("msm")),
+                );
+                println!(
+                    "{}",
+                    against_line(&format!("MSM G1 2^{log} {name:<9}"), rounds, times)
+                );
+            }
+            if !baselines {
+                continue;
+            }
             let plugin = best(reps, || device.msm(&bases, 0, n, 1, &abi).expect("msm"));
             let blst = best(reps, || {
                 g1_as_blst(g1_affines_as_pce(pts)).mult(scalar_bytes(&abi), 255)
@@ -121,7 +177,7 @@ fn main() {
 
     let g2_all: Vec<G2Affine> =
         points::<G2Projective>(if run_msm { 1 << max_log_g2 } else { 0 }, false, &mut rng);
-    for log in (min_log..=max_log_g2).filter(|_| run_msm) {
+    for log in (min_log..=max_log_g2).filter(|_| run_msm && baselines) {
         let n = 1usize << log;
         let reps = if log < 19 { 3 } else { 1 };
         let pts = &g2_all[..n];
@@ -161,6 +217,31 @@ fn main() {
         let reps = 3;
         let input: Vec<Scalar> = (0..n).map(|_| Scalar::random(&mut rng)).collect();
         let domain = device.ntt_domain(log).expect("domain");
+        if let Some((_, other)) = &against {
+            let other_domain = other.ntt_domain(log).expect("--against's domain");
+            let run = |device: &backend_api::Device, domain| {
+                let mut data = input.clone();
+                let start = Instant::now();
+                device
+                    .ntt(
+                        domain,
+                        NttDirection::Forward,
+                        false,
+                        scalars_as_fr_mut(&mut data),
+                    )
+                    .expect("ntt");
+                start.elapsed()
+            };
+            let times = alternated(
+                rounds,
+                || run(&device, &domain),
+                || run(other, &other_domain),
+            );
+            println!("{}", against_line(&format!("NTT 2^{log}"), rounds, times));
+        }
+        if !baselines {
+            continue;
+        }
         let plugin = best(reps, || {
             let mut data = input.clone();
             device

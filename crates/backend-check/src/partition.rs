@@ -259,11 +259,10 @@ pub fn run(
         let h_values = recorder.step(&mut steps, "QAP (h)", || {
             Ok(h_coefficients(device, &domain, &mut abc)?)
         })?;
-        drop(abc);
         let h_scalars = recorder.step(&mut steps, "h to scalars", || {
             Ok(h_values.par_iter().map(scalar_of).collect::<Vec<_>>())
         })?;
-        drop(h_values);
+        drop(abc);
         // The prover holds every query's scalars from its first MSM on and
         // drops each after its own.
         let l_scalars = mixed_scalars(l_len, seed + 1);

@@ -67,9 +67,10 @@ const POINT_WORDS: i64 = 12;
 const FP_WORDS: i64 = 6;
 /// The cost of a bucket, in additions of the main pass: two additions in
 /// the reduction, and the cache misses of a wider bucket array. Fitted to
-/// the best measured windows here: 11 bits at 2^16 points, 13 at 2^18,
-/// 16 at 2^20 and 2^22.
-const BUCKET_COST: usize = 8;
+/// the best measured windows of [`halved`] scalars here, with either adder
+/// (docs/benchmarks.md): 12 bits at 2^16 points, 16 at 2^20, 17 at 2^22
+/// (the widest the blst adder takes; the IFMA adder stops at 16).
+const BUCKET_COST: usize = 4;
 /// Segments of buckets whose running sums run side by side in the reduction
 /// (additions per batch there).
 const REDUCTION_SEGMENTS: usize = 512;
@@ -603,6 +604,22 @@ fn sum_with<A: Adder>(adder: &A, points: &[blst_p1_affine]) -> blst_p1 {
         })
 }
 
+/// Into how many slices of the points to cut every window, so that the
+/// `windows · slices` tasks (one bucket array each) keep `threads` busy:
+/// the fewest rounds of tasks, each task costing its points plus the
+/// running sums over its buckets (two additions a bucket). With 15 windows
+/// on two threads, whole windows would leave one thread idle for the last
+/// one; half windows end together. Slices keep at least 2^12 points.
+fn slices(points: usize, windows: usize, buckets: usize, threads: usize) -> usize {
+    let most = points.div_ceil(1 << 12).clamp(1, 64);
+    (1..=most)
+        .min_by_key(|&slices| {
+            let rounds = (windows * slices).div_ceil(threads);
+            rounds * (points.div_ceil(slices) + 2 * buckets)
+        })
+        .expect("at least one slice")
+}
+
 /// [`msm`] with `adder` and windows of `c` bits, for scalars below
 /// `2^scalar_bits`.
 fn with_window<A: Adder>(
@@ -615,17 +632,18 @@ fn with_window<A: Adder>(
     if points.is_empty() {
         return blst_p1::default();
     }
-    // Digits are taken of the halved scalars, below 2^254 (or of the
-    // scalars themselves where they are shorter: those are never halved).
-    let window_count = windows(c, scalar_bits.min(HALVED_BITS));
+    // Scalars are halved (below 2^254) only where that saves a window: it
+    // costs a subtraction per scalar and window.
+    let halve = windows(c, scalar_bits.min(HALVED_BITS)) < windows(c, scalar_bits);
+    let window_count = windows(c, if halve { HALVED_BITS } else { scalar_bits });
     let bucket_count = 1usize << (c - 1);
     let batch_size = MAX_BATCH.min(bucket_count / 4).max(8);
-    // Enough tasks for every thread, in slices of at least 2^12 points.
-    let threads = rayon::current_num_threads();
-    let slices = threads
-        .div_ceil(window_count)
-        .min(points.len().div_ceil(1 << 12))
-        .max(1);
+    let slices = slices(
+        points.len(),
+        window_count,
+        bucket_count,
+        rayon::current_num_threads(),
+    );
     let slice_len = points.len().div_ceil(slices);
 
     let window_sums: Vec<blst_p1> = (0..window_count * slices)
@@ -642,7 +660,11 @@ fn with_window<A: Adder>(
             for block in (start..end).step_by(PREFETCH_BLOCK).chain([end]) {
                 ahead.clear();
                 for i in block..(block + PREFETCH_BLOCK).min(end) {
-                    let (scalar, negated) = halved(&scalars[i]);
+                    let (scalar, negated) = if halve {
+                        halved(&scalars[i])
+                    } else {
+                        (scalars[i], false)
+                    };
                     let digit = booth_digit(&scalar, w, c);
                     if digit != 0 && !is_infinity(&points[i]) {
                         let bucket = digit.unsigned_abs() - 1;
@@ -759,6 +781,20 @@ mod tests {
         }
     }
 
+    /// Whole windows where they keep both threads busy, halves where an odd
+    /// number of windows would leave one idle.
+    #[test]
+    fn slices_balance_threads() {
+        assert_eq!(slices(1 << 22, 16, 1 << 15, 2), 1);
+        assert_eq!(slices(1 << 22, 15, 1 << 16, 2), 2);
+        assert_eq!(slices(1 << 22, 15, 1 << 16, 1), 1);
+        assert_eq!(
+            slices(1 << 12, 15, 1 << 16, 2),
+            1,
+            "slices of 2^12 points at least"
+        );
+    }
+
     /// Halving keeps scalars up to `(r − 1)/2` and negates the rest: the
     /// result is below 2^254 and `±` it is the scalar modulo r.
     #[test]
@@ -798,15 +834,18 @@ mod tests {
     }
 
     /// The MSM with `adder` equals blst's at the chosen window, at a narrow
-    /// one (many additions per bucket, so batches conflict and defer) and at
-    /// a wide one (more buckets than reduction segments: several
-    /// running-sum steps).
+    /// one (many additions per bucket, so batches conflict and defer), at
+    /// one where scalars are halved (5 bits: 51 windows of 254 bits against
+    /// 52 of 255) and at a wide one (more buckets than reduction segments:
+    /// several running-sum steps).
     fn check<A: Adder>(adder: &A, points: &[G1Affine], scalars: &[pce_scalar]) {
         let points = g1_as_blst(g1_affines_as_pce(points));
         let blst = points.mult(scalar_bytes(scalars), 255);
+        assert!(windows(5, HALVED_BITS) < windows(5, SCALAR_BITS));
         for c in [
             window_bits(points.len(), SCALAR_BITS, A::WIDEST_WINDOW),
             4,
+            5,
             12,
         ] {
             let ours = with_window(adder, points, scalars, c, SCALAR_BITS);

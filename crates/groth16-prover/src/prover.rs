@@ -454,8 +454,7 @@ impl<'a> Prover<'a> {
                     h_coefficients(self.device, &domain, &mut abc)
                 })?
             };
-            drop(abc);
-            h_scalars.extend(canonical(&h));
+            h_scalars.par_extend(h.par_iter().map(scalar_of));
         }
         debug!(n, batch = witnesses.len(), "h computed");
 

@@ -30,7 +30,7 @@
 //! Without the operation the transforms run here, through the backend's
 //! NTT.
 
-use backend_api::interop::{fr_as_scalars, scalars_as_fr_mut};
+use backend_api::interop::scalars_as_fr_mut;
 use backend_api::{BackendError, Device, NttDirection, NttDomain};
 use blstrs::Scalar;
 use ff::{Field, PrimeField};
@@ -42,18 +42,20 @@ pub fn domain_log_size(constraints: usize) -> u32 {
 }
 
 /// Turns `abc = a ‖ b ‖ c` (three vectors of the domain's size) into the
-/// coefficients of `h`, returned in the first vector's place, `n − 1` long.
-pub fn h_coefficients(
+/// coefficients of `h`, left in the first vector's place (`n − 1` long) and
+/// returned from there: no further vector of the domain's size is
+/// allocated (fresh memory costs page faults).
+pub fn h_coefficients<'a>(
     device: &Device,
     domain: &NttDomain<'_>,
-    abc: &mut [Scalar],
-) -> Result<Vec<Scalar>, BackendError> {
+    abc: &'a mut [Scalar],
+) -> Result<&'a [Scalar], BackendError> {
     let n = domain.size();
     assert_eq!(abc.len(), 3 * n, "a, b, c must fill three domain vectors");
-    let fr = scalars_as_fr_mut(abc);
-    if device.qap_h(domain, fr)? {
-        return Ok(fr_as_scalars(&fr[..n - 1]).to_vec());
+    if device.qap_h(domain, scalars_as_fr_mut(abc))? {
+        return Ok(&abc[..n - 1]);
     }
+    let fr = scalars_as_fr_mut(abc);
     device.ntt(domain, NttDirection::Inverse, false, fr)?;
     device.ntt(domain, NttDirection::Forward, true, &mut fr[..2 * n])?;
 
@@ -68,9 +70,9 @@ pub fn h_coefficients(
     let scale = (Scalar::ONE - gamma)
         .invert()
         .expect("g^n ≠ 1 outside the domain");
-    Ok(c[..n - 1]
-        .par_iter()
-        .zip(a[..n - 1].par_iter())
-        .map(|(c, product)| (*c - product) * scale)
-        .collect())
+    a[..n - 1]
+        .par_iter_mut()
+        .zip(c[..n - 1].par_iter())
+        .for_each(|(product, c)| *product = (*c - *product) * scale);
+    Ok(&a[..n - 1])
 }

@@ -16,16 +16,18 @@
 //!
 //! Scalars are cut into signed (Booth) digits of `c` bits, so a window
 //! needs `2^(c−1)` buckets, and a negative digit adds `−P` (a negation in
-//! affine coordinates). A scalar above `r/2` is first replaced by `r − s`
-//! with `P` negated ([`halved`]), so that digits cover 254 bits, not 255. Work is split into (window, slice of points)
-//! tasks, one bucket array each; a task's buckets are summed with running
-//! sums, batch-affine as well (segments of buckets side by side), and
-//! windows are combined by doubling.
+//! affine coordinates). Where it saves a window, a scalar above `r/2` is
+//! first replaced by `r − s` with `P` negated ([`halved`]), so that digits
+//! cover 254 bits, not 255. Work is split into (window, slice of points)
+//! tasks, one bucket array each, as many slices as keep every thread busy
+//! to the end ([`slices`]); a task's buckets are summed with running sums,
+//! batch-affine as well (segments of buckets side by side), and windows are
+//! combined by doubling.
 //!
 //! Known weak spot: a top window with few distinct digits (windows of 11
-//! to 15 bits) fills the deferred list, and its additions go to the
-//! Jacobian overflow, several times dearer. The dense H query (2^22 points
-//! and up, 16-bit windows) is not affected.
+//! to 14 bits) fills the deferred list, and its additions go to the
+//! Jacobian overflow, several times dearer. The dense H queries (2^19
+//! points and up, 15- to 17-bit windows) are not affected.
 //!
 //! An addition whose bucket already has one pending in the batch waits for
 //! the next batch. An addition that needs no inversion is done on the spot:
@@ -537,6 +539,13 @@ pub fn msm(points: &[blst_p1_affine], scalars: &[pce_scalar]) -> Option<blst_p1>
         points.len() <= u32::MAX as usize,
         "points are indexed by u32"
     );
+    // Canonical scalars, as the ABI has them: `halved` relies on it.
+    debug_assert!(
+        scalars
+            .iter()
+            .all(|s| s.l.iter().rev().cmp(MODULUS.iter().rev()).is_lt()),
+        "scalars below r"
+    );
     if !enabled() {
         return None;
     }
@@ -835,18 +844,23 @@ mod tests {
 
     /// The MSM with `adder` equals blst's at the chosen window, at a narrow
     /// one (many additions per bucket, so batches conflict and defer), at
-    /// one where scalars are halved (5 bits: 51 windows of 254 bits against
-    /// 52 of 255) and at a wide one (more buckets than reduction segments:
-    /// several running-sum steps).
+    /// ones where scalars are halved (5, 15 and 17 bits: 51, 17 and 15
+    /// windows of 254 bits against 52, 18 and 16 of 255; 15 and 17 are what
+    /// the H queries take) and at a wide one (more buckets than reduction
+    /// segments: several running-sum steps).
     fn check<A: Adder>(adder: &A, points: &[G1Affine], scalars: &[pce_scalar]) {
         let points = g1_as_blst(g1_affines_as_pce(points));
         let blst = points.mult(scalar_bytes(scalars), 255);
-        assert!(windows(5, HALVED_BITS) < windows(5, SCALAR_BITS));
+        for c in [5, 15, 17] {
+            assert!(windows(c, HALVED_BITS) < windows(c, SCALAR_BITS));
+        }
         for c in [
             window_bits(points.len(), SCALAR_BITS, A::WIDEST_WINDOW),
             4,
             5,
             12,
+            15,
+            17,
         ] {
             let ours = with_window(adder, points, scalars, c, SCALAR_BITS);
             // SAFETY: two valid points.

@@ -106,7 +106,7 @@ impl Adder for BlstAdder {
                 blst_fp_mul(&mut t, &t, &lambda);
                 blst_fp_sub(&mut bucket.y, &t, &bucket.y);
             }
-            // x3's stores are two blst calls old by now.
+            // x3's stores are three blst calls old by now.
             bucket.x = x3;
         }
     }

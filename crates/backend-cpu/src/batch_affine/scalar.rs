@@ -42,54 +42,52 @@ impl Adder for BlstAdder {
         let Some(last) = batch.len().checked_sub(1) else {
             return;
         };
-        // Results are written by blst in place, never copied out of a
-        // temporary that blst has just written: such a copy is one wide load
-        // of several narrower stores still in flight, which the CPU cannot
-        // forward, and it waits for them (measured: docs/benchmarks.md).
-        if self.differences.len() < batch.len() {
-            self.differences.resize(batch.len(), blst_fp::default());
-            self.prefix.resize(batch.len(), blst_fp::default());
-        }
-        let (differences, prefix) = (&mut self.differences[..], &mut self.prefix[..]);
+        self.differences.clear();
+        self.prefix.clear();
         // SAFETY (every block below): blst reads and writes valid field
         // elements; an output may be one of the inputs.
         for (k, addition) in batch.iter().enumerate() {
             if let Some(&ahead) = batch.get(k + PREFETCH_DISTANCE) {
                 prefetch_addition(sums, points, ahead);
             }
+            let mut difference = blst_fp::default();
             let x1 = &sums[addition.bucket as usize].x;
             let x2 = &points[addition.point as usize].x;
-            unsafe { blst_fp_sub(&mut differences[k], x2, x1) };
-            if k == 0 {
-                prefix[0] = differences[0];
-            } else {
-                let (before, at) = prefix.split_at_mut(k);
-                unsafe { blst_fp_mul(&mut at[0], &before[k - 1], &differences[k]) };
-            }
+            unsafe { blst_fp_sub(&mut difference, x2, x1) };
+            let product = match self.prefix.last() {
+                Some(before) => {
+                    let mut product = blst_fp::default();
+                    unsafe { blst_fp_mul(&mut product, before, &difference) };
+                    product
+                }
+                None => difference,
+            };
+            self.differences.push(difference);
+            self.prefix.push(product);
         }
         let mut inverse = blst_fp::default();
         // The batch never holds a zero difference (see `add_batch`), so the
         // product is invertible.
-        unsafe { blst_fp_inverse(&mut inverse, &prefix[last]) };
-        let mut peeled = blst_fp::default();
+        unsafe { blst_fp_inverse(&mut inverse, &self.prefix[last]) };
         for (k, addition) in batch.iter().enumerate().rev() {
             if let Some(at) = k.checked_sub(PREFETCH_DISTANCE) {
                 prefetch_addition(sums, points, batch[at]);
             }
             let inverse_difference = if k == 0 {
-                &inverse
+                inverse
             } else {
+                let mut this = blst_fp::default();
                 unsafe {
-                    blst_fp_mul(&mut peeled, &inverse, &prefix[k - 1]);
-                    blst_fp_mul(&mut inverse, &inverse, &differences[k]);
+                    blst_fp_mul(&mut this, &inverse, &self.prefix[k - 1]);
+                    blst_fp_mul(&mut inverse, &inverse, &self.differences[k]);
                 }
-                &peeled
+                this
             };
             let point = &points[addition.point as usize];
             let bucket = &mut sums[addition.bucket as usize];
             let mut lambda = blst_fp::default();
             let mut x3 = blst_fp::default();
-            let mut t = blst_fp::default();
+            let mut y3 = blst_fp::default();
             unsafe {
                 // y₂ − y₁, with y₂ = −y of the point for a negative digit.
                 if addition.negate {
@@ -98,16 +96,16 @@ impl Adder for BlstAdder {
                 } else {
                     blst_fp_sub(&mut lambda, &point.y, &bucket.y);
                 }
-                blst_fp_mul(&mut lambda, &lambda, inverse_difference);
+                blst_fp_mul(&mut lambda, &lambda, &inverse_difference);
                 blst_fp_sqr(&mut x3, &lambda);
                 blst_fp_sub(&mut x3, &x3, &bucket.x);
                 blst_fp_sub(&mut x3, &x3, &point.x);
-                blst_fp_sub(&mut t, &bucket.x, &x3);
-                blst_fp_mul(&mut t, &t, &lambda);
-                blst_fp_sub(&mut bucket.y, &t, &bucket.y);
+                blst_fp_sub(&mut y3, &bucket.x, &x3);
+                blst_fp_mul(&mut y3, &y3, &lambda);
+                blst_fp_sub(&mut y3, &y3, &bucket.y);
             }
-            // x3's stores are three blst calls old by now.
             bucket.x = x3;
+            bucket.y = y3;
         }
     }
 }

@@ -1,19 +1,25 @@
 //! MSM and NTT of a backend plugin against the baselines, in one run.
 //!
-//! `cargo bench -p backend-check --bench backends -- [--backend cpu] [--min-log 16] [--max-log 22] [--max-log-g2 22] [--ops msm,ntt]`
+//! `cargo bench -p backend-check --bench backends -- [--backend cpu] [--min-log 16] [--max-log 22] [--max-log-g2 22] [--ops msm,ntt,qap]`
 //!
 //! Per size: the plugin (loaded through the ABI, bases lent), blst's own
 //! multi-threaded Pippenger (`MultiPoint::mult` on the same points) and
 //! bellperson's CPU multiexp (ec-gpu-gen's bucket method) on random
 //! scalars, plus the plugin and blst on a PoRep-like scalar mix (60 % zero,
-//! 36 % one); NTT: the plugin against bellperson's `EvaluationDomain::fft`.
+//! 36 % one); NTT: the plugin against bellperson's `EvaluationDomain::fft`;
+//! QAP (only when asked for, `--ops qap`): the prover's QAP step through
+//! the plugin (its `qap_h`, or the six transforms the host composes
+//! without it) against bellperson's seven-transform one, on the a, b, c of
+//! a satisfied R1CS with 60 % of the rows used.
 //! Each MSM time is the best of 3 runs below 2^19 and a single run above;
-//! each NTT time the best of 3. Read the ratios: these machines are noisy.
+//! each NTT and QAP time the best of 3. Read the ratios: these machines
+//! are noisy.
 //!
 //! `--against OTHER` (a second plugin: another build of the same backend,
 //! say) also times OTHER on the same inputs, `--rounds R` times each,
 //! alternating with the plugin, and prints both bests and their ratio: the
-//! way to tell a change from the noise (G1 MSMs and NTTs; G2 is left out).
+//! way to tell a change from the noise (G1 MSMs, NTTs and QAP steps; G2 is
+//! left out).
 //! `--no-baselines` skips the plain rows (the plugin against blst and
 //! bellperson) and with them the G2 section.
 
@@ -32,6 +38,7 @@ use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 use ec_gpu_gen::multiexp_cpu::{multiexp_cpu, FullDensity};
 use ec_gpu_gen::threadpool::Worker;
 use ff::{Field, PrimeField};
+use groth16_prover::qap::h_coefficients;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -100,7 +107,11 @@ fn main() {
         .parse()
         .expect("--max-log-g2 N");
     let ops = arg(&args, "--ops", "msm,ntt");
-    let (run_msm, run_ntt) = (ops.contains("msm"), ops.contains("ntt"));
+    let (run_msm, run_ntt, run_qap) = (
+        ops.contains("msm"),
+        ops.contains("ntt"),
+        ops.contains("qap"),
+    );
     let backend = Backend::load(&spec).expect("loading the backend");
     let device = backend.open(0).expect("opening device 0");
     let against = args.iter().any(|a| a == "--against").then(|| {
@@ -270,6 +281,58 @@ fn main() {
         });
         println!(
             "NTT 2^{log}: plugin {} | bellperson {} ({:.2}x)",
+            ms(plugin),
+            ms(bell),
+            bell.as_secs_f64() / plugin.as_secs_f64()
+        );
+    }
+    if run_qap {
+        qap_rows(
+            &device,
+            against.as_ref().map(|(_, device)| device),
+            min_log..=max_log,
+            rounds,
+            baselines,
+            &mut rng,
+        );
+    }
+}
+
+/// The QAP rows (see the module doc).
+fn qap_rows(
+    device: &backend_api::Device,
+    against: Option<&backend_api::Device>,
+    logs: std::ops::RangeInclusive<u32>,
+    rounds: usize,
+    baselines: bool,
+    rng: &mut ChaCha8Rng,
+) {
+    for log in logs {
+        let n = 1usize << log;
+        let input = backend_check::satisfied_abc(n, n * 3 / 5, rng);
+        let domain = device.ntt_domain(log).expect("domain");
+        let run = |device: &backend_api::Device, domain: &backend_api::NttDomain<'_>| {
+            let mut abc = input.clone();
+            let start = Instant::now();
+            h_coefficients(device, domain, &mut abc).expect("QAP step");
+            start.elapsed()
+        };
+        if let Some(other) = against {
+            let other_domain = other.ntt_domain(log).expect("--against's domain");
+            let times = alternated(
+                rounds,
+                || run(device, &domain),
+                || run(other, &other_domain),
+            );
+            println!("{}", against_line(&format!("QAP 2^{log}"), rounds, times));
+        }
+        if !baselines {
+            continue;
+        }
+        let plugin = (0..3).map(|_| run(device, &domain)).min().expect("runs");
+        let bell = best(3, || backend_check::reference_qap(&input));
+        println!(
+            "QAP 2^{log}: plugin {} | bellperson {} ({:.2}x)",
             ms(plugin),
             ms(bell),
             bell.as_secs_f64() / plugin.as_secs_f64()

@@ -36,6 +36,7 @@ mod repeated;
 pub mod timing;
 
 pub use msm::{points, Scalars};
+pub use ntt::{reference_qap, satisfied_abc};
 
 use std::fmt::Display;
 
@@ -69,7 +70,8 @@ pub enum Verdict {
     Pass,
     /// It did not, or it failed.
     Fail,
-    /// The plugin does not have this optional operation.
+    /// The plugin does not have this optional operation, or declined it
+    /// as unsupported for these arguments.
     Absent,
 }
 

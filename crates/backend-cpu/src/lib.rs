@@ -3,7 +3,8 @@
 //! Loaded by the prover like any other backend, through the C ABI of
 //! `backend-api` (it is a `cdylib`, never linked into the prover). One
 //! device, the host; NTTs are parallel radix-2 transforms with a per-domain
-//! twiddle table (`ntt`), MSMs split zeros and ones out and run a
+//! twiddle table (`ntt`), and without IFMA the QAP step is one call
+//! (`qap_h`, saving five of its six bit-reversal permutations); MSMs split zeros and ones out and run a
 //! Pippenger (`msm`). Large G1 MSMs keep their buckets affine and add them
 //! in batches that share one inversion (`batch_affine`); G2 and small MSMs
 //! run blst's Pippenger. Where the CPU has AVX-512 IFMA, the NTT and the
@@ -78,10 +79,11 @@ fn physical_memory() -> u64 {
 impl Plugin for CpuBackend {
     const NAME: &'static CStr = c"cpu";
     const DESCRIPTION: &'static CStr =
-        c"pce-prover CPU backend: radix-2 NTT (AVX-512 IFMA where the CPU has it), batch-affine G1 MSM (IFMA lanes, else blst field operations), blst G2 MSM, 0/1 split";
+        c"pce-prover CPU backend: radix-2 NTT (AVX-512 IFMA where the CPU has it), fused QAP step without IFMA, batch-affine G1 MSM (IFMA lanes, else blst field operations), blst G2 MSM, 0/1 split";
     type Device = Host;
     type Domain = ntt::Domain;
     type Bases = Bases;
+    const QAP_H: bool = true;
     const DEVICE_MEMORY: bool = true;
     const NTT_SCRATCH_BYTES: bool = true;
 
@@ -164,6 +166,17 @@ impl Plugin for CpuBackend {
     ) -> Result<(), PluginError> {
         domain.transform(fr_as_scalars_mut(data), inverse, coset);
         Ok(())
+    }
+
+    fn qap_h(_: &Host, domain: &ntt::Domain, abc: &mut [pce_fr]) -> Result<(), PluginError> {
+        if domain.qap_h(fr_as_scalars_mut(abc)) {
+            Ok(())
+        } else {
+            Err(PluginError::new(
+                PCE_ERR_UNSUPPORTED,
+                "with AVX-512 IFMA the CPU backend composes the QAP step from its transforms",
+            ))
+        }
     }
 
     fn upload_bases(_: &Host, points: Points) -> Result<Bases, PluginError> {

@@ -6,10 +6,14 @@
 //! the in-chunk stages), so no twiddle is recomputed per butterfly (the
 //! main cost of bellperson's CPU FFT) and twiddle reads stay sequential.
 //! The first stages run on cache-sized chunks, one chunk per task; later
-//! stages split every butterfly group across threads. The inverse is the forward transform followed by the
-//! index reversal `i ↦ n − i` and the factor 1/n; cosets multiply by powers
-//! of the field's multiplicative generator before (forward) or after
-//! (inverse) the transform, as bellperson's `coset_fft`/`icoset_fft` do.
+//! stages split every butterfly group across threads. The inverse is the
+//! forward transform followed by the index reversal `i ↦ n − i` and the
+//! factor 1/n; cosets multiply by powers of the field's multiplicative
+//! generator before (forward) or after (inverse) the transform, as
+//! bellperson's `coset_fft`/`icoset_fft` do. The inverse also exists as a
+//! decimation in frequency (natural order in, bit-reversed out), which
+//! lets the QAP step ([`qap`]) chain transforms without permuting between
+//! them.
 //!
 //! Where the CPU has AVX-512 IFMA, sizes from 2^6 on take the eight-lane
 //! path of [`lanes`] instead (faster, same results; docs/benchmarks.md); it
@@ -26,6 +30,7 @@ use rayon::prelude::*;
 
 #[cfg(target_arch = "x86_64")]
 mod lanes;
+mod qap;
 #[cfg(target_arch = "x86_64")]
 use lanes::{SCRATCH_BYTES_PER_ELEMENT, TABLE_BYTES_PER_ELEMENT};
 /// Without the IFMA path there is no limb-sliced copy.
@@ -97,6 +102,13 @@ impl<T> SharedMut<T> {
     }
 }
 
+/// The `bits`-bit reversal of `x < 2^bits`.
+fn reverse(x: usize, bits: u32) -> usize {
+    x.reverse_bits()
+        .checked_shr(usize::BITS - bits)
+        .unwrap_or(0)
+}
+
 /// Permutes `data` (of length 2^log_n) into bit-reversed order.
 fn bit_reverse(data: &mut [Scalar], log_n: u32) {
     if log_n == 0 {
@@ -155,6 +167,34 @@ fn unit_butterfly(lo: &mut Scalar, hi: &mut Scalar) {
     unsafe {
         blst_fr_sub(hi, lo, &t);
         blst_fr_add(lo, lo, &t);
+    }
+}
+
+/// The decimation-in-frequency butterfly of the inverse transform, given
+/// the forward twiddle `t = ω_m^(m/2−j)` that mirrors its own: since
+/// `ω_m^−j = −t`, the pair becomes `(lo + hi, (hi − lo)·t)`. Reading the
+/// forward tables backwards saves keeping inverse ones.
+#[inline(always)]
+fn dif_butterfly(lo: &mut Scalar, hi: &mut Scalar, mirrored_twiddle: &Scalar) {
+    let (lo, hi) = (fr_mut(lo), fr_mut(hi));
+    let mut t = blst_fr::default();
+    // SAFETY: as in `butterfly`.
+    unsafe {
+        blst_fr_sub(&mut t, hi, lo);
+        blst_fr_add(lo, lo, hi);
+        blst_fr_mul(hi, &t, fr(mirrored_twiddle));
+    }
+}
+
+/// The decimation-in-frequency butterfly with the twiddle 1: `(lo + hi, lo − hi)`.
+#[inline(always)]
+fn dif_unit_butterfly(lo: &mut Scalar, hi: &mut Scalar) {
+    let (lo, hi) = (fr_mut(lo), fr_mut(hi));
+    let t = *lo;
+    // SAFETY: as in `butterfly`.
+    unsafe {
+        blst_fr_add(lo, lo, hi);
+        blst_fr_sub(hi, &t, hi);
     }
 }
 
@@ -273,28 +313,75 @@ impl Domain {
     }
 
     fn forward(&self, data: &mut [Scalar]) {
-        let log_n = self.log_n;
-        bit_reverse(data, log_n);
-        let local_log = log_n.min(LOCAL_LOG);
+        bit_reverse(data, self.log_n);
+        data.par_chunks_mut(self.chunk_size())
+            .for_each(|chunk| self.dit_chunk(chunk));
+        self.dit_passes(data);
+    }
+
+    /// Elements of the cache-sized chunks the first (DIT) or last (DIF)
+    /// stages run on: `2^LOCAL_LOG`, or the whole vector if smaller.
+    fn chunk_size(&self) -> usize {
+        1 << self.log_n.min(LOCAL_LOG)
+    }
+
+    /// The forward transform's stages inside one chunk (decimation in
+    /// time: the chunk's input in bit-reversed order).
+    fn dit_chunk(&self, chunk: &mut [Scalar]) {
         let local = &self.local_twiddles;
-        data.par_chunks_mut(1 << local_log).for_each(|chunk| {
-            for s in 1..=local_log {
-                let half = 1usize << (s - 1);
-                let stride = (1 << local_log) / (2 * half);
-                for block in chunk.chunks_exact_mut(2 * half) {
-                    let (lo, hi) = block.split_at_mut(half);
-                    // The first butterfly of a block has the twiddle 1: the
-                    // whole first stage, half the second... (about one
-                    // multiplication per element saved of log2(n)/2).
-                    unit_butterfly(&mut lo[0], &mut hi[0]);
-                    for j in 1..half {
-                        butterfly(&mut lo[j], &mut hi[j], &local[j * stride]);
-                    }
+        for s in 1..=self.log_n.min(LOCAL_LOG) {
+            let half = 1usize << (s - 1);
+            let stride = chunk.len() / (2 * half);
+            for block in chunk.chunks_exact_mut(2 * half) {
+                let (lo, hi) = block.split_at_mut(half);
+                // The first butterfly of a block has the twiddle 1: the
+                // whole first stage, half the second... (about one
+                // multiplication per element saved of log2(n)/2).
+                unit_butterfly(&mut lo[0], &mut hi[0]);
+                for j in 1..half {
+                    butterfly(&mut lo[j], &mut hi[j], &local[j * stride]);
                 }
             }
-        });
-        for s in local_log + 1..=log_n {
-            self.radix2_pass(data, s);
+        }
+    }
+
+    /// The forward transform's stages across chunks, after [`Self::dit_chunk`]
+    /// ran on every chunk: natural order out.
+    fn dit_passes(&self, data: &mut [Scalar]) {
+        for s in LOCAL_LOG + 1..=self.log_n {
+            let twiddles = self.stage_twiddles(s);
+            pass(data, s, |lo, hi, j| butterfly(lo, hi, &twiddles[j]));
+        }
+    }
+
+    /// The inverse transform's stages across chunks, without the factor
+    /// 1/n (decimation in frequency: natural order in); [`Self::dif_chunk`]
+    /// finishes it on every chunk, leaving the result in bit-reversed order.
+    fn dif_passes(&self, data: &mut [Scalar]) {
+        for s in (LOCAL_LOG + 1..=self.log_n).rev() {
+            let twiddles = self.stage_twiddles(s);
+            let half = twiddles.len();
+            pass(data, s, |lo, hi, j| match j {
+                0 => dif_unit_butterfly(lo, hi),
+                _ => dif_butterfly(lo, hi, &twiddles[half - j]),
+            });
+        }
+    }
+
+    /// The inverse transform's stages inside one chunk (see
+    /// [`Self::dif_passes`]).
+    fn dif_chunk(&self, chunk: &mut [Scalar]) {
+        let local = &self.local_twiddles;
+        for s in (1..=self.log_n.min(LOCAL_LOG)).rev() {
+            let half = 1usize << (s - 1);
+            let stride = chunk.len() / (2 * half);
+            for block in chunk.chunks_exact_mut(2 * half) {
+                let (lo, hi) = block.split_at_mut(half);
+                dif_unit_butterfly(&mut lo[0], &mut hi[0]);
+                for j in 1..half {
+                    dif_butterfly(&mut lo[j], &mut hi[j], &local[(half - j) * stride]);
+                }
+            }
         }
     }
 
@@ -308,23 +395,27 @@ impl Domain {
             std::borrow::Cow::Owned(gather(&self.twiddles, stride, half))
         }
     }
+}
 
-    /// Stage `s` alone.
-    fn radix2_pass(&self, data: &mut [Scalar], s: u32) {
-        let half = 1usize << (s - 1);
-        let twiddles = self.stage_twiddles(s);
-        data.par_chunks_mut(2 * half).for_each(|block| {
-            let (lo, hi) = block.split_at_mut(half);
-            lo.par_chunks_mut(GRAIN)
-                .zip(hi.par_chunks_mut(GRAIN))
-                .zip(twiddles.par_chunks(GRAIN))
-                .for_each(|((lo, hi), tw)| {
-                    for ((lo, hi), t) in lo.iter_mut().zip(hi.iter_mut()).zip(tw) {
-                        butterfly(lo, hi, t);
-                    }
-                });
-        });
-    }
+/// One stage across chunks: each block's butterflies `j < 2^(s−1)`, as
+/// `butterfly(lo, hi, j)`, split over threads.
+fn pass<B>(data: &mut [Scalar], s: u32, butterfly: B)
+where
+    B: Fn(&mut Scalar, &mut Scalar, usize) + Sync,
+{
+    let half = 1usize << (s - 1);
+    data.par_chunks_mut(2 * half).for_each(|block| {
+        let (lo, hi) = block.split_at_mut(half);
+        lo.par_chunks_mut(GRAIN)
+            .zip(hi.par_chunks_mut(GRAIN))
+            .enumerate()
+            .for_each(|(task, (lo, hi))| {
+                let first = task * GRAIN;
+                for (i, (lo, hi)) in lo.iter_mut().zip(hi.iter_mut()).enumerate() {
+                    butterfly(lo, hi, first + i);
+                }
+            });
+    });
 }
 
 #[cfg(all(test, target_arch = "x86_64"))]

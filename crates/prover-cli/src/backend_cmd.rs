@@ -200,7 +200,9 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
     }
     let absent = match report.absent() {
         0 => String::new(),
-        n => format!(" ({n} of them for optional operations the backend does not have)"),
+        n => {
+            format!(" ({n} of them for optional operations the backend does not have or declines)")
+        }
     };
     println!(
         "{} of {} cases passed{absent}{}",

@@ -26,14 +26,8 @@ use blstrs::Scalar;
 use ff::Field;
 use rayon::prelude::*;
 
+use super::reverse;
 use crate::ifma;
-
-/// The `bits`-bit reversal of `x < 2^bits`.
-fn reverse(x: usize, bits: u32) -> usize {
-    x.reverse_bits()
-        .checked_shr(usize::BITS - bits)
-        .unwrap_or(0)
-}
 
 /// One field element's 52-bit limbs.
 type Limbs = [u64; 5];

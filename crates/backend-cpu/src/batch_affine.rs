@@ -1,7 +1,11 @@
-//! G1 Pippenger with batch-affine buckets.
+//! Pippenger with batch-affine buckets, in G1 and G2.
 //!
 //! The dense H query of a C2 proof is an MSM of 2^22 random scalars (2 KiB
 //! sectors) to 2^27 (32 GiB): the largest single cost of a proof on a CPU.
+//! The B query's G2 MSM is the next (8 % of a 32 GiB PoRep partition, 15 %
+//! of a WindowPoSt one, on blst's Pippenger). The algorithm is the same in
+//! both groups ([`curve`] says what each provides); in G2 every field
+//! operation is an Fp2 one.
 //! blst's Pippenger keeps its buckets in XYZZ coordinates, 8
 //! multiplications and 2 squarings per point added, one at a time. Here
 //! the buckets are affine points, and a batch of additions to distinct
@@ -40,15 +44,20 @@
 //! emulation of the instructions, on any CPU.
 
 use backend_api::ffi::pce_scalar;
-use blst::{
-    blst_fp, blst_fp_cneg, blst_p1, blst_p1_add_or_double, blst_p1_add_or_double_affine,
-    blst_p1_affine, blst_p1_double, blst_p1_from_affine, blst_p1_to_affine,
-};
+use blst::{blst_p1, blst_p1_affine, blst_p2, blst_p2_affine};
 use rayon::prelude::*;
 
 use crate::msm::SCALAR_BITS;
 
+pub(crate) mod curve;
 mod scalar;
+
+use curve::{words, Curve, G1, G2};
+
+/// The affine points of an adder's group.
+type Affine<A> = <<A as Adder>::Curve as Curve>::Affine;
+/// The Jacobian points of an adder's group.
+type Jacobian<A> = <<A as Adder>::Curve as Curve>::Jacobian;
 
 /// Additions that share one inversion, at most.
 const MAX_BATCH: usize = 2048;
@@ -63,7 +72,7 @@ const PREFETCH_BLOCK: usize = 32;
 /// gathers load eight at once and measured no faster with it
 /// (docs/benchmarks.md).
 pub(crate) const PREFETCH_DISTANCE: usize = 16;
-/// Words of a `blst_p1_affine`: x, then y.
+/// Words of a `blst_p1_affine` (the IFMA adder's points): x, then y.
 const POINT_WORDS: i64 = 12;
 /// Words of one coordinate.
 const FP_WORDS: i64 = 6;
@@ -161,42 +170,34 @@ fn booth_digit(scalar: &pce_scalar, w: usize, c: usize) -> i32 {
 
 /// Whether `point` is blst's affine point at infinity (all zeros), word by
 /// word, inline: it is asked of every point in every window.
-fn is_infinity(point: &blst_p1_affine) -> bool {
-    point
-        .x
-        .l
-        .iter()
-        .chain(&point.y.l)
-        .fold(0, |any, word| any | word)
-        == 0
+fn is_infinity<C: Curve>(point: &C::Affine) -> bool {
+    words(point).iter().fold(0, |any, word| any | word) == 0
 }
 
 /// Whether two canonical field elements are equal (word by word, inline).
-fn same(a: &blst_fp, b: &blst_fp) -> bool {
-    a.l.iter().zip(&b.l).fold(0, |diff, (x, y)| diff | (x ^ y)) == 0
+fn same<C: Curve>(a: &C::Field, b: &C::Field) -> bool {
+    words(a)
+        .iter()
+        .zip(words(b))
+        .fold(0, |diff, (x, y)| diff | (x ^ y))
+        == 0
 }
 
-fn negated(y: &blst_fp) -> blst_fp {
-    let mut out = blst_fp::default();
-    // SAFETY: blst negates a valid field element.
-    unsafe { blst_fp_cneg(&mut out, y, true) };
-    out
-}
-
-/// Starts loading `point` (96 bytes, at most three cache lines) into the
-/// cache.
+/// Starts loading `point` (96 bytes in G1, 192 in G2) into the cache: a
+/// fetch per 64-byte line it may straddle.
 #[inline(always)]
-fn prefetch_point(point: &blst_p1_affine) {
+fn prefetch_point<T>(point: &T) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        let at = (point as *const blst_p1_affine).cast::<i8>();
+        let at = (point as *const T).cast::<i8>();
         // SAFETY: a prefetch is a hint that never faults and has no effect
         // on memory; every address lies inside the point anyway.
         unsafe {
-            _mm_prefetch::<_MM_HINT_T0>(at);
-            _mm_prefetch::<_MM_HINT_T0>(at.wrapping_add(48));
-            _mm_prefetch::<_MM_HINT_T0>(at.wrapping_add(95));
+            for offset in (0..size_of::<T>()).step_by(64) {
+                _mm_prefetch::<_MM_HINT_T0>(at.wrapping_add(offset));
+            }
+            _mm_prefetch::<_MM_HINT_T0>(at.wrapping_add(size_of::<T>() - 1));
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
@@ -205,11 +206,7 @@ fn prefetch_point(point: &blst_p1_affine) {
 
 /// Starts loading the bucket and the point of `addition` into the cache.
 #[inline(always)]
-pub(crate) fn prefetch_addition(
-    sums: &[blst_p1_affine],
-    points: &[blst_p1_affine],
-    addition: Addition,
-) {
+pub(crate) fn prefetch_addition<T>(sums: &[T], points: &[T], addition: Addition) {
     prefetch_point(&sums[addition.bucket as usize]);
     prefetch_point(&points[addition.point as usize]);
 }
@@ -234,29 +231,16 @@ impl Addition {
 }
 
 /// `±points[point]` of an addition.
-fn signed_point(points: &[blst_p1_affine], addition: Addition) -> blst_p1_affine {
-    let point = points[addition.point as usize];
+fn signed_point<C: Curve>(points: &[C::Affine], addition: Addition) -> C::Affine {
+    let point = &points[addition.point as usize];
     if addition.negate {
-        blst_p1_affine {
-            x: point.x,
-            y: negated(&point.y),
-        }
+        let mut y = C::Field::default();
+        // SAFETY: blst negates a valid field element.
+        unsafe { C::neg(&mut y, C::y(point)) };
+        C::point(*C::x(point), y)
     } else {
-        point
+        *point
     }
-}
-
-/// `2·point` in affine coordinates (rare: equal points in one bucket).
-fn doubled(point: &blst_p1_affine) -> blst_p1_affine {
-    let mut jacobian = blst_p1::default();
-    let mut out = blst_p1_affine::default();
-    // SAFETY: blst converts and doubles a valid point.
-    unsafe {
-        blst_p1_from_affine(&mut jacobian, point);
-        blst_p1_double(&mut jacobian, &jacobian);
-        blst_p1_to_affine(&mut out, &jacobian);
-    }
-    out
 }
 
 /// The IFMA adder on the AVX-512 instructions: what production runs.
@@ -294,9 +278,11 @@ const LANES_MIN: usize = 1 << 12;
 /// The fewest points for the blst adder: below, blst's own Pippenger is as
 /// fast or faster (docs/benchmarks.md).
 const BLST_MIN: usize = 1 << 16;
+/// The same in G2.
+const BLST_MIN_G2: usize = 1 << 14;
 
 /// The environment variable that switches batch-affine buckets off when
-/// set to `0`: every G1 MSM then runs blst's Pippenger (to compare against,
+/// set to `0`: every MSM then runs blst's Pippenger (to compare against,
 /// or to fall back to).
 pub const SWITCH: &str = "PCE_CPU_BATCH_AFFINE";
 
@@ -310,6 +296,9 @@ fn enabled() -> bool {
 /// Does a batch of bucket additions: `sums[bucket] += ±points[point]` for
 /// each addition, with one shared inversion.
 pub(crate) trait Adder: Clone + Send + Sync {
+    /// The group of the points it adds.
+    type Curve: Curve;
+
     /// The widest window worth its buckets with this adder: wider windows
     /// are fewer, but their buckets leave the caches (measured at 2^22
     /// points, docs/benchmarks.md; not measured at 2^27, where the cost
@@ -319,21 +308,16 @@ pub(crate) trait Adder: Clone + Send + Sync {
     /// The additions of `batch`: distinct buckets, each holding a point
     /// whose x differs from its added point's (so no x difference is zero),
     /// neither at infinity.
-    fn add_batch(
-        &mut self,
-        sums: &mut [blst_p1_affine],
-        points: &[blst_p1_affine],
-        batch: &[Addition],
-    );
+    fn add_batch(&mut self, sums: &mut [Affine<Self>], points: &[Affine<Self>], batch: &[Addition]);
 }
 
 /// Affine sums (buckets) and the batch of additions pending on them: one
 /// task's buckets for one window, or the running sums that reduce them.
 /// The added points are given with each call, by index into `points`.
-struct Buckets<A> {
+struct Buckets<A: Adder> {
     /// Does the batches.
     adder: A,
-    sums: Vec<blst_p1_affine>,
+    sums: Vec<Affine<A>>,
     filled: Vec<bool>,
     /// Buckets with an addition in `batch`.
     busy: Vec<bool>,
@@ -347,7 +331,7 @@ struct Buckets<A> {
     /// bucket busy and `deferred` full: many scalars sharing a digit (a
     /// top window, a repeated value) would otherwise wait batch after batch.
     /// Allocated on first use.
-    overflow: Vec<blst_p1>,
+    overflow: Vec<Jacobian<A>>,
     batch_size: usize,
 }
 
@@ -355,7 +339,7 @@ impl<A: Adder> Buckets<A> {
     fn new(adder: A, count: usize, batch_size: usize) -> Self {
         Self {
             adder,
-            sums: vec![blst_p1_affine::default(); count],
+            sums: vec![Affine::<A>::default(); count],
             filled: vec![false; count],
             busy: vec![false; count],
             batch: Vec::with_capacity(batch_size),
@@ -367,7 +351,7 @@ impl<A: Adder> Buckets<A> {
     }
 
     /// Adds `±points[point]` (not at infinity) to bucket `bucket`.
-    fn add(&mut self, points: &[blst_p1_affine], addition: Addition) {
+    fn add(&mut self, points: &[Affine<A>], addition: Addition) {
         self.place(points, addition);
         if self.batch.len() >= self.batch_size {
             self.flush(points);
@@ -378,7 +362,7 @@ impl<A: Adder> Buckets<A> {
     /// Places the deferred additions again, after a flush has freed their
     /// buckets. Re-placed from a second list, so that neither loses its
     /// capacity.
-    fn replace_deferred(&mut self, points: &[blst_p1_affine]) {
+    fn replace_deferred(&mut self, points: &[Affine<A>]) {
         let deferred = std::mem::replace(&mut self.deferred, std::mem::take(&mut self.spare));
         for &addition in &deferred {
             self.place(points, addition);
@@ -389,20 +373,24 @@ impl<A: Adder> Buckets<A> {
 
     /// Puts an addition into the batch, or does it at once when it needs no
     /// inversion, or defers it when its bucket is busy.
-    fn place(&mut self, points: &[blst_p1_affine], addition: Addition) {
+    fn place(&mut self, points: &[Affine<A>], addition: Addition) {
         let index = addition.bucket as usize;
         if self.busy[index] {
             if self.deferred.len() < self.batch_size {
                 self.deferred.push(addition);
             } else {
-                self.add_to_overflow(index, &signed_point(points, addition));
+                self.add_to_overflow(index, &signed_point::<A::Curve>(points, addition));
             }
         } else if !self.filled[index] {
-            self.sums[index] = signed_point(points, addition);
+            self.sums[index] = signed_point::<A::Curve>(points, addition);
             self.filled[index] = true;
-        } else if same(&self.sums[index].x, &points[addition.point as usize].x) {
-            if same(&self.sums[index].y, &signed_point(points, addition).y) {
-                self.sums[index] = doubled(&self.sums[index]);
+        } else if same::<A::Curve>(
+            A::Curve::x(&self.sums[index]),
+            A::Curve::x(&points[addition.point as usize]),
+        ) {
+            let point = signed_point::<A::Curve>(points, addition);
+            if same::<A::Curve>(A::Curve::y(&self.sums[index]), A::Curve::y(&point)) {
+                self.sums[index] = A::Curve::doubled(&self.sums[index]);
             } else {
                 self.filled[index] = false;
             }
@@ -412,17 +400,15 @@ impl<A: Adder> Buckets<A> {
         }
     }
 
-    fn add_to_overflow(&mut self, index: usize, point: &blst_p1_affine) {
+    fn add_to_overflow(&mut self, index: usize, point: &Affine<A>) {
         if self.overflow.is_empty() {
-            self.overflow = vec![blst_p1::default(); self.sums.len()];
+            self.overflow = vec![Jacobian::<A>::default(); self.sums.len()];
         }
-        let sum = &mut self.overflow[index];
-        // SAFETY: blst adds a valid affine point to a valid Jacobian point.
-        unsafe { blst_p1_add_or_double_affine(sum, sum, point) };
+        A::Curve::add_affine_to(&mut self.overflow[index], point);
     }
 
     /// Does the pending additions, with one inversion.
-    fn flush(&mut self, points: &[blst_p1_affine]) {
+    fn flush(&mut self, points: &[Affine<A>]) {
         if self.batch.is_empty() {
             return;
         }
@@ -438,7 +424,7 @@ impl<A: Adder> Buckets<A> {
     /// usual case), then, what is left (many additions to few buckets),
     /// in the Jacobian sums. The Jacobian sums cost a running sum over
     /// every bucket in [`Self::reduce`], so they are kept for the rare case.
-    fn finish(&mut self, points: &[blst_p1_affine]) {
+    fn finish(&mut self, points: &[Affine<A>]) {
         self.flush(points);
         while !self.deferred.is_empty() {
             let before = self.deferred.len();
@@ -449,7 +435,10 @@ impl<A: Adder> Buckets<A> {
             }
         }
         for addition in std::mem::take(&mut self.deferred) {
-            self.add_to_overflow(addition.bucket as usize, &signed_point(points, addition));
+            self.add_to_overflow(
+                addition.bucket as usize,
+                &signed_point::<A::Curve>(points, addition),
+            );
         }
     }
 
@@ -461,7 +450,7 @@ impl<A: Adder> Buckets<A> {
     /// `T_m` and `U_m = Σ_i (i + 1) · bucket_(mL+i)`; the whole is then
     /// `Σ_m U_m + L · Σ_m m·T_m`, the last a running sum over `S` points.
     /// The rare Jacobian overflow gets a running sum of its own.
-    fn reduce(&self) -> blst_p1 {
+    fn reduce(&self) -> Jacobian<A> {
         let count = self.sums.len();
         let segments = count.min(REDUCTION_SEGMENTS);
         let len = count / segments;
@@ -483,62 +472,51 @@ impl<A: Adder> Buckets<A> {
             weighted.finish(&totals.sums);
         }
         debug_assert!(totals.overflow.is_empty() && weighted.overflow.is_empty());
-        let mut sum = blst_p1::default();
-        let mut running = blst_p1::default();
-        let mut by_segment = blst_p1::default();
-        // SAFETY: blst adds and doubles valid points.
-        unsafe {
-            for m in (0..segments).rev() {
-                if weighted.filled[m] {
-                    blst_p1_add_or_double_affine(&mut sum, &sum, &weighted.sums[m]);
-                }
-                if m > 0 {
-                    if totals.filled[m] {
-                        blst_p1_add_or_double_affine(&mut running, &running, &totals.sums[m]);
-                    }
-                    blst_p1_add_or_double(&mut by_segment, &by_segment, &running);
-                }
+        let mut sum = Jacobian::<A>::default();
+        let mut running = Jacobian::<A>::default();
+        let mut by_segment = Jacobian::<A>::default();
+        for m in (0..segments).rev() {
+            if weighted.filled[m] {
+                A::Curve::add_affine_to(&mut sum, &weighted.sums[m]);
             }
-            for _ in 0..len.trailing_zeros() {
-                blst_p1_double(&mut by_segment, &by_segment);
-            }
-            blst_p1_add_or_double(&mut sum, &sum, &by_segment);
-            if !self.overflow.is_empty() {
-                let mut running = blst_p1::default();
-                for overflow in self.overflow.iter().rev() {
-                    blst_p1_add_or_double(&mut running, &running, overflow);
-                    blst_p1_add_or_double(&mut sum, &sum, &running);
+            if m > 0 {
+                if totals.filled[m] {
+                    A::Curve::add_affine_to(&mut running, &totals.sums[m]);
                 }
+                A::Curve::add_to(&mut by_segment, &running);
+            }
+        }
+        for _ in 0..len.trailing_zeros() {
+            A::Curve::double(&mut by_segment);
+        }
+        A::Curve::add_to(&mut sum, &by_segment);
+        if !self.overflow.is_empty() {
+            let mut running = Jacobian::<A>::default();
+            for overflow in self.overflow.iter().rev() {
+                A::Curve::add_to(&mut running, overflow);
+                A::Curve::add_to(&mut sum, &running);
             }
         }
         sum
     }
 
     /// `Σ_j bucket_j`.
-    fn total(&self) -> blst_p1 {
-        let mut sum = blst_p1::default();
-        // SAFETY: blst adds valid points.
-        unsafe {
-            for (point, _) in self.sums.iter().zip(&self.filled).filter(|(_, &f)| f) {
-                blst_p1_add_or_double_affine(&mut sum, &sum, point);
-            }
-            for overflow in &self.overflow {
-                blst_p1_add_or_double(&mut sum, &sum, overflow);
-            }
+    fn total(&self) -> Jacobian<A> {
+        let mut sum = Jacobian::<A>::default();
+        for (point, _) in self.sums.iter().zip(&self.filled).filter(|(_, &f)| f) {
+            A::Curve::add_affine_to(&mut sum, point);
+        }
+        for overflow in &self.overflow {
+            A::Curve::add_to(&mut sum, overflow);
         }
         sum
     }
 }
-/// `Σ scalars[i] · points[i]` (scalars canonical, below the group order),
-/// or `None` where blst's own Pippenger is as fast (fewer points than the
-/// adder this CPU gets needs: [`LANES_MIN`], [`BLST_MIN`]) or batch-affine
-/// buckets are switched off ([`SWITCH`]).
-pub fn msm(points: &[blst_p1_affine], scalars: &[pce_scalar]) -> Option<blst_p1> {
-    assert_eq!(points.len(), scalars.len(), "one scalar per point");
-    assert!(
-        points.len() <= u32::MAX as usize,
-        "points are indexed by u32"
-    );
+/// The checks every MSM entry makes; whether batch-affine buckets are
+/// switched on ([`SWITCH`]).
+fn admitted(points: usize, scalars: &[pce_scalar]) -> bool {
+    assert_eq!(points, scalars.len(), "one scalar per point");
+    assert!(points <= u32::MAX as usize, "points are indexed by u32");
     // Canonical scalars, as the ABI has them: `halved` relies on it.
     debug_assert!(
         scalars
@@ -546,7 +524,15 @@ pub fn msm(points: &[blst_p1_affine], scalars: &[pce_scalar]) -> Option<blst_p1>
             .all(|s| s.l.iter().rev().cmp(MODULUS.iter().rev()).is_lt()),
         "scalars below r"
     );
-    if !enabled() {
+    enabled()
+}
+
+/// `Σ scalars[i] · points[i]` in G1 (scalars canonical, below the group
+/// order), or `None` where blst's own Pippenger is as fast (fewer points
+/// than the adder this CPU gets needs: [`LANES_MIN`], [`BLST_MIN`]) or
+/// batch-affine buckets are switched off ([`SWITCH`]).
+pub fn msm(points: &[blst_p1_affine], scalars: &[pce_scalar]) -> Option<blst_p1> {
+    if !admitted(points.len(), scalars) {
         return None;
     }
     #[cfg(target_arch = "x86_64")]
@@ -556,21 +542,29 @@ pub fn msm(points: &[blst_p1_affine], scalars: &[pce_scalar]) -> Option<blst_p1>
         }
     }
     (points.len() >= BLST_MIN)
-        .then(|| with_best_window(&scalar::BlstAdder::default(), points, scalars))
+        .then(|| with_best_window(&scalar::BlstAdder::<G1>::default(), points, scalars))
+}
+
+/// [`msm`] in G2 (blst's field operations on every CPU), from
+/// [`BLST_MIN_G2`] points on.
+pub fn msm_g2(points: &[blst_p2_affine], scalars: &[pce_scalar]) -> Option<blst_p2> {
+    (admitted(points.len(), scalars) && points.len() >= BLST_MIN_G2)
+        .then(|| with_best_window(&scalar::BlstAdder::<G2>::default(), points, scalars))
 }
 
 /// [`with_window`] at the adder's best window for the number of points.
 fn with_best_window<A: Adder>(
     adder: &A,
-    points: &[blst_p1_affine],
+    points: &[Affine<A>],
     scalars: &[pce_scalar],
-) -> blst_p1 {
+) -> Jacobian<A> {
     let c = window_bits(points.len(), SCALAR_BITS, A::WIDEST_WINDOW);
     with_window(adder, points, scalars, c, SCALAR_BITS)
 }
 
-/// `Σ points[i]`, or `None` where blst's own sum is as fast (as [`msm`]):
-/// the bases of the scalars 1 of a PoRep witness (a third of each query).
+/// `Σ points[i]` in G1, or `None` where blst's own sum is as fast (as
+/// [`msm`]): the bases of the scalars 1 of a PoRep witness (a third of
+/// each query).
 pub fn sum(points: &[blst_p1_affine]) -> Option<blst_p1> {
     assert!(
         points.len() <= u32::MAX as usize,
@@ -585,30 +579,39 @@ pub fn sum(points: &[blst_p1_affine]) -> Option<blst_p1> {
             return Some(sum_with(&adder, points));
         }
     }
-    (points.len() >= BLST_MIN).then(|| sum_with(&scalar::BlstAdder::default(), points))
+    (points.len() >= BLST_MIN).then(|| sum_with(&scalar::BlstAdder::<G1>::default(), points))
+}
+
+/// [`sum`] in G2, from [`BLST_MIN_G2`] points on.
+pub fn sum_g2(points: &[blst_p2_affine]) -> Option<blst_p2> {
+    assert!(
+        points.len() <= u32::MAX as usize,
+        "points are indexed by u32"
+    );
+    (enabled() && points.len() >= BLST_MIN_G2)
+        .then(|| sum_with(&scalar::BlstAdder::<G2>::default(), points))
 }
 
 /// [`sum`] with `adder`: each thread adds its slice of the points into
 /// [`SUM_BUCKETS`] buckets in turn (point `i` into bucket `i mod
 /// SUM_BUCKETS`), so a batch rarely finds a bucket busy (only where points
 /// at infinity were skipped).
-fn sum_with<A: Adder>(adder: &A, points: &[blst_p1_affine]) -> blst_p1 {
+fn sum_with<A: Adder>(adder: &A, points: &[Affine<A>]) -> Jacobian<A> {
     let slice = points.len().div_ceil(rayon::current_num_threads()).max(1);
     points
         .par_chunks(slice)
         .map(|part| {
             let mut buckets = Buckets::new(adder.clone(), SUM_BUCKETS, SUM_BUCKETS);
             for (i, point) in part.iter().enumerate() {
-                if !is_infinity(point) {
+                if !is_infinity::<A::Curve>(point) {
                     buckets.add(part, Addition::plain(i % SUM_BUCKETS, i as u32));
                 }
             }
             buckets.finish(part);
             buckets.total()
         })
-        .reduce(blst_p1::default, |mut a, b| {
-            // SAFETY: blst adds valid points.
-            unsafe { blst_p1_add_or_double(&mut a, &a, &b) };
+        .reduce(Jacobian::<A>::default, |mut a, b| {
+            A::Curve::add_to(&mut a, &b);
             a
         })
 }
@@ -633,13 +636,13 @@ fn slices(points: usize, windows: usize, buckets: usize, threads: usize) -> usiz
 /// `2^scalar_bits`.
 fn with_window<A: Adder>(
     adder: &A,
-    points: &[blst_p1_affine],
+    points: &[Affine<A>],
     scalars: &[pce_scalar],
     c: usize,
     scalar_bits: usize,
-) -> blst_p1 {
+) -> Jacobian<A> {
     if points.is_empty() {
-        return blst_p1::default();
+        return Jacobian::<A>::default();
     }
     // Scalars are halved (below 2^254) only where that saves a window: it
     // costs a subtraction per scalar and window.
@@ -655,7 +658,7 @@ fn with_window<A: Adder>(
     );
     let slice_len = points.len().div_ceil(slices);
 
-    let window_sums: Vec<blst_p1> = (0..window_count * slices)
+    let window_sums: Vec<Jacobian<A>> = (0..window_count * slices)
         .into_par_iter()
         .map(|task| {
             let (w, slice) = (task / slices, task % slices);
@@ -675,7 +678,7 @@ fn with_window<A: Adder>(
                         (scalars[i], false)
                     };
                     let digit = booth_digit(&scalar, w, c);
-                    if digit != 0 && !is_infinity(&points[i]) {
+                    if digit != 0 && !is_infinity::<A::Curve>(&points[i]) {
                         let bucket = digit.unsigned_abs() - 1;
                         prefetch_point(&buckets.sums[bucket as usize]);
                         ahead.push(Addition {
@@ -695,16 +698,13 @@ fn with_window<A: Adder>(
         })
         .collect();
 
-    let mut result = blst_p1::default();
+    let mut result = Jacobian::<A>::default();
     for window in window_sums.chunks(slices).rev() {
-        // SAFETY: blst doubles and adds valid points.
-        unsafe {
-            for _ in 0..c {
-                blst_p1_double(&mut result, &result);
-            }
-            for sum in window {
-                blst_p1_add_or_double(&mut result, &result, sum);
-            }
+        for _ in 0..c {
+            A::Curve::double(&mut result);
+        }
+        for sum in window {
+            A::Curve::add_to(&mut result, sum);
         }
     }
     result
@@ -713,9 +713,11 @@ fn with_window<A: Adder>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use backend_api::interop::{g1_affines_as_pce, g1_as_blst, scalar_bytes, scalar_of};
-    use blst::{blst_p1_is_equal, MultiPoint};
-    use blstrs::{G1Affine, G1Projective, Scalar};
+    use backend_api::interop::{
+        g1_affines_as_pce, g1_as_blst, g2_affines_as_pce, g2_as_blst, scalar_bytes, scalar_of,
+    };
+    use blst::{blst_p1_is_equal, blst_p2_is_equal, MultiPoint};
+    use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
     use ff::Field;
     use group::prime::PrimeCurveAffine;
     use group::Group as _;
@@ -728,7 +730,7 @@ mod tests {
     macro_rules! with_each_adder {
         ($test:literal, |$adder:ident| $body:block) => {{
             {
-                let $adder = scalar::BlstAdder::default();
+                let $adder = scalar::BlstAdder::<G1>::default();
                 $body
             }
             #[cfg(target_arch = "x86_64")]
@@ -848,7 +850,7 @@ mod tests {
     /// windows of 254 bits against 52, 18 and 16 of 255; 15 and 17 are what
     /// the H queries take) and at a wide one (more buckets than reduction
     /// segments: several running-sum steps).
-    fn check<A: Adder>(adder: &A, points: &[G1Affine], scalars: &[pce_scalar]) {
+    fn check<A: Adder<Curve = G1>>(adder: &A, points: &[G1Affine], scalars: &[pce_scalar]) {
         let points = g1_as_blst(g1_affines_as_pce(points));
         let blst = points.mult(scalar_bytes(scalars), 255);
         for c in [5, 15, 17] {
@@ -968,6 +970,53 @@ mod tests {
             check(&adder, &pattern[1..3], &[small(2), small(2)]);
         });
     }
+
+    /// G2 on Fp2 with the blst adder: the MSM (random scalars, r − 1 and
+    /// zeros; a point at infinity, a point next to its negation and a
+    /// repeated one) and the sum equal blst's, at the chosen window, narrow
+    /// ones (conflicts and deferrals) and halved ones (5 and 15 bits).
+    #[test]
+    fn g2_matches_blst() {
+        let mut rng = ChaCha8Rng::seed_from_u64(6);
+        let step = G2Projective::random(&mut rng);
+        let mut next = G2Projective::random(&mut rng);
+        let mut points: Vec<G2Affine> = (0..700)
+            .map(|_| {
+                next += step;
+                G2Affine::from(next)
+            })
+            .collect();
+        points[5] = G2Affine::identity();
+        points[9] = -points[8];
+        points[11] = points[10];
+        let scalars: Vec<pce_scalar> = (0..points.len())
+            .map(|i| match i % 7 {
+                0 => scalar_of(&-Scalar::ONE),
+                1 => scalar([0; 4]),
+                _ => scalar_of(&Scalar::random(&mut rng)),
+            })
+            .collect();
+        let adder = scalar::BlstAdder::<G2>::default();
+        for n in [1, 2, 12, 31, points.len()] {
+            let points = g2_as_blst(g2_affines_as_pce(&points[..n]));
+            let scalars = &scalars[..n];
+            let expected = points.mult(scalar_bytes(scalars), 255);
+            for c in [window_bits(n, SCALAR_BITS, G2::WIDEST_WINDOW), 4, 5, 15] {
+                let ours = with_window(&adder, points, scalars, c, SCALAR_BITS);
+                // SAFETY: two valid points.
+                assert!(
+                    unsafe { blst_p2_is_equal(&ours, &expected) },
+                    "n = {n}, c = {c}"
+                );
+            }
+            let ours = sum_with(&adder, points);
+            // SAFETY: two valid points.
+            assert!(
+                unsafe { blst_p2_is_equal(&ours, &points.add()) },
+                "sum of {n}"
+            );
+        }
+    }
 }
 
 /// Window widths timed against blst, for tuning (not a test that can fail):
@@ -1011,10 +1060,10 @@ mod tune {
         if let Some(adder) = hardware::LaneAdder::new() {
             return run(&adder);
         }
-        run(&scalar::BlstAdder::default());
+        run(&scalar::BlstAdder::<G1>::default());
     }
 
-    fn run<A: Adder>(adder: &A) {
+    fn run<A: Adder<Curve = G1>>(adder: &A) {
         let env = |name: &str| std::env::var(name).ok();
         let log: u32 = env("PCE_MSM_TUNE").map_or(18, |v| v.parse().unwrap());
         let glv = env("PCE_MSM_GLV_PROXY").is_some_and(|v| v == "1");

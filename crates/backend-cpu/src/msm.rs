@@ -8,10 +8,10 @@
 //! into its own ranges of the outputs. Dense inputs (the H query) go to
 //! Pippenger directly over the bases in place.
 //!
-//! G1's Pippenger and sum of the ones run on the batch-affine buckets of
+//! Pippenger and the sum of the ones run on the batch-affine buckets of
 //! [`crate::batch_affine`] from a few thousand points on (which size depends
-//! on whether the CPU has AVX-512 IFMA: docs/benchmarks.md), blst's below
-//! and for G2.
+//! on the group and on whether the CPU has AVX-512 IFMA: docs/benchmarks.md),
+//! blst's below.
 
 use backend_api::ffi::pce_scalar;
 use backend_api::plugin::split::{split_into, Counts, Slots};
@@ -87,11 +87,12 @@ impl SplitMsm for G2 {
     type Point = blst_p2;
 
     fn pippenger(points: &[Self::Affine], scalars: &[pce_scalar]) -> blst_p2 {
-        blst_pippenger(points, scalars)
+        crate::batch_affine::msm_g2(points, scalars)
+            .unwrap_or_else(|| blst_pippenger(points, scalars))
     }
 
     fn sum(points: &[Self::Affine]) -> blst_p2 {
-        blst_sum(points)
+        crate::batch_affine::sum_g2(points).unwrap_or_else(|| blst_sum(points))
     }
 
     fn add(a: &blst_p2, b: &blst_p2) -> blst_p2 {

@@ -1,5 +1,6 @@
 //! Batch-affine additions one at a time on blst's field operations: the
-//! adder of [`super`]'s MSM on CPUs without AVX-512 IFMA.
+//! adder of [`super`]'s MSM on CPUs without AVX-512 IFMA, and in G2 on
+//! every CPU (Fp2 operations there).
 //!
 //! The algorithm's saving over blst's XYZZ buckets (5 multiplications and
 //! a squaring per addition instead of 8 and 2) only shows when the
@@ -12,33 +13,42 @@
 //! `P⁻¹ₖ₋₁ = P⁻¹ₖ·dₖ` (three multiplications per addition), then adds:
 //! `λ = (y₂ − y₁)·dₖ⁻¹`, `x₃ = λ² − x₁ − x₂`, `y₃ = λ·(x₁ − x₃) − y₁`.
 
-use blst::{
-    blst_fp, blst_fp_add, blst_fp_cneg, blst_fp_inverse, blst_fp_mul, blst_fp_sqr, blst_fp_sub,
-    blst_p1_affine,
-};
+use super::{prefetch_addition, Adder, Addition, Curve, PREFETCH_DISTANCE};
 
-use super::{prefetch_addition, Adder, Addition, PREFETCH_DISTANCE};
-
-/// The blst adder: scratch for the forward pass.
-#[derive(Clone, Default)]
-pub(crate) struct BlstAdder {
+/// The blst adder of group `C`: scratch for the forward pass.
+pub(crate) struct BlstAdder<C: Curve> {
     /// `x₂ − x₁` of each addition.
-    differences: Vec<blst_fp>,
+    differences: Vec<C::Field>,
     /// The products of the differences up to each addition.
-    prefix: Vec<blst_fp>,
+    prefix: Vec<C::Field>,
 }
 
-impl Adder for BlstAdder {
-    /// 17 bits at 2^22 points: 15 windows of [`super::halved`] scalars
-    /// instead of 16 of 16 bits, each about as dear.
-    const WIDEST_WINDOW: usize = 17;
+// Not derived: a derive would ask `C` itself (a marker type) for the traits.
+impl<C: Curve> Default for BlstAdder<C> {
+    fn default() -> Self {
+        Self {
+            differences: Vec::new(),
+            prefix: Vec::new(),
+        }
+    }
+}
 
-    fn add_batch(
-        &mut self,
-        sums: &mut [blst_p1_affine],
-        points: &[blst_p1_affine],
-        batch: &[Addition],
-    ) {
+impl<C: Curve> Clone for BlstAdder<C> {
+    fn clone(&self) -> Self {
+        Self {
+            differences: self.differences.clone(),
+            prefix: self.prefix.clone(),
+        }
+    }
+}
+
+impl<C: Curve> Adder for BlstAdder<C> {
+    type Curve = C;
+    /// G1: 17 bits at 2^22 points, 15 windows of [`super::halved`] scalars
+    /// instead of 16 of 16 bits, each about as dear.
+    const WIDEST_WINDOW: usize = C::WIDEST_WINDOW;
+
+    fn add_batch(&mut self, sums: &mut [C::Affine], points: &[C::Affine], batch: &[Addition]) {
         let Some(last) = batch.len().checked_sub(1) else {
             return;
         };
@@ -50,14 +60,14 @@ impl Adder for BlstAdder {
             if let Some(&ahead) = batch.get(k + PREFETCH_DISTANCE) {
                 prefetch_addition(sums, points, ahead);
             }
-            let mut difference = blst_fp::default();
-            let x1 = &sums[addition.bucket as usize].x;
-            let x2 = &points[addition.point as usize].x;
-            unsafe { blst_fp_sub(&mut difference, x2, x1) };
+            let mut difference = C::Field::default();
+            let x1 = C::x(&sums[addition.bucket as usize]);
+            let x2 = C::x(&points[addition.point as usize]);
+            unsafe { C::sub(&mut difference, x2, x1) };
             let product = match self.prefix.last() {
                 Some(before) => {
-                    let mut product = blst_fp::default();
-                    unsafe { blst_fp_mul(&mut product, before, &difference) };
+                    let mut product = C::Field::default();
+                    unsafe { C::mul(&mut product, before, &difference) };
                     product
                 }
                 None => difference,
@@ -65,10 +75,10 @@ impl Adder for BlstAdder {
             self.differences.push(difference);
             self.prefix.push(product);
         }
-        let mut inverse = blst_fp::default();
+        let mut inverse = C::Field::default();
         // The batch never holds a zero difference (see `add_batch`), so the
         // product is invertible.
-        unsafe { blst_fp_inverse(&mut inverse, &self.prefix[last]) };
+        unsafe { C::inverse(&mut inverse, &self.prefix[last]) };
         for (k, addition) in batch.iter().enumerate().rev() {
             if let Some(at) = k.checked_sub(PREFETCH_DISTANCE) {
                 prefetch_addition(sums, points, batch[at]);
@@ -76,36 +86,37 @@ impl Adder for BlstAdder {
             let inverse_difference = if k == 0 {
                 inverse
             } else {
-                let mut this = blst_fp::default();
+                let mut this = C::Field::default();
                 unsafe {
-                    blst_fp_mul(&mut this, &inverse, &self.prefix[k - 1]);
-                    blst_fp_mul(&mut inverse, &inverse, &self.differences[k]);
+                    C::mul(&mut this, &inverse, &self.prefix[k - 1]);
+                    C::mul(&mut inverse, &inverse, &self.differences[k]);
                 }
                 this
             };
             let point = &points[addition.point as usize];
             let bucket = &mut sums[addition.bucket as usize];
-            let mut lambda = blst_fp::default();
-            let mut x3 = blst_fp::default();
-            let mut y3 = blst_fp::default();
+            let (x1, y1) = (C::x(bucket), C::y(bucket));
+            let (x2, y2) = (C::x(point), C::y(point));
+            let mut lambda = C::Field::default();
+            let mut x3 = C::Field::default();
+            let mut y3 = C::Field::default();
             unsafe {
                 // y₂ − y₁, with y₂ = −y of the point for a negative digit.
                 if addition.negate {
-                    blst_fp_add(&mut lambda, &point.y, &bucket.y);
-                    blst_fp_cneg(&mut lambda, &lambda, true);
+                    C::add(&mut lambda, y2, y1);
+                    C::neg(&mut lambda, &lambda);
                 } else {
-                    blst_fp_sub(&mut lambda, &point.y, &bucket.y);
+                    C::sub(&mut lambda, y2, y1);
                 }
-                blst_fp_mul(&mut lambda, &lambda, &inverse_difference);
-                blst_fp_sqr(&mut x3, &lambda);
-                blst_fp_sub(&mut x3, &x3, &bucket.x);
-                blst_fp_sub(&mut x3, &x3, &point.x);
-                blst_fp_sub(&mut y3, &bucket.x, &x3);
-                blst_fp_mul(&mut y3, &y3, &lambda);
-                blst_fp_sub(&mut y3, &y3, &bucket.y);
+                C::mul(&mut lambda, &lambda, &inverse_difference);
+                C::sqr(&mut x3, &lambda);
+                C::sub(&mut x3, &x3, x1);
+                C::sub(&mut x3, &x3, x2);
+                C::sub(&mut y3, x1, &x3);
+                C::mul(&mut y3, &y3, &lambda);
+                C::sub(&mut y3, &y3, y1);
             }
-            bucket.x = x3;
-            bucket.y = y3;
+            *bucket = C::point(x3, y3);
         }
     }
 }

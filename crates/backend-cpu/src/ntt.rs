@@ -330,18 +330,14 @@ impl Domain {
     fn dit_chunk(&self, chunk: &mut [Scalar]) {
         let local = &self.local_twiddles;
         for s in 1..=self.log_n.min(LOCAL_LOG) {
-            let half = 1usize << (s - 1);
-            let stride = chunk.len() / (2 * half);
-            for block in chunk.chunks_exact_mut(2 * half) {
-                let (lo, hi) = block.split_at_mut(half);
-                // The first butterfly of a block has the twiddle 1: the
-                // whole first stage, half the second... (about one
-                // multiplication per element saved of log2(n)/2).
-                unit_butterfly(&mut lo[0], &mut hi[0]);
-                for j in 1..half {
-                    butterfly(&mut lo[j], &mut hi[j], &local[j * stride]);
-                }
-            }
+            let stride = chunk.len() >> s;
+            // The first butterfly of a block has the twiddle 1: the whole
+            // first stage, half the second... (about one multiplication
+            // per element saved of log2(n)/2).
+            chunk_stage(chunk, s, |lo, hi, j| match j {
+                0 => unit_butterfly(lo, hi),
+                _ => butterfly(lo, hi, &local[j * stride]),
+            });
         }
     }
 
@@ -373,15 +369,12 @@ impl Domain {
     fn dif_chunk(&self, chunk: &mut [Scalar]) {
         let local = &self.local_twiddles;
         for s in (1..=self.log_n.min(LOCAL_LOG)).rev() {
+            let stride = chunk.len() >> s;
             let half = 1usize << (s - 1);
-            let stride = chunk.len() / (2 * half);
-            for block in chunk.chunks_exact_mut(2 * half) {
-                let (lo, hi) = block.split_at_mut(half);
-                dif_unit_butterfly(&mut lo[0], &mut hi[0]);
-                for j in 1..half {
-                    dif_butterfly(&mut lo[j], &mut hi[j], &local[(half - j) * stride]);
-                }
-            }
+            chunk_stage(chunk, s, |lo, hi, j| match j {
+                0 => dif_unit_butterfly(lo, hi),
+                _ => dif_butterfly(lo, hi, &local[(half - j) * stride]),
+            });
         }
     }
 
@@ -393,6 +386,21 @@ impl Domain {
             std::borrow::Cow::Borrowed(&self.twiddles[..])
         } else {
             std::borrow::Cow::Owned(gather(&self.twiddles, stride, half))
+        }
+    }
+}
+
+/// One stage inside a chunk, on the calling thread: each block's
+/// butterflies `j < 2^(s−1)`, as `butterfly(lo, hi, j)`.
+fn chunk_stage<B>(chunk: &mut [Scalar], s: u32, butterfly: B)
+where
+    B: Fn(&mut Scalar, &mut Scalar, usize),
+{
+    let half = 1usize << (s - 1);
+    for block in chunk.chunks_exact_mut(2 * half) {
+        let (lo, hi) = block.split_at_mut(half);
+        for (j, (lo, hi)) in lo.iter_mut().zip(hi.iter_mut()).enumerate() {
+            butterfly(lo, hi, j);
         }
     }
 }

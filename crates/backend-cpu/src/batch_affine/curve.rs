@@ -19,14 +19,12 @@ use blst::{
 ///
 /// # Safety
 ///
-/// An implementation's types are blst's plain `repr(C)` arrays of `u64`
-/// (so [`words`] may view them as such), and its functions call blst on
-/// valid elements and points.
+/// An implementation's functions call blst on valid elements and points.
 pub(crate) unsafe trait Curve: Send + Sync + 'static {
     /// The coordinates' field: `blst_fp` or `blst_fp2`.
-    type Field: Copy + Default + Send + Sync;
+    type Field: Words + Copy + Default + Send + Sync;
     /// An affine point, all zeros at infinity.
-    type Affine: Copy + Default + Send + Sync;
+    type Affine: Words + Copy + Default + Send + Sync;
     /// A Jacobian point.
     type Jacobian: Copy + Default + Send + Sync;
     /// The widest window worth its buckets with blst's field operations
@@ -66,10 +64,28 @@ pub(crate) unsafe trait Curve: Send + Sync + 'static {
     fn doubled(point: &Self::Affine) -> Self::Affine;
 }
 
+/// blst's types that are plain arrays of `u64`, and so may be read as words.
+///
+/// # Safety
+///
+/// An implementation is `repr(C)`, made of `u64`s alone (no padding), and
+/// valid for every bit pattern read back as words.
+pub(crate) unsafe trait Words: Sized {}
+
+// SAFETY: blst declares each of these `repr(C)` over `[u64; 6]` limbs alone
+// (an Fp element, two of them, two coordinates of either).
+unsafe impl Words for blst_fp {}
+// SAFETY: as above.
+unsafe impl Words for blst_fp2 {}
+// SAFETY: as above.
+unsafe impl Words for blst_p1_affine {}
+// SAFETY: as above.
+unsafe impl Words for blst_p2_affine {}
+
 /// `value`'s words.
-pub(crate) fn words<T>(value: &T) -> &[u64] {
-    // SAFETY: only called on the `Curve` types, which are arrays of u64
-    // (the trait's contract), so every byte is part of an aligned word.
+pub(crate) fn words<T: Words>(value: &T) -> &[u64] {
+    // SAFETY: `Words` types are `repr(C)` arrays of u64 without padding, so
+    // the value is `size_of::<T>() / 8` aligned, initialized words.
     unsafe {
         std::slice::from_raw_parts(
             (value as *const T).cast::<u64>(),
@@ -88,8 +104,8 @@ macro_rules! blst_curve {
     ($curve:ident, $field:ident, $affine:ident, $jacobian:ident, $widest:expr,
      $add:ident, $sub:ident, $mul:ident, $sqr:ident, $cneg:ident, $inverse:ident,
      $add_affine:ident, $add_or_double:ident, $double:ident, $from_affine:ident, $to_affine:ident) => {
-        // SAFETY: blst's types are repr(C) arrays of u64; every function
-        // below calls blst on valid elements and points.
+        // SAFETY: every function below calls blst on valid elements and
+        // points.
         unsafe impl Curve for $curve {
             type Field = $field;
             type Affine = $affine;

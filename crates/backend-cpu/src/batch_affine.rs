@@ -46,6 +46,7 @@
 use backend_api::ffi::pce_scalar;
 use blst::{blst_p1, blst_p1_affine, blst_p2, blst_p2_affine};
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::msm::SCALAR_BITS;
 
@@ -616,12 +617,11 @@ fn sum_with<A: Adder>(adder: &A, points: &[Affine<A>]) -> Jacobian<A> {
         })
 }
 
-/// Into how many slices of the points to cut every window, so that the
-/// `windows · slices` tasks (one bucket array each) keep `threads` busy:
-/// the fewest rounds of tasks, each task costing its points plus the
-/// running sums over its buckets (two additions a bucket). With 15 windows
-/// on two threads, whole windows would leave one thread idle for the last
-/// one; half windows end together. Slices keep at least 2^12 points.
+/// Into how many slices of the points to cut each of `windows` windows,
+/// so that the `windows · slices` tasks (one bucket array each) keep
+/// `threads` busy: the fewest rounds of tasks, each task costing its points
+/// plus the running sums over its buckets (two additions a bucket). Slices
+/// keep at least 2^12 points.
 fn slices(points: usize, windows: usize, buckets: usize, threads: usize) -> usize {
     let most = points.div_ceil(1 << 12).clamp(1, 64);
     (1..=most)
@@ -630,6 +630,72 @@ fn slices(points: usize, windows: usize, buckets: usize, threads: usize) -> usiz
             rounds * (points.div_ceil(slices) + 2 * buckets)
         })
         .expect("at least one slice")
+}
+
+/// One task of [`with_window`]: window `window`'s additions of the points
+/// `start..end`, into a bucket array of its own.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Piece {
+    window: usize,
+    start: usize,
+    end: usize,
+}
+
+/// The tasks of an MSM, largest first: whole windows for as many full
+/// rounds of `threads` as there are, then the windows left over cut by
+/// [`slices`]. Taken in this order by whichever thread is free, the slices
+/// even out the end. With 15 windows on two threads that is 14 whole
+/// windows and two halves: each slice costs a running sum over its
+/// buckets, so halving all 15 (30 sums) would cost 14 sums more for the
+/// same balance.
+fn pieces(points: usize, windows: usize, buckets: usize, threads: usize) -> Vec<Piece> {
+    let whole = if windows >= threads {
+        windows - windows % threads
+    } else {
+        0
+    };
+    let left = windows - whole;
+    let cut = if left == 0 {
+        1
+    } else {
+        slices(points, left, buckets, threads)
+    };
+    let slice_len = points.div_ceil(cut);
+    let whole_windows = (0..whole).map(|window| Piece {
+        window,
+        start: 0,
+        end: points,
+    });
+    let sliced = (whole..windows).flat_map(|window| {
+        (0..cut)
+            .map(move |k| Piece {
+                window,
+                start: k * slice_len,
+                end: ((k + 1) * slice_len).min(points),
+            })
+            .filter(|piece| piece.start < piece.end)
+    });
+    whole_windows.chain(sliced).collect()
+}
+
+/// `run` on every piece, each piece taken in order by the next free one of
+/// `threads` workers; the results as `(window, sum)`.
+fn run_in_order<T, F>(pieces: &[Piece], threads: usize, run: F) -> Vec<(usize, T)>
+where
+    T: Send,
+    F: Fn(&Piece) -> T + Sync,
+{
+    let next = AtomicUsize::new(0);
+    (0..threads.min(pieces.len()))
+        .into_par_iter()
+        .flat_map_iter(|_| {
+            let mut done = Vec::new();
+            while let Some(piece) = pieces.get(next.fetch_add(1, Ordering::Relaxed)) {
+                done.push((piece.window, run(piece)));
+            }
+            done
+        })
+        .collect()
 }
 
 /// [`msm`] with `adder` and windows of `c` bits, for scalars below
@@ -650,62 +716,54 @@ fn with_window<A: Adder>(
     let window_count = windows(c, if halve { HALVED_BITS } else { scalar_bits });
     let bucket_count = 1usize << (c - 1);
     let batch_size = MAX_BATCH.min(bucket_count / 4).max(8);
-    let slices = slices(
-        points.len(),
-        window_count,
-        bucket_count,
-        rayon::current_num_threads(),
-    );
-    let slice_len = points.len().div_ceil(slices);
+    let threads = rayon::current_num_threads();
+    let pieces = pieces(points.len(), window_count, bucket_count, threads);
 
-    let window_sums: Vec<Jacobian<A>> = (0..window_count * slices)
-        .into_par_iter()
-        .map(|task| {
-            let (w, slice) = (task / slices, task % slices);
-            let start = slice * slice_len;
-            let end = (start + slice_len).min(points.len());
-            let mut buckets = Buckets::new(adder.clone(), bucket_count, batch_size);
-            // Digits are found a block ahead, and their buckets fetched into
-            // the cache while the block before is added.
-            let mut ahead = Vec::with_capacity(PREFETCH_BLOCK);
-            let mut current = Vec::with_capacity(PREFETCH_BLOCK);
-            for block in (start..end).step_by(PREFETCH_BLOCK).chain([end]) {
-                ahead.clear();
-                for i in block..(block + PREFETCH_BLOCK).min(end) {
-                    let (scalar, negated) = if halve {
-                        halved(&scalars[i])
-                    } else {
-                        (scalars[i], false)
-                    };
-                    let digit = booth_digit(&scalar, w, c);
-                    if digit != 0 && !is_infinity::<A::Curve>(&points[i]) {
-                        let bucket = digit.unsigned_abs() - 1;
-                        prefetch_point(&buckets.sums[bucket as usize]);
-                        ahead.push(Addition {
-                            bucket,
-                            point: i as u32,
-                            negate: (digit < 0) != negated,
-                        });
-                    }
+    let piece_sums = run_in_order(&pieces, threads, |piece| {
+        let (w, start, end) = (piece.window, piece.start, piece.end);
+        let mut buckets = Buckets::new(adder.clone(), bucket_count, batch_size);
+        // Digits are found a block ahead, and their buckets fetched into
+        // the cache while the block before is added.
+        let mut ahead = Vec::with_capacity(PREFETCH_BLOCK);
+        let mut current = Vec::with_capacity(PREFETCH_BLOCK);
+        for block in (start..end).step_by(PREFETCH_BLOCK).chain([end]) {
+            ahead.clear();
+            for i in block..(block + PREFETCH_BLOCK).min(end) {
+                let (scalar, negated) = if halve {
+                    halved(&scalars[i])
+                } else {
+                    (scalars[i], false)
+                };
+                let digit = booth_digit(&scalar, w, c);
+                if digit != 0 && !is_infinity::<A::Curve>(&points[i]) {
+                    let bucket = digit.unsigned_abs() - 1;
+                    prefetch_point(&buckets.sums[bucket as usize]);
+                    ahead.push(Addition {
+                        bucket,
+                        point: i as u32,
+                        negate: (digit < 0) != negated,
+                    });
                 }
-                for &addition in &current {
-                    buckets.add(points, addition);
-                }
-                std::mem::swap(&mut ahead, &mut current);
             }
-            buckets.finish(points);
-            buckets.reduce()
-        })
-        .collect();
+            for &addition in &current {
+                buckets.add(points, addition);
+            }
+            std::mem::swap(&mut ahead, &mut current);
+        }
+        buckets.finish(points);
+        buckets.reduce()
+    });
 
+    let mut window_sums = vec![Jacobian::<A>::default(); window_count];
+    for (w, sum) in &piece_sums {
+        A::Curve::add_to(&mut window_sums[*w], sum);
+    }
     let mut result = Jacobian::<A>::default();
-    for window in window_sums.chunks(slices).rev() {
+    for sum in window_sums.iter().rev() {
         for _ in 0..c {
             A::Curve::double(&mut result);
         }
-        for sum in window {
-            A::Curve::add_to(&mut result, sum);
-        }
+        A::Curve::add_to(&mut result, sum);
     }
     result
 }
@@ -792,18 +850,41 @@ mod tests {
         }
     }
 
-    /// Whole windows where they keep both threads busy, halves where an odd
-    /// number of windows would leave one idle.
+    /// Whole windows where they keep every thread busy, then the windows
+    /// left over in slices; every window's points covered once.
     #[test]
-    fn slices_balance_threads() {
-        assert_eq!(slices(1 << 22, 16, 1 << 15, 2), 1);
-        assert_eq!(slices(1 << 22, 15, 1 << 16, 2), 2);
-        assert_eq!(slices(1 << 22, 15, 1 << 16, 1), 1);
+    fn pieces_balance_threads() {
+        let shape = |points, windows, buckets, threads| {
+            let list = pieces(points, windows, buckets, threads);
+            for w in 0..windows {
+                let mut covered: Vec<_> = list
+                    .iter()
+                    .filter(|p| p.window == w)
+                    .map(|p| (p.start, p.end))
+                    .collect();
+                covered.sort();
+                assert_eq!(covered.first().map(|c| c.0), Some(0), "window {w}");
+                assert_eq!(covered.last().map(|c| c.1), Some(points), "window {w}");
+                assert!(covered.windows(2).all(|c| c[0].1 == c[1].0), "window {w}");
+            }
+            list.iter().map(|p| p.end - p.start).collect::<Vec<_>>()
+        };
+        let n = 1 << 22;
+        assert_eq!(shape(n, 16, 1 << 15, 2), vec![n; 16]);
+        let mut fifteen = vec![n; 14];
+        fifteen.extend([n / 2, n / 2]);
+        assert_eq!(shape(n, 15, 1 << 16, 2), fifteen);
+        assert_eq!(shape(n, 15, 1 << 16, 1), vec![n; 15]);
         assert_eq!(
-            slices(1 << 12, 15, 1 << 16, 2),
-            1,
+            shape(1 << 12, 15, 1 << 16, 2),
+            vec![1 << 12; 15],
             "slices of 2^12 points at least"
         );
+        // More threads than windows: sliced where that saves a round.
+        assert_eq!(shape(n, 15, 1 << 16, 16), vec![n; 15]);
+        assert_eq!(shape(n, 15, 1 << 16, 32), vec![n / 2; 30]);
+        // Pieces of unequal length where the points do not divide evenly.
+        assert_eq!(shape(10_000, 3, 1 << 10, 2).iter().sum::<usize>(), 30_000);
     }
 
     /// Halving keeps scalars up to `(r − 1)/2` and negates the rest: the

@@ -120,3 +120,68 @@ impl<C: Curve> Adder for BlstAdder<C> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::G1;
+    use super::*;
+    use backend_api::interop::{g1_affines_as_pce, g1_as_blst};
+    use blst::{
+        blst_p1, blst_p1_add_or_double_affine, blst_p1_affine, blst_p1_from_affine,
+        blst_p1_is_equal,
+    };
+    use blstrs::{G1Affine, G1Projective};
+    use group::{Curve as _, Group as _};
+    use rand_chacha::rand_core::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+
+    fn random_affine(n: usize, rng: &mut ChaCha8Rng) -> Vec<blst_p1_affine> {
+        let points: Vec<G1Affine> = (0..n)
+            .map(|_| G1Projective::random(&mut *rng).to_affine())
+            .collect();
+        g1_as_blst(g1_affines_as_pce(&points)).to_vec()
+    }
+
+    /// Batches of one to nine additions (some negated), each against
+    /// blst's: the first addition has no prefix product before it, the
+    /// last one's is the inverted product.
+    #[test]
+    fn batches_of_every_length_match_blst() {
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        let mut adder = BlstAdder::<G1>::default();
+        for len in 1..=9 {
+            let mut sums = random_affine(len, &mut rng);
+            let points = random_affine(len, &mut rng);
+            let batch: Vec<Addition> = (0..len)
+                .map(|k| {
+                    let mut addition = Addition::plain(len - 1 - k, k as u32);
+                    addition.negate = k % 3 == 1;
+                    addition
+                })
+                .collect();
+            let expected: Vec<blst_p1> = batch
+                .iter()
+                .map(|addition| {
+                    let point = super::super::signed_point::<G1>(&points, *addition);
+                    let mut sum = blst_p1::default();
+                    // SAFETY: blst converts and adds valid points.
+                    unsafe {
+                        blst_p1_from_affine(&mut sum, &sums[addition.bucket as usize]);
+                        blst_p1_add_or_double_affine(&mut sum, &sum, &point);
+                    }
+                    sum
+                })
+                .collect();
+            adder.add_batch(&mut sums, &points, &batch);
+            for (addition, expected) in batch.iter().zip(&expected) {
+                let mut ours = blst_p1::default();
+                // SAFETY: as above.
+                let equal = unsafe {
+                    blst_p1_from_affine(&mut ours, &sums[addition.bucket as usize]);
+                    blst_p1_is_equal(&ours, expected)
+                };
+                assert!(equal, "length {len}, bucket {}", addition.bucket);
+            }
+        }
+    }
+}

@@ -142,14 +142,20 @@ mod tests {
         g1_as_blst(g1_affines_as_pce(&points)).to_vec()
     }
 
-    /// Batches of one to nine additions (some negated), each against
-    /// blst's: the first addition has no prefix product before it, the
-    /// last one's is the inverted product.
+    /// Batches of one to nine additions and of lengths around the prefetch
+    /// distance (some negated), each addition against blst's: the first
+    /// addition has no prefix product before it, the last one's is the
+    /// inverted product, and the longer batches prefetch ahead.
     #[test]
-    fn batches_of_every_length_match_blst() {
+    fn batches_of_many_lengths_match_blst() {
         let mut rng = ChaCha8Rng::seed_from_u64(7);
         let mut adder = BlstAdder::<G1>::default();
-        for len in 1..=9 {
+        let around_prefetch = [
+            PREFETCH_DISTANCE,
+            PREFETCH_DISTANCE + 1,
+            2 * PREFETCH_DISTANCE + 1,
+        ];
+        for len in (1..=9).chain(around_prefetch) {
             let mut sums = random_affine(len, &mut rng);
             let points = random_affine(len, &mut rng);
             let batch: Vec<Addition> = (0..len)

@@ -655,33 +655,25 @@ struct Piece {
 /// buckets, so halving all 15 (30 sums) would cost 14 sums more for the
 /// same balance.
 fn pieces(points: usize, windows: usize, buckets: usize, threads: usize) -> Vec<Piece> {
-    let whole = if windows >= threads {
-        windows - windows % threads
-    } else {
-        0
-    };
-    let left = windows - whole;
-    let cut = if left == 0 {
+    let whole = windows - windows % threads;
+    let cut = if whole == windows {
         1
     } else {
-        slices(points, left, buckets, threads)
+        slices(points, windows - whole, buckets, threads)
     };
-    let slice_len = points.div_ceil(cut);
-    let whole_windows = (0..whole).map(|window| Piece {
-        window,
-        start: 0,
-        end: points,
-    });
-    let sliced = (whole..windows).flat_map(|window| {
-        (0..cut)
-            .map(move |k| Piece {
-                window,
-                start: k * slice_len,
-                end: ((k + 1) * slice_len).min(points),
-            })
-            .filter(|piece| piece.start < piece.end)
-    });
-    whole_windows.chain(sliced).collect()
+    (0..windows)
+        .flat_map(|window| {
+            let cut = if window < whole { 1 } else { cut };
+            let slice_len = points.div_ceil(cut);
+            (0..cut)
+                .map(move |k| Piece {
+                    window,
+                    start: k * slice_len,
+                    end: ((k + 1) * slice_len).min(points),
+                })
+                .filter(|piece| piece.start < piece.end)
+        })
+        .collect()
 }
 
 /// `run` on every piece, each piece taken in order by the next free one of

@@ -18,19 +18,20 @@
 //! `--against OTHER` (a second plugin: another build of the same backend,
 //! say) also times OTHER on the same inputs, `--rounds R` times each,
 //! alternating with the plugin, and prints both bests and their ratio: the
-//! way to tell a change from the noise (G1 MSMs, NTTs and QAP steps; G2 is
-//! left out).
+//! way to tell a change from the noise (G1 and G2 MSMs, NTTs and QAP
+//! steps).
 //! `--no-baselines` skips the plain rows (the plugin against blst and
-//! bellperson) and with them the G2 section.
+//! bellperson).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use backend_api::ffi::pce_scalar;
 use backend_api::interop::{
     g1_affines_as_pce, g1_as_blst, g2_affines_as_pce, g2_as_blst, scalar_bytes, scalar_of,
     scalars_as_fr_mut,
 };
-use backend_api::{Backend, NttDirection, G1, G2};
+use backend_api::{Backend, Device, Group, NttDirection, G1, G2};
 use backend_check::{points, Scalars};
 use bellperson::domain::EvaluationDomain;
 use blst::MultiPoint;
@@ -82,6 +83,29 @@ fn alternated(
         .fold((Duration::MAX, Duration::MAX), |(x, y), (ta, tb)| {
             (x.min(ta), y.min(tb))
         })
+}
+
+/// The best times of the plugin's and `other`'s MSM of the same bases and
+/// scalars, alternated (each with bases of its own lent).
+fn msm_against<G: Group>(
+    device: &Device,
+    other: &Device,
+    points: &[G::Affine],
+    scalars: &[pce_scalar],
+    rounds: usize,
+) -> (Duration, Duration) {
+    let n = points.len();
+    let bases = device.lend_bases::<G>(points).expect("bases");
+    let other_bases = other.lend_bases::<G>(points).expect("--against's bases");
+    alternated(
+        rounds,
+        || best(1, || device.msm(&bases, 0, n, 1, scalars).expect("msm")),
+        || {
+            best(1, || {
+                other.msm(&other_bases, 0, n, 1, scalars).expect("msm")
+            })
+        },
+    )
 }
 
 /// The line that compares the plugin with `--against`'s.
@@ -143,19 +167,10 @@ fn main() {
         let bases = device
             .lend_bases::<G1>(g1_affines_as_pce(pts))
             .expect("bases");
-        let other_bases = against.as_ref().map(|(_, other)| {
-            other
-                .lend_bases::<G1>(g1_affines_as_pce(pts))
-                .expect("--against's bases")
-        });
         for (name, values) in [("random", &random), ("porep-mix", &mix)] {
             let abi: Vec<_> = values.iter().map(scalar_of).collect();
-            if let (Some((_, other)), Some(other_bases)) = (&against, &other_bases) {
-                let times = alternated(
-                    rounds,
-                    || best(1, || device.msm(&bases, 0, n, 1, &abi).expect("msm")),
-                    || best(1, || other.msm(other_bases, 0, n, 1, &abi).expect("msm")),
-                );
+            if let Some((_, other)) = &against {
+                let times = msm_against::<G1>(&device, other, g1_affines_as_pce(pts), &abi, rounds);
                 println!(
                     "{}",
                     against_line(&format!("MSM G1 2^{log} {name:<9}"), rounds, times)
@@ -199,7 +214,7 @@ fn main() {
 
     let g2_all: Vec<G2Affine> =
         points::<G2Projective>(if run_msm { 1 << max_log_g2 } else { 0 }, false, &mut rng);
-    for log in (min_log..=max_log_g2).filter(|_| run_msm && baselines) {
+    for log in (min_log..=max_log_g2).filter(|_| run_msm) {
         let n = 1usize << log;
         let reps = if log < 19 { 3 } else { 1 };
         let pts = &g2_all[..n];
@@ -208,6 +223,16 @@ fn main() {
         let bases = device
             .lend_bases::<G2>(g2_affines_as_pce(pts))
             .expect("bases");
+        if let Some((_, other)) = &against {
+            let times = msm_against::<G2>(&device, other, g2_affines_as_pce(pts), &abi, rounds);
+            println!(
+                "{}",
+                against_line(&format!("MSM G2 2^{log} random   "), rounds, times)
+            );
+        }
+        if !baselines {
+            continue;
+        }
         let plugin = best(reps, || device.msm(&bases, 0, n, 1, &abi).expect("msm"));
         let blst = best(reps, || {
             g2_as_blst(g2_affines_as_pce(pts)).mult(scalar_bytes(&abi), 255)

@@ -83,22 +83,18 @@ pub(crate) const PREFETCH_DISTANCE: usize = 16;
 const POINT_WORDS: i64 = 12;
 /// Words of one coordinate.
 const FP_WORDS: i64 = 6;
-/// The cost of a bucket, in additions of the main pass: two additions in
-/// the reduction, and the cache misses of a wider bucket array. Fitted to
-/// the best measured windows of [`halved`] scalars here, with either adder
-/// (docs/benchmarks.md): 12 bits at 2^16 points, 16 at 2^20, 17 at 2^22
-/// (the widest the blst adder takes; the IFMA adder stops at 16).
-const BUCKET_COST: usize = 4;
 /// Segments of buckets whose running sums run side by side in the reduction
 /// (additions per batch there).
 const REDUCTION_SEGMENTS: usize = 512;
 
 /// The window width for `terms` points with scalars below `2^scalar_bits`,
-/// at most `widest` bits: the least work overall.
-fn window_bits(terms: usize, scalar_bits: usize, widest: usize) -> usize {
+/// at most the adder's widest: the least work overall, with a bucket
+/// costing the group's [`Curve::BUCKET_COST`] additions.
+fn window_bits<A: Adder>(terms: usize, scalar_bits: usize) -> usize {
     let bits = scalar_bits.min(HALVED_BITS);
-    (2..=widest)
-        .min_by_key(|&c| windows(c, bits) * (terms + BUCKET_COST * (1usize << (c - 1))))
+    let bucket_cost = A::Curve::BUCKET_COST;
+    (2..=A::WIDEST_WINDOW)
+        .min_by_key(|&c| windows(c, bits) * (terms + bucket_cost * (1usize << (c - 1))))
         .expect("the range is not empty")
 }
 
@@ -565,7 +561,7 @@ fn with_best_window<A: Adder>(
     points: &[Affine<A>],
     scalars: &[pce_scalar],
 ) -> Jacobian<A> {
-    let c = window_bits(points.len(), SCALAR_BITS, A::WIDEST_WINDOW);
+    let c = window_bits::<A>(points.len(), SCALAR_BITS);
     with_window(adder, points, scalars, c, SCALAR_BITS)
 }
 
@@ -939,7 +935,7 @@ mod tests {
             assert!(windows(c, HALVED_BITS) < windows(c, SCALAR_BITS));
         }
         for c in [
-            window_bits(points.len(), SCALAR_BITS, A::WIDEST_WINDOW),
+            window_bits::<A>(points.len(), SCALAR_BITS),
             4,
             5,
             12,
@@ -1105,7 +1101,12 @@ mod tests {
             let points = g2_as_blst(g2_affines_as_pce(&points[..n]));
             let scalars = &scalars[..n];
             let expected = points.mult(scalar_bytes(scalars), 255);
-            for c in [window_bits(n, SCALAR_BITS, G2::WIDEST_WINDOW), 4, 5, 15] {
+            for c in [
+                window_bits::<scalar::BlstAdder<G2>>(n, SCALAR_BITS),
+                4,
+                5,
+                15,
+            ] {
                 let ours = with_window(&adder, points, scalars, c, SCALAR_BITS);
                 // SAFETY: two valid points.
                 assert!(
@@ -1200,7 +1201,7 @@ mod tune {
         } else {
             (scalars.clone(), SCALAR_BITS)
         };
-        let best = window_bits(ours_n, bits, A::WIDEST_WINDOW);
+        let best = window_bits::<A>(ours_n, bits);
         let widths: Vec<usize> = env("PCE_MSM_WINDOWS")
             .map_or(vec![best - 1, best, best + 1], |v| {
                 v.split(',').map(|c| c.parse().unwrap()).collect()

@@ -30,6 +30,15 @@ pub(crate) unsafe trait Curve: Send + Sync + 'static {
     /// The widest window worth its buckets with blst's field operations
     /// (see `Adder::WIDEST_WINDOW`).
     const WIDEST_WINDOW: usize;
+    /// What a bucket costs, in additions of the main pass, when the window
+    /// width is chosen: its two additions in the reduction (batch-affine,
+    /// over buckets side by side, so cheaper than the main pass's) and the
+    /// cache misses of a wider bucket array. Fitted to the best measured
+    /// windows (docs/benchmarks.md): in G1, with either adder, 12 bits at
+    /// 2^16 points, 16 at 2^20, 17 at 2^22 (with [`super::halved`]
+    /// scalars); in G2, 15 bits at 2^17 and 2^18, where G1's cost picked 13
+    /// and measured slower.
+    const BUCKET_COST: usize;
 
     /// The x coordinate.
     fn x(point: &Self::Affine) -> &Self::Field;
@@ -101,7 +110,7 @@ pub(crate) enum G2 {}
 
 /// The parts of [`Curve`] that only name blst's functions.
 macro_rules! blst_curve {
-    ($curve:ident, $field:ident, $affine:ident, $jacobian:ident, $widest:expr,
+    ($curve:ident, $field:ident, $affine:ident, $jacobian:ident, $widest:expr, $bucket_cost:expr,
      $add:ident, $sub:ident, $mul:ident, $sqr:ident, $cneg:ident, $inverse:ident,
      $add_affine:ident, $add_or_double:ident, $double:ident, $from_affine:ident, $to_affine:ident) => {
         // SAFETY: every function below calls blst on valid elements and
@@ -111,6 +120,7 @@ macro_rules! blst_curve {
             type Affine = $affine;
             type Jacobian = $jacobian;
             const WIDEST_WINDOW: usize = $widest;
+            const BUCKET_COST: usize = $bucket_cost;
 
             fn x(point: &$affine) -> &$field {
                 &point.x
@@ -172,6 +182,7 @@ blst_curve!(
     blst_p1_affine,
     blst_p1,
     17,
+    4,
     blst_fp_add,
     blst_fp_sub,
     blst_fp_mul,
@@ -191,6 +202,7 @@ blst_curve!(
     blst_p2_affine,
     blst_p2,
     16,
+    1,
     blst_fp2_add,
     blst_fp2_sub,
     blst_fp2_mul,

@@ -30,6 +30,7 @@ mod batch_affine;
 mod ifma;
 mod msm;
 mod ntt;
+mod repeated;
 #[cfg(all(test, target_arch = "x86_64"))]
 mod timing;
 

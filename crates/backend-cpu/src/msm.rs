@@ -4,7 +4,8 @@
 //! the MSM is split by the rule of [`backend_api::plugin::split`]: zeros are
 //! skipped, the bases of ones are summed with batch additions (no scalar
 //! multiplication at all), and only the remaining points go through
-//! Pippenger. The split runs on chunks in parallel, each writing straight
+//! Pippenger, those of equal scalars summed first ([`crate::repeated`]).
+//! The split runs on chunks in parallel, each writing straight
 //! into its own ranges of the outputs. Dense inputs (the H query) go to
 //! Pippenger directly over the bases in place.
 //!
@@ -15,8 +16,14 @@
 
 use backend_api::ffi::pce_scalar;
 use backend_api::plugin::split::{split_into, Counts, Slots};
-use blst::{blst_p1, blst_p1_add_or_double, blst_p2, blst_p2_add_or_double, MultiPoint};
+use blst::{
+    blst_p1, blst_p1_add_or_double, blst_p1_add_or_double_affine, blst_p1_affine,
+    blst_p1s_to_affine, blst_p2, blst_p2_add_or_double, blst_p2_add_or_double_affine,
+    blst_p2_affine, blst_p2s_to_affine, MultiPoint,
+};
 use rayon::prelude::*;
+
+use crate::repeated;
 
 /// Bits of a BLS12-381 scalar.
 pub(crate) const SCALAR_BITS: usize = 255;
@@ -26,13 +33,43 @@ pub trait SplitMsm {
     /// Affine point (blst layout).
     type Affine: Copy + Send + Sync;
     /// Jacobian point (blst layout).
-    type Point: Copy + Default;
+    type Point: Copy + Default + Send + Sync;
     /// Pippenger over `points`.
     fn pippenger(points: &[Self::Affine], scalars: &[pce_scalar]) -> Self::Point;
     /// Sum of `points`.
     fn sum(points: &[Self::Affine]) -> Self::Point;
     /// `a + b`.
     fn add(a: &Self::Point, b: &Self::Point) -> Self::Point;
+    /// `a + b`, `b` affine.
+    fn add_affine(a: &Self::Point, b: &Self::Affine) -> Self::Point;
+    /// The affine forms of `points` (infinity as blst's all-zero point),
+    /// with one inversion.
+    fn to_affine(points: &[Self::Point]) -> Vec<Self::Affine>;
+}
+
+/// `SplitMsm::add_affine` and `SplitMsm::to_affine` on blst's functions.
+macro_rules! blst_affine_ops {
+    ($affine:ident, $point:ident, $add_affine:ident, $to_affine:ident) => {
+        fn add_affine(a: &$point, b: &$affine) -> $point {
+            let mut out = $point::default();
+            // SAFETY: blst reads two valid points and writes one.
+            unsafe { $add_affine(&mut out, a, b) };
+            out
+        }
+
+        fn to_affine(points: &[$point]) -> Vec<$affine> {
+            let mut out = vec![$affine::default(); points.len()];
+            if !points.is_empty() {
+                // A list of one pointer, then null: blst reads the points
+                // that follow the first in memory.
+                let list = [points.as_ptr(), std::ptr::null()];
+                // SAFETY: `points.len()` valid points lie from `list[0]` on,
+                // and `out` has room for as many.
+                unsafe { $to_affine(out.as_mut_ptr(), list.as_ptr(), points.len()) };
+            }
+            out
+        }
+    };
 }
 
 /// G1 through blst.
@@ -63,8 +100,15 @@ where
 }
 
 impl SplitMsm for G1 {
-    type Affine = blst::blst_p1_affine;
+    type Affine = blst_p1_affine;
     type Point = blst_p1;
+
+    blst_affine_ops!(
+        blst_p1_affine,
+        blst_p1,
+        blst_p1_add_or_double_affine,
+        blst_p1s_to_affine
+    );
 
     fn pippenger(points: &[Self::Affine], scalars: &[pce_scalar]) -> blst_p1 {
         crate::batch_affine::msm(points, scalars).unwrap_or_else(|| blst_pippenger(points, scalars))
@@ -83,8 +127,15 @@ impl SplitMsm for G1 {
 }
 
 impl SplitMsm for G2 {
-    type Affine = blst::blst_p2_affine;
+    type Affine = blst_p2_affine;
     type Point = blst_p2;
+
+    blst_affine_ops!(
+        blst_p2_affine,
+        blst_p2,
+        blst_p2_add_or_double_affine,
+        blst_p2s_to_affine
+    );
 
     fn pippenger(points: &[Self::Affine], scalars: &[pce_scalar]) -> blst_p2 {
         crate::batch_affine::msm_g2(points, scalars)
@@ -113,7 +164,10 @@ pub fn msm<G: SplitMsm>(points: &[G::Affine], scalars: &[pce_scalar]) -> G::Poin
     }
     let split = split(points, scalars, &counts, total);
     let ones = G::sum(&split.ones);
-    let rest = G::pippenger(&split.rest_points, &split.rest_scalars);
+    let rest = match repeated::merge::<G>(&split.rest_points, &split.rest_scalars) {
+        Some(merged) => G::pippenger(&merged.points, &merged.scalars),
+        None => G::pippenger(&split.rest_points, &split.rest_scalars),
+    };
     G::add(&ones, &rest)
 }
 

@@ -280,9 +280,14 @@ mod emulated {
 const LANES_MIN: usize = 1 << 12;
 /// The fewest points for the blst adder: below, blst's own Pippenger is as
 /// fast or faster (docs/benchmarks.md).
-const BLST_MIN: usize = 1 << 16;
+const BLST_MIN: usize = 1 << 14;
 /// The same in G2.
-const BLST_MIN_G2: usize = 1 << 14;
+const BLST_MIN_G2: usize = 1 << 12;
+/// The fewest points [`sum`] takes with the blst adder (below, blst's own
+/// batch addition).
+const BLST_SUM_MIN: usize = 1 << 16;
+/// The same in G2.
+const BLST_SUM_MIN_G2: usize = 1 << 14;
 
 /// The environment variable that switches batch-affine buckets off when
 /// set to `0`: every MSM then runs blst's Pippenger (to compare against,
@@ -582,16 +587,16 @@ pub fn sum(points: &[blst_p1_affine]) -> Option<blst_p1> {
             return Some(sum_with(&adder, points));
         }
     }
-    (points.len() >= BLST_MIN).then(|| sum_with(&scalar::BlstAdder::<G1>::default(), points))
+    (points.len() >= BLST_SUM_MIN).then(|| sum_with(&scalar::BlstAdder::<G1>::default(), points))
 }
 
-/// [`sum`] in G2, from [`BLST_MIN_G2`] points on.
+/// [`sum`] in G2, from [`BLST_SUM_MIN_G2`] points on.
 pub fn sum_g2(points: &[blst_p2_affine]) -> Option<blst_p2> {
     assert!(
         points.len() <= u32::MAX as usize,
         "points are indexed by u32"
     );
-    (enabled() && points.len() >= BLST_MIN_G2)
+    (enabled() && points.len() >= BLST_SUM_MIN_G2)
         .then(|| sum_with(&scalar::BlstAdder::<G2>::default(), points))
 }
 

@@ -137,14 +137,22 @@ mod tests {
         for (n, distinct) in [(4096, 300), (2048, 2048), (3000, 1)] {
             let mut points = g1_points(n, &mut rng);
             let scalars = repeated_terms(n, distinct, &mut rng);
-            // A pair that cancels within its group, a group whose sum is a
-            // doubling, and a point at infinity.
+            // A pair that cancels within a larger group, a doubling, and a
+            // point at infinity.
             let group: Vec<usize> = (0..n).filter(|&i| scalars[i] == scalars[0]).collect();
             if let [first, second, third, ..] = group[..] {
                 points[second] = -points[first];
                 points[third] = points[first];
             }
             points[n / 2] = G1Affine::identity();
+            // A group of two whose sum is the point at infinity.
+            let mut scalars = scalars;
+            if distinct > 1 {
+                let value = Scalar::random(&mut rng);
+                scalars[n - 2] = value;
+                scalars[n - 1] = value;
+                points[n - 1] = -points[n - 2];
+            }
             check_g1(&points, &scalars, true);
         }
     }

@@ -15,6 +15,16 @@
 //! affine with one inversion per chunk (blst's `…s_to_affine`). Where
 //! repeats are fewer than one term in [`MIN_SHARE`], the terms are left as
 //! they are: the sort would cost more than it saves.
+//!
+//! Random scalars (the H query's) have no repeats, and sorting 2^21 of them
+//! to find none costs a tenth of their MSM; so a large MSM's terms are first
+//! sampled ([`sample_repeats`]), and only a sample with an equal pair leads
+//! to the sort. At the threshold, `n − d ≥ n/MIN_SHARE` for `d` distinct
+//! values among `n`, so the equal pairs number `Σ C(c_v, 2) ≥ n/MIN_SHARE`
+//! (`c_v` the count of value `v`), and a sample of `m` terms drawn at random
+//! holds `m²/n² · n/MIN_SHARE` of them on average: [`SAMPLE_PAIRS`] with
+//! `m² = SAMPLE_PAIRS · MIN_SHARE · n` (16,384 terms of 2^21). A miss costs
+//! only the merge's saving, never a wrong sum.
 
 use backend_api::ffi::pce_scalar;
 use rayon::prelude::*;
@@ -28,6 +38,8 @@ const MIN_SHARE: usize = 16;
 const MIN_TERMS: usize = 1 << 10;
 /// Sums brought to affine per inversion (and per task).
 const AFFINE_CHUNK: usize = 1 << 12;
+/// Equal pairs a sample holds on average when repeats are at the threshold.
+const SAMPLE_PAIRS: usize = 8;
 
 /// An MSM's terms, one per distinct scalar.
 pub(crate) struct Merged<A> {
@@ -44,7 +56,7 @@ pub(crate) fn merge<G: SplitMsm>(
     scalars: &[pce_scalar],
 ) -> Option<Merged<G::Affine>> {
     assert_eq!(points.len(), scalars.len(), "one scalar per point");
-    if scalars.len() < MIN_TERMS {
+    if scalars.len() < MIN_TERMS || !sample_repeats(scalars) {
         return None;
     }
     let index = u32::try_from(scalars.len()).expect("fewer than 2^32 terms");
@@ -82,6 +94,33 @@ pub(crate) fn merge<G: SplitMsm>(
         .map(|group| scalars[group[0] as usize])
         .collect();
     Some(Merged { points, scalars })
+}
+
+/// Whether a random sample of `scalars` (all of them, if the sample would
+/// be a quarter or more) holds two equal ones.
+fn sample_repeats(scalars: &[pce_scalar]) -> bool {
+    let n = scalars.len();
+    let m = ((SAMPLE_PAIRS * MIN_SHARE * n) as f64).sqrt() as usize;
+    if m * 4 >= n {
+        return true;
+    }
+    // SplitMix64 from a fixed seed: positions independent of the terms'
+    // order (a strided sample misses repeats that sit side by side).
+    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut positions: Vec<usize> = (0..m)
+        .map(|_| {
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            ((z ^ (z >> 31)) % n as u64) as usize
+        })
+        .collect();
+    positions.sort_unstable();
+    positions.dedup();
+    let mut sample: Vec<[u64; 4]> = positions.iter().map(|&i| scalars[i].l).collect();
+    sample.sort_unstable();
+    sample.windows(2).any(|pair| pair[0] == pair[1])
 }
 
 #[cfg(test)]
@@ -174,6 +213,25 @@ mod tests {
             &vec![scalars[0]; MIN_TERMS - 1],
             false,
         );
+    }
+
+    #[test]
+    fn large_msms_are_sampled_for_repeats() {
+        let mut rng = ChaCha8Rng::seed_from_u64(10);
+        let n = 1 << 15;
+        let distinct: Vec<_> = (0..n)
+            .map(|_| scalar_of(&Scalar::random(&mut rng)))
+            .collect();
+        assert!(!sample_repeats(&distinct));
+        // Repeats at the threshold, each value twice and side by side.
+        let mut paired = distinct.clone();
+        for i in (0..2 * n / MIN_SHARE).step_by(2) {
+            paired[i + 1] = paired[i];
+        }
+        assert!(sample_repeats(&paired));
+        // Few values, in runs.
+        let runs: Vec<_> = (0..n).map(|i| distinct[i / 64]).collect();
+        assert!(sample_repeats(&runs));
     }
 
     #[test]

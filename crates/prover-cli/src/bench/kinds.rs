@@ -8,6 +8,11 @@
 //! sides are warm: parameters in memory (filecoin-proofs' cache, this
 //! prover's resident circuit), PCE loaded; each side's first proof is run
 //! and not counted. WinningPoSt's row is its latency.
+//!
+//! With `--against PLUGIN` the table compares two backends instead: this
+//! prover's whole proof with each, alternated round by round so that a
+//! machine's drift falls on both (a plugin A/B; filecoin-proofs and the
+//! synthesis comparison are left out).
 
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -17,9 +22,11 @@ use clap::Args;
 use filecoin_prover::circuits::ProofCircuit;
 use filecoin_prover::compound::KindRun;
 use filecoin_prover::params::ensure_test_params;
+use filecoin_prover::post::PoStInput;
+use filecoin_prover::update::UpdateInput;
 use filecoin_prover::{post, update, C2Error};
 use filecoin_testkit::baseline::{filecoin_post, filecoin_update};
-use filecoin_testkit::kinds::{compare_post, compare_update, inputs_2kib};
+use filecoin_testkit::kinds::{compare_post, compare_update, inputs_2kib, KindInputs};
 use proving_engine::{chain, Devices, EngineOptions, LoadedCircuit};
 
 use crate::progress::step;
@@ -33,6 +40,10 @@ pub struct BenchKindsArgs {
     /// Backend of this prover's side.
     #[arg(long, default_value = "cpu")]
     backend: String,
+    /// A second backend (name or path of a plugin) to time against
+    /// `--backend`, alternated, instead of filecoin-proofs.
+    #[arg(long, value_name = "PLUGIN")]
+    against: Option<String>,
 }
 
 /// The median of `times`.
@@ -53,6 +64,29 @@ fn timed(rounds: usize, mut work: impl FnMut() -> Result<()>) -> Result<Duration
     Ok(median(times))
 }
 
+/// `first` and `second` once each to warm up, then `rounds` times each,
+/// alternated; their medians.
+fn alternated(
+    rounds: usize,
+    mut first: impl FnMut() -> Result<()>,
+    mut second: impl FnMut() -> Result<()>,
+) -> Result<(Duration, Duration)> {
+    first()?;
+    second()?;
+    let (mut firsts, mut seconds) = (Vec::new(), Vec::new());
+    for _ in 0..rounds.max(1) {
+        for (work, times) in [
+            (&mut first as &mut dyn FnMut() -> Result<()>, &mut firsts),
+            (&mut second, &mut seconds),
+        ] {
+            let start = Instant::now();
+            work()?;
+            times.push(start.elapsed());
+        }
+    }
+    Ok((median(firsts), median(seconds)))
+}
+
 /// Checks that a run of one input proved it.
 fn proved(run: Result<KindRun, C2Error>) -> Result<()> {
     let mut run = run.map_err(|e| anyhow::anyhow!(chain(&e)))?;
@@ -60,6 +94,55 @@ fn proved(run: Result<KindRun, C2Error>) -> Result<()> {
         .remove(0)
         .map_err(|e| anyhow::anyhow!(chain(&e)))?;
     Ok(())
+}
+
+/// A PoSt proof of `input` with `engine`, checked proved.
+fn prove_post(circuit: &LoadedCircuit, input: &PoStInput, engine: &EngineOptions) -> Result<()> {
+    proved(post::prove(
+        circuit,
+        None,
+        std::slice::from_ref(input),
+        engine,
+        &|_| {},
+        &mut |_, _| {},
+    ))
+}
+
+/// A SnapDeals proof of `input` with `engine`, checked proved.
+fn prove_update(
+    circuit: &LoadedCircuit,
+    input: &UpdateInput,
+    engine: &EngineOptions,
+) -> Result<()> {
+    proved(update::prove(
+        circuit,
+        None,
+        std::slice::from_ref(input),
+        engine,
+        &|_| {},
+        &mut |_, _| {},
+    ))
+}
+
+fn post_name(input: &PoStInput) -> String {
+    format!("{} ({}p)", input.proof_type, input.num_partitions())
+}
+
+fn update_name(input: &UpdateInput) -> String {
+    format!(
+        "SnapDeals {} ({}p)",
+        input.proof_type,
+        input.proof_type.partitions()
+    )
+}
+
+fn ms(time: Duration) -> String {
+    format!("{:.1} ms", time.as_secs_f64() * 1e3)
+}
+
+/// How many times faster `fast` is than `slow`.
+fn ratio(slow: Duration, fast: Duration) -> String {
+    format!("{:.2}x", slow.as_secs_f64() / fast.as_secs_f64())
 }
 
 /// `pce-prover bench kinds`.
@@ -88,6 +171,13 @@ pub fn bench_kinds(args: BenchKindsArgs) -> Result<ExitCode> {
         })
         .with_context(|| format!("loading {circuit}"))
     };
+    if let Some(against) = &args.against {
+        let other = EngineOptions {
+            backend: against.clone(),
+            ..engine.clone()
+        };
+        return against_table(&args, &inputs, &engine, &other, load);
+    }
     println!(
         "{:<28} {:>11} {:>10} {:>10} {:>7} {:>14} {:>12} {:>7}",
         "kind (2 KiB)",
@@ -103,8 +193,6 @@ pub fn bench_kinds(args: BenchKindsArgs) -> Result<ExitCode> {
                circuit: &LoadedCircuit,
                synthesis: (Duration, Duration),
                whole: (Duration, Duration)| {
-        let ms = |d: Duration| format!("{:.1} ms", d.as_secs_f64() * 1e3);
-        let ratio = |a: Duration, b: Duration| format!("{:.2}x", a.as_secs_f64() / b.as_secs_f64());
         println!(
             "{:<28} {:>11} {:>10} {:>10} {:>7} {:>14} {:>12} {:>7}",
             name,
@@ -121,42 +209,64 @@ pub fn bench_kinds(args: BenchKindsArgs) -> Result<ExitCode> {
         let circuit = load(input.proof_type.into())?;
         let synthesis = compare_post(input, &circuit.pce)?;
         let theirs = timed(args.rounds, || Ok(filecoin_post(input).map(drop)?))?;
-        let ours = timed(args.rounds, || {
-            proved(post::prove(
-                &circuit,
-                None,
-                std::slice::from_ref(input),
-                &engine,
-                &|_| {},
-                &mut |_, _| {},
-            ))
-        })?;
-        let name = format!("{} ({}p)", input.proof_type, input.num_partitions());
-        row(&name, &circuit, synthesis, (theirs, ours));
+        let ours = timed(args.rounds, || prove_post(&circuit, input, &engine))?;
+        row(&post_name(input), &circuit, synthesis, (theirs, ours));
     }
     let input = &inputs.snap;
     let circuit = load(input.proof_type.into())?;
     let synthesis = compare_update(input, &circuit.pce)?;
     let theirs = timed(args.rounds, || Ok(filecoin_update(input).map(drop)?))?;
-    let ours = timed(args.rounds, || {
-        proved(update::prove(
-            &circuit,
-            None,
-            std::slice::from_ref(input),
-            &engine,
-            &|_| {},
-            &mut |_, _| {},
-        ))
-    })?;
-    let name = format!(
-        "SnapDeals {} ({}p)",
-        input.proof_type,
-        input.proof_type.partitions()
-    );
-    row(&name, &circuit, synthesis, (theirs, ours));
+    let ours = timed(args.rounds, || prove_update(&circuit, input, &engine))?;
+    row(&update_name(input), &circuit, synthesis, (theirs, ours));
     println!(
         "synthesis: every partition, enforce-time (bellperson's path) against witness + MatVec, a, b, c checked equal; \
          whole proof: median of {} after a warm-up, vanilla proofs to verified bytes (this prover's time includes opening the backend)",
+        args.rounds
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `bench kinds --against`: each kind's whole proof with `engine`'s backend
+/// and with `other`'s, alternated.
+fn against_table(
+    args: &BenchKindsArgs,
+    inputs: &KindInputs,
+    engine: &EngineOptions,
+    other: &EngineOptions,
+    load: impl Fn(ProofCircuit) -> Result<LoadedCircuit>,
+) -> Result<ExitCode> {
+    println!(
+        "{:<28} {:>14} {:>14} {:>7}",
+        "kind (2 KiB)", "--backend", "--against", "ratio"
+    );
+    let row = |name: &str, (ours, theirs): (Duration, Duration)| {
+        println!(
+            "{name:<28} {:>14} {:>14} {:>7}",
+            ms(ours),
+            ms(theirs),
+            ratio(theirs, ours)
+        );
+    };
+    for input in [&inputs.window, &inputs.winning] {
+        let circuit = load(input.proof_type.into())?;
+        let times = alternated(
+            args.rounds,
+            || prove_post(&circuit, input, engine),
+            || prove_post(&circuit, input, other),
+        )?;
+        row(&post_name(input), times);
+    }
+    let input = &inputs.snap;
+    let circuit = load(input.proof_type.into())?;
+    let times = alternated(
+        args.rounds,
+        || prove_update(&circuit, input, engine),
+        || prove_update(&circuit, input, other),
+    )?;
+    row(&update_name(input), times);
+    println!(
+        "whole proof, vanilla proofs to verified bytes: median of {} per backend after a warm-up each, \
+         the two backends alternated; ratio = --against / --backend (above 1: --backend is faster)",
         args.rounds
     );
     Ok(ExitCode::SUCCESS)

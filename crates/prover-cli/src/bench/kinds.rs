@@ -247,22 +247,17 @@ fn against_table(
             ratio(theirs, ours)
         );
     };
+    let both = |prove: &dyn Fn(&EngineOptions) -> Result<()>| {
+        alternated(args.rounds, || prove(engine), || prove(other))
+    };
     for input in [&inputs.window, &inputs.winning] {
         let circuit = load(input.proof_type.into())?;
-        let times = alternated(
-            args.rounds,
-            || prove_post(&circuit, input, engine),
-            || prove_post(&circuit, input, other),
-        )?;
+        let times = both(&|engine| prove_post(&circuit, input, engine))?;
         row(&post_name(input), times);
     }
     let input = &inputs.snap;
     let circuit = load(input.proof_type.into())?;
-    let times = alternated(
-        args.rounds,
-        || prove_update(&circuit, input, engine),
-        || prove_update(&circuit, input, other),
-    )?;
+    let times = both(&|engine| prove_update(&circuit, input, engine))?;
     row(&update_name(input), times);
     println!(
         "whole proof, vanilla proofs to verified bytes: median of {} per backend after a warm-up each, \

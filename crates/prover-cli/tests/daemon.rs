@@ -77,6 +77,11 @@ impl Daemon {
     /// Starts `pce-prover serve` on `listen` with the 2 KiB circuit
     /// preloaded, and waits until it says it is ready.
     fn start(listen: &str, dir: &Path, extra: &[&str]) -> Self {
+        Self::start_with_env(listen, dir, extra, &[])
+    }
+
+    /// [`Self::start`] with `env` set in the daemon's environment.
+    fn start_with_env(listen: &str, dir: &Path, extra: &[&str], env: &[(&str, &str)]) -> Self {
         let cache = shared_parameter_cache();
         let log = dir.join(format!(
             "daemon-{}.log",
@@ -88,6 +93,7 @@ impl Daemon {
             .env("PCE_BACKEND_DIR", common::plugin_dir())
             .env("FIL_PROOFS_PARAMETER_CACHE", &cache)
             .env("RUST_LOG", "info")
+            .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .stderr(std::fs::File::create(&log).unwrap())
             .spawn()
@@ -614,6 +620,87 @@ fn write_config(dir: &Path, text: &str) -> String {
     let path = dir.join("daemon.toml");
     std::fs::write(&path, text).unwrap();
     path.to_str().unwrap().to_owned()
+}
+
+/// A backend that fails mid-proof, through the daemon: behind the default
+/// fallback its errors are proven again on the CPU, which the log says, and
+/// the proof passes verify_seal; with `fallback = "none"` a panic inside it
+/// fails only its job, and the daemon serves the next request (which fails
+/// the same way) and answers GetStatus.
+#[test]
+fn a_failing_backend_falls_back_to_the_cpu_or_fails_only_its_job() {
+    let dir = tempfile::tempdir().unwrap();
+    let (sector, wrapper) = sector(28, dir.path());
+    let broken = common::plugin_dir().join(backend_api::loader::plugin_file_name("broken"));
+    let broken = broken.to_str().unwrap();
+    let prove = |daemon: &Daemon, id: &str| {
+        let request = porep_request(id, &sector, &wrapper);
+        runtime().block_on(async {
+            let mut client = daemon.client().await;
+            let result = client
+                .prove(ProveRequest {
+                    submit: Some(request),
+                })
+                .await
+                .unwrap()
+                .into_inner()
+                .result
+                .unwrap();
+            (result, get_status(&mut client).await)
+        })
+    };
+
+    let daemon = Daemon::start_with_env(
+        "127.0.0.1:0",
+        dir.path(),
+        &["--backend", broken],
+        &[(pce_backend_broken::MODE_ENV, "error")],
+    );
+    let (result, status) = prove(&daemon, "falls-back");
+    assert_eq!(
+        result.status(),
+        Status::Completed,
+        "{}",
+        result.error_message
+    );
+    assert!(
+        sector.verify(&result.proof).unwrap(),
+        "verify_seal rejected it"
+    );
+    assert_eq!(status.total_proofs_completed, 1);
+    let log = daemon.log();
+    assert!(
+        log.contains("partition failed on its device; proving it on the fallback backend")
+            && log.contains("simulated device failure"),
+        "{log}"
+    );
+    drop(daemon);
+
+    let daemon = Daemon::start_with_env(
+        "127.0.0.1:0",
+        dir.path(),
+        &[
+            "--backend",
+            broken,
+            "--config",
+            &write_config(dir.path(), "[proving]\nfallback = \"none\"\n"),
+        ],
+        &[(pce_backend_broken::MODE_ENV, "panic")],
+    );
+    for (k, id) in ["panics", "panics-again"].into_iter().enumerate() {
+        let (result, status) = prove(&daemon, id);
+        assert_eq!(result.status(), Status::Failed, "{result:?}");
+        assert!(
+            result.error_message.contains("simulated bug in"),
+            "{}",
+            result.error_message
+        );
+        assert_eq!(
+            (status.total_proofs_completed, status.total_proofs_failed),
+            (0, k as u64 + 1)
+        );
+    }
+    assert!(daemon.terminate().success());
 }
 
 #[test]

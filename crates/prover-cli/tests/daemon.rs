@@ -227,6 +227,10 @@ fn prove_returns_a_proof_verify_seal_accepts_and_status_answers_meanwhile() {
         assert!(
             metrics.contains("pce_prover_stage_seconds_count{kind=\"porep\",stage=\"prove\"} 1")
         );
+        assert!(
+            metrics.contains("pce_prover_fallback_partitions_total{kind=\"porep\"} 0"),
+            "{metrics}"
+        );
 
         // Evicting frees the circuit's memory; preloading loads it again.
         let evicted = client
@@ -623,8 +627,8 @@ fn write_config(dir: &Path, text: &str) -> String {
 }
 
 /// A backend that fails mid-proof, through the daemon: behind the default
-/// fallback its errors are proven again on the CPU, which the log says, and
-/// the proof passes verify_seal; with `fallback = "none"` a panic inside it
+/// fallback its errors are proven again on the CPU, which the log and the
+/// metrics say, and the proof passes verify_seal; with `fallback = "none"` a panic inside it
 /// fails only its job, and the daemon serves the next request (which fails
 /// the same way) and answers GetStatus.
 #[test]
@@ -646,7 +650,13 @@ fn a_failing_backend_falls_back_to_the_cpu_or_fails_only_its_job() {
                 .into_inner()
                 .result
                 .unwrap();
-            (result, get_status(&mut client).await)
+            let metrics = client
+                .get_metrics(GetMetricsRequest {})
+                .await
+                .unwrap()
+                .into_inner()
+                .prometheus_text;
+            (result, get_status(&mut client).await, metrics)
         })
     };
 
@@ -656,7 +666,7 @@ fn a_failing_backend_falls_back_to_the_cpu_or_fails_only_its_job() {
         &["--backend", broken],
         &[(pce_backend_broken::MODE_ENV, "error")],
     );
-    let (result, status) = prove(&daemon, "falls-back");
+    let (result, status, metrics) = prove(&daemon, "falls-back");
     assert_eq!(
         result.status(),
         Status::Completed,
@@ -669,10 +679,18 @@ fn a_failing_backend_falls_back_to_the_cpu_or_fails_only_its_job() {
     );
     assert_eq!(status.total_proofs_completed, 1);
     let log = daemon.log();
+    let fell_back = log
+        .matches("partition failed on its device; proving it on the fallback backend")
+        .count();
     assert!(
-        log.contains("partition failed on its device; proving it on the fallback backend")
-            && log.contains("simulated device failure"),
+        fell_back > 0 && log.contains("simulated device failure"),
         "{log}"
+    );
+    assert!(
+        metrics.contains(&format!(
+            "pce_prover_fallback_partitions_total{{kind=\"porep\"}} {fell_back}"
+        )),
+        "{metrics}"
     );
     drop(daemon);
 
@@ -688,7 +706,7 @@ fn a_failing_backend_falls_back_to_the_cpu_or_fails_only_its_job() {
         &[(pce_backend_broken::MODE_ENV, "panic")],
     );
     for (k, id) in ["panics", "panics-again"].into_iter().enumerate() {
-        let (result, status) = prove(&daemon, id);
+        let (result, status, _) = prove(&daemon, id);
         assert_eq!(result.status(), Status::Failed, "{result:?}");
         assert!(
             result.error_message.contains("simulated bug in"),

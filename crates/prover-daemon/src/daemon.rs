@@ -302,6 +302,8 @@ impl Daemon {
                 info!(job = %job.id, total = ?proven.timings.total, "job completed");
                 self.metrics
                     .job_ended(kind, "completed", Some(&proven.timings));
+                self.metrics
+                    .partitions_fell_back(kind, proven.fallback_partitions);
                 Outcome::Completed {
                     proof: proven.proof,
                     timings: proven.timings,

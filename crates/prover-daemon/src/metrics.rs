@@ -1,6 +1,9 @@
 //! The daemon's metrics, written in Prometheus' text exposition format.
 //!
-//! Counters of jobs by proof kind and outcome, and a histogram per stage
+//! Counters of jobs by proof kind and outcome, of partitions the fallback
+//! backend proved for completed jobs (a device that fails quietly, its work
+//! carried by the CPU at a fraction of the speed, shows there first), and a
+//! histogram per stage
 //! (queue wait, circuit load, witness, proving, finishing, total) are kept
 //! here as jobs end; gauges (queue depth, device and process memory) are
 //! read when the text is rendered, from the snapshot the caller passes.
@@ -68,6 +71,7 @@ pub struct Metrics {
 #[derive(Debug, Default)]
 struct Inner {
     jobs: BTreeMap<(&'static str, &'static str), u64>,
+    fallback_partitions: BTreeMap<&'static str, u64>,
     stages: BTreeMap<(&'static str, &'static str), Histogram>,
 }
 
@@ -93,6 +97,13 @@ impl Metrics {
                     .observe(duration);
             }
         }
+    }
+
+    /// Counts `partitions` of a completed job of `kind` that its device
+    /// failed and the fallback backend proved.
+    pub fn partitions_fell_back(&self, kind: &'static str, partitions: usize) {
+        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        *inner.fallback_partitions.entry(kind).or_default() += partitions as u64;
     }
 
     /// Jobs of every kind that ended with `outcome`.
@@ -121,6 +132,16 @@ impl Metrics {
             lines.push(format!(
                 "{name}{{kind=\"{kind}\",outcome=\"{outcome}\"}} {n}"
             ));
+        }
+        flush(&mut out, &mut lines);
+        let name = family(
+            &mut out,
+            "pce_prover_fallback_partitions_total",
+            "counter",
+            "Partitions of completed jobs that their device failed and the fallback backend proved, by proof kind.",
+        );
+        for (kind, n) in &inner.fallback_partitions {
+            lines.push(format!("{name}{{kind=\"{kind}\"}} {n}"));
         }
         flush(&mut out, &mut lines);
         let name = family(
@@ -237,6 +258,8 @@ mod tests {
         };
         metrics.job_ended("porep", "completed", Some(&timings));
         metrics.job_ended("porep", "failed", None);
+        metrics.partitions_fell_back("porep", 2);
+        metrics.partitions_fell_back("porep", 0);
         let mut gauges = Gauges {
             peak_rss: 123,
             ..Gauges::default()
@@ -257,6 +280,10 @@ mod tests {
             text.contains(
                 "pce_prover_stage_seconds_bucket{kind=\"porep\",stage=\"prove\",le=\"0.5\"} 0"
             ),
+            "{text}"
+        );
+        assert!(
+            text.contains("pce_prover_fallback_partitions_total{kind=\"porep\"} 2"),
             "{text}"
         );
         assert!(

@@ -1,7 +1,7 @@
 //! Proving a job: its circuit from the shared registry, its memory from
 //! the daemon's budget, its partitions on the worker's device.
 
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -10,6 +10,7 @@ use filecoin_prover::circuits::ProofCircuit;
 use filecoin_prover::compound::KindRun;
 use filecoin_prover::{post, update};
 use proving_engine::memory::{domain_size, MemoryModel};
+use proving_engine::pipeline::Event;
 use proving_engine::{
     chain, DeviceProver, Devices, EngineOptions, LoadedCircuit, Registry, StageTimes,
 };
@@ -34,6 +35,8 @@ pub struct Proven {
     pub proof: Vec<u8>,
     /// Where the time went (the queue wait and total are the caller's).
     pub timings: Timings,
+    /// Partitions its device failed and the fallback backend proved.
+    pub fallback_partitions: usize,
 }
 
 impl Proving {
@@ -96,6 +99,12 @@ impl Proving {
             fallback: self.fallback.clone(),
         };
         let provers = std::slice::from_ref(prover);
+        let fell_back = AtomicUsize::new(0);
+        let observe = |event: Event<'_>| {
+            if let Event::FallingBack { .. } = event {
+                fell_back.fetch_add(1, Ordering::Relaxed);
+            }
+        };
         let (proof, stages) = match input {
             Opened::Porep {
                 input,
@@ -112,7 +121,7 @@ impl Proving {
                     provers,
                     std::slice::from_ref(input),
                     &options,
-                    &|_| {},
+                    &observe,
                     &mut |_, _| {},
                 )
                 .map_err(|e| chain(&e))?;
@@ -124,7 +133,7 @@ impl Proving {
                 Some(provers),
                 std::slice::from_ref(input),
                 &engine,
-                &|_| {},
+                &observe,
                 &mut |_, _| {},
             ))?,
             Opened::Snap(input) => only(update::prove(
@@ -132,7 +141,7 @@ impl Proving {
                 Some(provers),
                 std::slice::from_ref(input),
                 &engine,
-                &|_| {},
+                &observe,
                 &mut |_, _| {},
             ))?,
         };
@@ -144,6 +153,7 @@ impl Proving {
                 finish: stages.finish,
                 ..Timings::default()
             },
+            fallback_partitions: fell_back.into_inner(),
         })
     }
 }

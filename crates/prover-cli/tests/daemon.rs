@@ -214,12 +214,7 @@ fn prove_returns_a_proof_verify_seal_accepts_and_status_answers_meanwhile() {
             "verify_seal rejected it"
         );
 
-        let metrics = client
-            .get_metrics(GetMetricsRequest {})
-            .await
-            .unwrap()
-            .into_inner()
-            .prometheus_text;
+        let metrics = get_metrics(&mut client).await;
         assert!(
             metrics.contains("pce_prover_jobs_total{kind=\"porep\",outcome=\"completed\"} 1"),
             "{metrics}"
@@ -551,20 +546,7 @@ fn post_and_snap_requests_prove_as_curio_sends_them() {
     ];
     let results = runtime().block_on(async {
         let client = daemon.client().await;
-        let calls = requests.map(|request| {
-            let mut client = client.clone();
-            tokio::spawn(async move {
-                client
-                    .prove(ProveRequest {
-                        submit: Some(request),
-                    })
-                    .await
-                    .unwrap()
-                    .into_inner()
-                    .result
-                    .unwrap()
-            })
-        });
+        let calls = requests.map(|request| tokio::spawn(prove(client.clone(), request)));
         let mut results = Vec::new();
         for call in calls {
             results.push(call.await.unwrap());
@@ -637,25 +619,12 @@ fn a_failing_backend_falls_back_to_the_cpu_or_fails_only_its_job() {
     let (sector, wrapper) = sector(28, dir.path());
     let broken = common::plugin_dir().join(backend_api::loader::plugin_file_name("broken"));
     let broken = broken.to_str().unwrap();
-    let prove = |daemon: &Daemon, id: &str| {
+    let prove_on = |daemon: &Daemon, id: &str| {
         let request = porep_request(id, &sector, &wrapper);
         runtime().block_on(async {
             let mut client = daemon.client().await;
-            let result = client
-                .prove(ProveRequest {
-                    submit: Some(request),
-                })
-                .await
-                .unwrap()
-                .into_inner()
-                .result
-                .unwrap();
-            let metrics = client
-                .get_metrics(GetMetricsRequest {})
-                .await
-                .unwrap()
-                .into_inner()
-                .prometheus_text;
+            let result = prove(client.clone(), request).await;
+            let metrics = get_metrics(&mut client).await;
             (result, get_status(&mut client).await, metrics)
         })
     };
@@ -666,7 +635,7 @@ fn a_failing_backend_falls_back_to_the_cpu_or_fails_only_its_job() {
         &["--backend", broken],
         &[(pce_backend_broken::MODE_ENV, "error")],
     );
-    let (result, status, metrics) = prove(&daemon, "falls-back");
+    let (result, status, metrics) = prove_on(&daemon, "falls-back");
     assert_eq!(
         result.status(),
         Status::Completed,
@@ -706,7 +675,7 @@ fn a_failing_backend_falls_back_to_the_cpu_or_fails_only_its_job() {
         &[(pce_backend_broken::MODE_ENV, "panic")],
     );
     for (k, id) in ["panics", "panics-again"].into_iter().enumerate() {
-        let (result, status, _) = prove(&daemon, id);
+        let (result, status, _) = prove_on(&daemon, id);
         assert_eq!(result.status(), Status::Failed, "{result:?}");
         assert!(
             result.error_message.contains("simulated bug in"),
@@ -746,16 +715,8 @@ fn a_daemon_killed_mid_proof_restarts_and_serves_the_next_request() {
         restarted.log()
     );
     runtime().block_on(async {
-        let mut client = restarted.client().await;
-        let result = client
-            .prove(ProveRequest {
-                submit: Some(porep_request("interrupted", &sector, &wrapper)),
-            })
-            .await
-            .unwrap()
-            .into_inner()
-            .result
-            .unwrap();
+        let client = restarted.client().await;
+        let result = prove(client, porep_request("interrupted", &sector, &wrapper)).await;
         assert_eq!(
             result.status(),
             Status::Completed,
@@ -764,6 +725,31 @@ fn a_daemon_killed_mid_proof_restarts_and_serves_the_next_request() {
         );
         assert!(sector.verify(&result.proof).unwrap());
     });
+}
+
+/// Proves `request` with the `Prove` RPC and returns its result.
+async fn prove(
+    mut client: ProvingEngineClient<Channel>,
+    request: SubmitProofRequest,
+) -> AwaitProofResponse {
+    client
+        .prove(ProveRequest {
+            submit: Some(request),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .result
+        .unwrap()
+}
+
+async fn get_metrics(client: &mut ProvingEngineClient<Channel>) -> String {
+    client
+        .get_metrics(GetMetricsRequest {})
+        .await
+        .unwrap()
+        .into_inner()
+        .prometheus_text
 }
 
 async fn get_status(client: &mut ProvingEngineClient<Channel>) -> GetStatusResponse {

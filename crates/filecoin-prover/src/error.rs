@@ -98,6 +98,17 @@ pub enum C2Error {
         /// The verifier.
         verifier: &'static str,
     },
+    /// The prover and sector ids given with a C1 output do not derive its
+    /// replica id: `verify_seal` would reject any proof of it with them, so
+    /// nothing is proven.
+    #[error("the prover id and sector id {sector_id} do not derive the C1 output's replica id \
+             (it was sealed for another miner or sector number): verify_seal would reject its proof{hint}")]
+    IdsMismatch {
+        /// The sector id given.
+        sector_id: u64,
+        /// "; the file names sector N" when the C1 file names another sector.
+        hint: String,
+    },
     /// filecoin-proofs' `verify_seal` rejected the proof.
     #[error("filecoin-proofs' verify_seal rejected the proof")]
     VerifySealRejected,

@@ -18,6 +18,7 @@ use pce_core::PrecompiledCircuit;
 use proving_engine::{Assignment, Job, PartitionProof};
 use storage_proofs_core::merkle::MerkleTreeTrait;
 use storage_proofs_core::sector::SectorId;
+use storage_proofs_porep::stacked::generate_replica_id;
 use tracing::info;
 
 use crate::aggregate;
@@ -74,6 +75,33 @@ impl<'a, Tree: 'static + MerkleTreeTrait> SectorJob<'a, Tree> {
         }
     }
 
+    /// Refuses ids that do not derive the C1 output's replica id (as
+    /// `verify_seal` derives it), before anything is proven: with them no
+    /// proof of this sector would pass `verify_seal`.
+    fn check_ids(&self, circuits: &PartitionCircuits<Tree>) -> Result<(), C2Error> {
+        let (Some(prover_id), Some(sector_id)) = (self.prover_id, self.sector_id) else {
+            return Ok(());
+        };
+        let c1 = circuits.c1();
+        let derived = generate_replica_id::<Tree::Hasher, _>(
+            &prover_id,
+            sector_id,
+            &c1.ticket,
+            c1.comm_d,
+            &self.config.porep_id,
+        );
+        match derived == c1.replica_id {
+            true => Ok(()),
+            false => Err(C2Error::IdsMismatch {
+                sector_id,
+                hint: match self.input.sector_num {
+                    Some(named) if named != sector_id => format!("; the file names sector {named}"),
+                    _ => String::new(),
+                },
+            }),
+        }
+    }
+
     /// `verify_seal` on `proof`, when the ids are known.
     fn verify_seal(
         &self,
@@ -127,6 +155,7 @@ impl<Tree: 'static + MerkleTreeTrait> Job for SectorJob<'_, Tree> {
             });
         }
         circuits.verify_vanilla()?;
+        self.check_ids(&circuits)?;
         Ok(circuits)
     }
 

@@ -163,7 +163,8 @@ fn failures_leave_no_output_behind() {
     assert!(!out.exists());
 }
 
-/// A backend that fails mid-proof, through `c2`: its wrong results with no
+/// A backend that fails mid-proof, through `c2`: ids of another sector are
+/// refused before it is called; its wrong results with no
 /// fallback are an error naming the partition and leave no output; its
 /// errors behind the default fallback are proven again on the CPU, which
 /// `c2` says, and the proof passes verify_seal.
@@ -178,7 +179,7 @@ fn a_failing_backend_through_c2_fails_cleanly_or_falls_back_to_the_cpu() {
     let broken = common::plugin_dir().join(backend_api::loader::plugin_file_name("broken"));
     let prover_id = hex::encode(sector.prover_id);
     let sector_id = u64::from(sector.sector_id).to_string();
-    let c2 = |mode: &str, extra: &[&str]| {
+    let c2_of = |sector_id: &str, mode: &str, extra: &[&str]| {
         let args = [
             "c2",
             "--c1",
@@ -188,7 +189,7 @@ fn a_failing_backend_through_c2_fails_cleanly_or_falls_back_to_the_cpu() {
             "--prover-id",
             &prover_id,
             "--sector-id",
-            &sector_id,
+            sector_id,
             "--backend",
             broken.to_str().unwrap(),
         ];
@@ -200,6 +201,22 @@ fn a_failing_backend_through_c2_fails_cleanly_or_falls_back_to_the_cpu() {
             ],
         )
     };
+
+    let c2 = |mode: &str, extra: &[&str]| c2_of(&sector_id, mode, extra);
+
+    // Ids that are not the sector's are refused before anything reaches
+    // the backend (which would panic here) or verify_seal.
+    let other_sector = (u64::from(sector.sector_id) + 1).to_string();
+    let output = c2_of(&other_sector, "panic", &["--fallback", "none"]);
+    let said = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains(&format!(
+            "sector id {other_sector} do not derive the C1 output's replica id"
+        )) && !said.contains("simulated bug"),
+        "{said}"
+    );
+    assert!(!out.exists());
 
     let output = c2("wrong", &["--fallback", "none"]);
     let said = text(&output);

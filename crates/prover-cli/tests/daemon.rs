@@ -411,7 +411,10 @@ fn bad_requests_fail_their_job_and_the_daemon_serves_on() {
         failed(&prove(wrong_type).await.unwrap(), "registered_proof");
         let mut wrong_miner = porep_request("wrong-miner", &sector, &wrapper);
         wrong_miner.miner_id = MINER + 1;
-        failed(&prove(wrong_miner).await.unwrap(), "verify_seal rejected");
+        failed(
+            &prove(wrong_miner).await.unwrap(),
+            "do not derive the C1 output's replica id",
+        );
         let tampered = porep_request("tampered", &sector, &with_other_seed(&wrapper));
         failed(
             &prove(tampered).await.unwrap(),

@@ -61,13 +61,59 @@ fn compare_with(
     Ok(())
 }
 
+/// What the names of `demo`'s working directories start with, followed by
+/// the process id: a directory whose process is gone was left by a run
+/// that died (a crashing plugin, SIGKILL) and is removed by the next run.
+const WORK_DIR_PREFIX: &str = "pce-prover-demo-";
+
+/// A fresh working directory in the system's temporary directory, removed
+/// when dropped, after removing those that dead runs left there.
+fn work_dir() -> Result<tempfile::TempDir> {
+    let parent = std::env::temp_dir();
+    if let Ok(entries) = std::fs::read_dir(&parent) {
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let Some(pid) = name
+                .to_str()
+                .and_then(|name| name.strip_prefix(WORK_DIR_PREFIX))
+                .and_then(|rest| rest.split('-').next())
+                .and_then(|pid| pid.parse::<libc::pid_t>().ok())
+            else {
+                continue;
+            };
+            if !process_exists(pid) {
+                match std::fs::remove_dir_all(entry.path()) {
+                    Ok(()) => {
+                        tracing::info!(path = %entry.path().display(), "removed the working directory of a demo that died")
+                    }
+                    Err(error) => {
+                        tracing::warn!(path = %entry.path().display(), %error, "could not remove the working directory of a demo that died")
+                    }
+                }
+            }
+        }
+    }
+    tempfile::Builder::new()
+        .prefix(&format!("{WORK_DIR_PREFIX}{}-", std::process::id()))
+        .tempdir_in(&parent)
+        .with_context(|| format!("creating a working directory in {}", parent.display()))
+}
+
+/// Whether process `pid` exists (a process of another user counts).
+fn process_exists(pid: libc::pid_t) -> bool {
+    // SAFETY: signal 0 sends nothing; kill only checks that the process
+    // exists and may be signalled.
+    let status = unsafe { libc::kill(pid, 0) };
+    status == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
+}
+
 /// `pce-prover demo`.
 pub fn demo(args: DemoArgs) -> Result<ExitCode> {
     let DemoArgs {
         prove: args,
         reference,
     } = args;
-    let dir = tempfile::tempdir().context("creating a temporary directory")?;
+    let dir = work_dir()?;
     let seed = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as u64);

@@ -395,3 +395,35 @@ fn a_crashing_backend_is_named_before_the_process_dies() {
     );
     assert!(!out.exists());
 }
+
+/// A `demo` killed by its plugin leaves its working directory behind (no
+/// cleanup runs in a crashing process); the next `demo` removes it.
+#[test]
+fn a_demo_that_died_has_its_working_directory_removed_by_the_next() {
+    let cache = shared_parameter_cache();
+    let tmp = tempfile::tempdir().unwrap();
+    let broken = common::plugin_dir().join(backend_api::loader::plugin_file_name("broken"));
+    let crashing_demo = || {
+        let output = common::pce_prover(
+            &["demo", "--backend", broken.to_str().unwrap()],
+            &[
+                ("FIL_PROOFS_PARAMETER_CACHE", cache.as_os_str()),
+                ("TMPDIR", tmp.path().as_os_str()),
+                (pce_backend_broken::MODE_ENV, "crash".as_ref()),
+            ],
+        );
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(output.status.signal(), Some(11), "{}", text(&output));
+        let left: Vec<_> = std::fs::read_dir(tmp.path())
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+            .filter(|name| name.starts_with("pce-prover-demo-"))
+            .collect();
+        left
+    };
+    let first = crashing_demo();
+    assert_eq!(first.len(), 1, "{first:?}");
+    let second = crashing_demo();
+    assert_eq!(second.len(), 1, "the first run's is gone: {second:?}");
+    assert_ne!(first, second);
+}

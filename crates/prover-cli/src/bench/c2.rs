@@ -31,6 +31,11 @@ pub struct BenchC2Args {
     /// Backend of this prover.
     #[arg(long, default_value = "cpu")]
     backend: String,
+    /// Run both provers this many times, alternated, and report every
+    /// round's ratio and their median (on a machine whose speed drifts, a
+    /// single pair can mislead).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    rounds: u32,
 }
 
 /// Arguments of the hidden `bench filecoin-c2`.
@@ -71,23 +76,31 @@ pub fn bench_c2(args: BenchC2Args) -> Result<ExitCode> {
         "--sector-id",
         &sector,
     ];
-    eprintln!("running pce-prover c2 ...");
-    let (ours_wall, ours) = child(&ours_args, &ours_report)?;
-    eprintln!("running filecoin-proofs seal_commit_phase2 ...");
     let theirs_report = dir.path().join("filecoin.json");
-    let (theirs_wall, theirs) = child(
-        &[
-            "bench",
-            "filecoin-c2",
-            "--c1",
-            c1,
-            "--miner-id",
-            &miner,
-            "--sector-id",
-            &sector,
-        ],
-        &theirs_report,
-    )?;
+    let theirs_args = [
+        "bench",
+        "filecoin-c2",
+        "--c1",
+        c1,
+        "--miner-id",
+        &miner,
+        "--sector-id",
+        &sector,
+    ];
+    let mut rounds = Vec::new();
+    for round in 1..=args.rounds {
+        eprintln!(
+            "round {round} of {}: running pce-prover c2 ...",
+            args.rounds
+        );
+        let ours = child(&ours_args, &ours_report)?;
+        eprintln!(
+            "round {round} of {}: running filecoin-proofs seal_commit_phase2 ...",
+            args.rounds
+        );
+        let theirs = child(&theirs_args, &theirs_report)?;
+        rounds.push((ours, theirs));
+    }
 
     let rss = |report: &serde_json::Value| report["peak_rss_bytes"].as_u64().unwrap_or(0) as f64;
     let gb = |bytes: f64| bytes / 1e9;
@@ -97,22 +110,39 @@ pub fn bench_c2(args: BenchC2Args) -> Result<ExitCode> {
         args.c1.display(),
         args.backend
     );
-    println!(
-        "  pce-prover c2:                    {:>7.1} s wall, {:>5.2} GB peak RSS",
-        ours_wall.as_secs_f64(),
-        gb(rss(&ours))
-    );
-    println!(
-        "  filecoin-proofs seal_commit_phase2: {:>5.1} s wall, {:>5.2} GB peak RSS",
-        theirs_wall.as_secs_f64(),
-        gb(rss(&theirs))
-    );
-    println!(
-        "  speedup {:.2}x (wall time), memory {:.2}x of filecoin-proofs' peak RSS",
-        theirs_wall.as_secs_f64() / ours_wall.as_secs_f64(),
-        rss(&ours) / rss(&theirs)
-    );
-    println!("  pce-prover stages (s): {}", ours["seconds"]);
+    let mut speedups = Vec::new();
+    for (round, ((ours_wall, ours), (theirs_wall, theirs))) in rounds.iter().enumerate() {
+        if rounds.len() > 1 {
+            println!("  round {}:", round + 1);
+        }
+        println!(
+            "  pce-prover c2:                    {:>7.1} s wall, {:>5.2} GB peak RSS",
+            ours_wall.as_secs_f64(),
+            gb(rss(ours))
+        );
+        println!(
+            "  filecoin-proofs seal_commit_phase2: {:>5.1} s wall, {:>5.2} GB peak RSS",
+            theirs_wall.as_secs_f64(),
+            gb(rss(theirs))
+        );
+        let speedup = theirs_wall.as_secs_f64() / ours_wall.as_secs_f64();
+        println!(
+            "  speedup {speedup:.2}x (wall time), memory {:.2}x of filecoin-proofs' peak RSS",
+            rss(ours) / rss(theirs)
+        );
+        println!("  pce-prover stages (s): {}", ours["seconds"]);
+        speedups.push(speedup);
+    }
+    if speedups.len() > 1 {
+        speedups.sort_by(f64::total_cmp);
+        println!(
+            "  speedup over {} alternated rounds: median {:.2}x, from {:.2}x to {:.2}x",
+            speedups.len(),
+            (speedups[(speedups.len() - 1) / 2] + speedups[speedups.len() / 2]) / 2.0,
+            speedups[0],
+            speedups[speedups.len() - 1]
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -66,8 +66,14 @@ fn compare_with(
 /// that died (a crashing plugin, SIGKILL) and is removed by the next run.
 const WORK_DIR_PREFIX: &str = "pce-prover-demo-";
 
+/// How long a directory must have been left unmodified before it is taken
+/// for a dead run's: a process id means nothing to a demo of another pid
+/// namespace (a container) sharing the temporary directory.
+const STALE_AFTER: std::time::Duration = std::time::Duration::from_secs(3600);
+
 /// A fresh working directory in the system's temporary directory, removed
-/// when dropped, after removing those that dead runs left there.
+/// when dropped, after removing those that dead runs left there (their
+/// process gone, unmodified for [`STALE_AFTER`]).
 fn work_dir() -> Result<tempfile::TempDir> {
     let parent = std::env::temp_dir();
     if let Ok(entries) = std::fs::read_dir(&parent) {
@@ -81,7 +87,12 @@ fn work_dir() -> Result<tempfile::TempDir> {
             else {
                 continue;
             };
-            if !process_exists(pid) {
+            let unmodified = entry
+                .metadata()
+                .and_then(|metadata| metadata.modified())
+                .ok()
+                .and_then(|modified| modified.elapsed().ok());
+            if !process_exists(pid) && unmodified.is_some_and(|age| age > STALE_AFTER) {
                 match std::fs::remove_dir_all(entry.path()) {
                     Ok(()) => {
                         tracing::info!(path = %entry.path().display(), "removed the working directory of a demo that died")

@@ -397,7 +397,8 @@ fn a_crashing_backend_is_named_before_the_process_dies() {
 }
 
 /// A `demo` killed by its plugin leaves its working directory behind (no
-/// cleanup runs in a crashing process); the next `demo` removes it.
+/// cleanup runs in a crashing process); a later `demo` removes it once it
+/// has been left alone for an hour.
 #[test]
 fn a_demo_that_died_has_its_working_directory_removed_by_the_next() {
     let cache = shared_parameter_cache();
@@ -424,6 +425,20 @@ fn a_demo_that_died_has_its_working_directory_removed_by_the_next() {
     let first = crashing_demo();
     assert_eq!(first.len(), 1, "{first:?}");
     let second = crashing_demo();
-    assert_eq!(second.len(), 1, "the first run's is gone: {second:?}");
-    assert_ne!(first, second);
+    assert_eq!(
+        second.len(),
+        2,
+        "an hour must pass before removal: {second:?}"
+    );
+    // Two hours later, as far as the directories say.
+    for name in &second {
+        let two_hours_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(7200);
+        std::fs::File::open(tmp.path().join(name))
+            .unwrap()
+            .set_modified(two_hours_ago)
+            .unwrap();
+    }
+    let third = crashing_demo();
+    assert_eq!(third.len(), 1, "the dead runs' are gone: {third:?}");
+    assert!(!second.contains(&third[0]));
 }

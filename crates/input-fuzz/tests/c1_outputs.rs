@@ -26,15 +26,20 @@ static ALLOC: CappedAllocator = CappedAllocator;
 
 const PHASE1_OUT: &str = "Phase1Out";
 
-fn seeds(workdir: &Path) -> Vec<Vec<u8>> {
+/// The prover and sector ids `c2` is given with the seeds.
+type Ids = ([u8; 32], u64);
+
+fn seeds(workdir: &Path) -> (Vec<Vec<u8>>, Ids) {
     let sector = filecoin_testkit::test_sector::seal_2kib(11, workdir).unwrap();
+    let sector_id = u64::from(sector.sector_id);
     let proof_type = ProofType::interactive(2048).unwrap();
     let raw = serde_json::to_vec(&sector.c1).unwrap();
-    let lotus = lotus_bench_json(&sector.c1, proof_type, 7);
+    let lotus = lotus_bench_json(&sector.c1, proof_type, sector_id);
     let api = base64::engine::general_purpose::STANDARD
         .decode(lotus[PHASE1_OUT].as_str().unwrap())
         .unwrap();
-    vec![raw, api, serde_json::to_vec(&lotus).unwrap()]
+    let seeds = vec![raw, api, serde_json::to_vec(&lotus).unwrap()];
+    (seeds, (sector.prover_id, sector_id))
 }
 
 /// A JSON mutation, inside lotus-bench's wrapper half of the time.
@@ -52,8 +57,8 @@ fn mutate_json(m: &mut Mutator, seed: &[u8]) -> Vec<u8> {
     serde_json::to_vec(&doc).unwrap()
 }
 
-/// What `c2` does with a C1 file before proving it.
-fn open(path: &Path, bytes: &[u8]) -> Result<(), String> {
+/// What `c2` does with a C1 file before proving it, given the sector's ids.
+fn open(path: &Path, bytes: &[u8], (prover_id, sector_id): Ids) -> Result<(), String> {
     let input = C1Input::parse(path, bytes, None).map_err(|e| e.to_string())?;
     let config = input.proof_type.config();
     if input.proof_type.sector_size != 2048 {
@@ -65,7 +70,7 @@ fn open(path: &Path, bytes: &[u8]) -> Result<(), String> {
             input.proof_type
         ));
     }
-    let job = SectorJob::<SectorShape2KiB>::new(&input, &config, Some([3; 32]), Some(7));
+    let job = SectorJob::<SectorShape2KiB>::new(&input, &config, Some(prover_id), Some(sector_id));
     let labelled = |e: C2Error| match e.to_string() {
         named if named.starts_with(&job.label()) => named,
         unnamed => format!("{}: {unnamed}", job.label()),
@@ -80,7 +85,7 @@ fn open(path: &Path, bytes: &[u8]) -> Result<(), String> {
 #[test]
 fn c1_readers_survive_mutated_outputs() {
     let dir = tempfile::tempdir().unwrap();
-    let seeds = seeds(dir.path());
+    let (seeds, ids) = seeds(dir.path());
     let path = Path::new("input.json");
     let report = Campaign::new("c1-output", 1500, Path::new(env!("CARGO_TARGET_TMPDIR")))
         .errors_must_mention("input.json")
@@ -93,7 +98,7 @@ fn c1_readers_survive_mutated_outputs() {
                     m.bytes(seed, others)
                 }
             },
-            |bytes| open(path, bytes),
+            |bytes| open(path, bytes, ids),
         );
     eprintln!("{report}");
     report.assert_clean();

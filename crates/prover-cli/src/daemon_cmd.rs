@@ -185,8 +185,19 @@ pub fn prove(args: ProveArgs) -> Result<ExitCode> {
         miner_id: args.miner_id,
         ..Default::default()
     };
+    let proof = prove_remotely(&args.addr, request)?;
+    write_proof(&args.out, &proof)?;
+    println!("{} bytes written to {}", proof.len(), args.out.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Sends `request` to the daemon at `addr` with the Prove RPC, as Curio
+/// does, and returns the proof it answers with (which the daemon verified
+/// before answering); a job that did not complete is an error carrying the
+/// daemon's message.
+pub fn prove_remotely(addr: &str, request: SubmitProofRequest) -> Result<Vec<u8>> {
     let result = runtime()?.block_on(async {
-        let mut client = connect(&args.addr, 256 << 20).await?;
+        let mut client = connect(addr, 256 << 20).await?;
         let response = client
             .prove(ProveRequest {
                 submit: Some(request),
@@ -201,17 +212,15 @@ pub fn prove(args: ProveArgs) -> Result<ExitCode> {
     })?;
     match result.status() {
         AwaitStatus::Completed => {
-            write_proof(&args.out, &result.proof)?;
-            println!(
-                "{} bytes written to {} (job {}: {} ms in all, {} ms queued, {} ms proving)",
-                result.proof.len(),
-                args.out.display(),
+            eprintln!(
+                "job {}: {} bytes, {} ms in all, {} ms queued, {} ms proving",
                 result.job_id,
+                result.proof.len(),
                 result.total_ms,
                 result.queue_wait_ms,
                 result.gpu_compute_ms
             );
-            Ok(ExitCode::SUCCESS)
+            Ok(result.proof)
         }
         status => bail!(
             "job {}: {}: {}",

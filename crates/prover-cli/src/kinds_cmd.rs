@@ -20,10 +20,12 @@ use filecoin_prover::post::{self, PoStInput, PoStKind, PoStProofType};
 use filecoin_prover::proof_type::parse_sector_size;
 use filecoin_prover::update::{self, UpdateCommitments, UpdateInput, UpdateProofType};
 use filecoin_prover::vanilla::VanillaBytes;
+use prover_daemon::proto::{ProofKind, SubmitProofRequest};
 use proving_engine::{chain, EngineOptions, Event, LoadedCircuit, Observer};
 use serde_json::json;
 
 use crate::c2_cmd::{parse_hex32, ProveArgs};
+use crate::daemon_cmd::prove_remotely;
 use crate::output::{
     check_writable, encode_proof, peak_rss_bytes, plan_json, write_output, write_proof, Format,
 };
@@ -56,6 +58,12 @@ pub struct KindArgs {
     /// plan, backend and devices).
     #[arg(long, value_name = "FILE")]
     report: Option<PathBuf>,
+    /// Send the vanilla proofs to a running `pce-prover serve` (host:port
+    /// or unix:///path) as Curio does, and write the proof it answers with,
+    /// instead of proving here: the daemon's backend and memory settings
+    /// apply, and it verifies the proof before answering.
+    #[arg(long, value_name = "ADDRESS", conflicts_with = "report")]
+    daemon: Option<String>,
 }
 
 /// PoSt options.
@@ -128,6 +136,28 @@ impl KindArgs {
         })
     }
 
+    /// With `--daemon`: has the daemon prove `request` (of a proof in
+    /// `partitions` partitions) and writes its answer. `None` without.
+    fn prove_on_daemon(
+        &self,
+        label: &str,
+        partitions: usize,
+        request: impl FnOnce() -> Result<SubmitProofRequest>,
+    ) -> Result<Option<ExitCode>> {
+        let Some(address) = &self.daemon else {
+            return Ok(None);
+        };
+        let request = request()?;
+        check_writable([self.out.as_path()])?;
+        let proof = prove_remotely(address, request)?;
+        write_proof(
+            &self.out,
+            &encode_proof(self.format, label, &proof, partitions, None),
+        )?;
+        eprintln!("{label}: proof written to {}", self.out.display());
+        Ok(Some(ExitCode::SUCCESS))
+    }
+
     fn vanilla(&self) -> Result<Vec<VanillaBytes>> {
         Ok(self
             .vanilla
@@ -160,12 +190,55 @@ impl PoStArgs {
             partition,
         })
     }
+
+    /// The request Curio would send for `input`: one WindowPoSt partition
+    /// (`partition`) or a WinningPoSt.
+    fn request(
+        &self,
+        input: &PoStInput,
+        kind: ProofKind,
+        partition: usize,
+    ) -> Result<SubmitProofRequest> {
+        let miner = self
+            .miner_id
+            .context("--daemon needs --miner-id: requests name the miner, not the prover id")?;
+        Ok(SubmitProofRequest {
+            request_id: format!(
+                "{}-{miner}-{partition}-{}",
+                kind.as_str_name().to_lowercase(),
+                hex::encode(&input.randomness[..4])
+            ),
+            proof_kind: kind.into(),
+            registered_proof: input.proof_type.id(),
+            sector_size: input.proof_type.sector_size,
+            vanilla_proofs: request_vanilla(&input.vanilla_proofs),
+            miner_id: miner,
+            randomness: input.randomness.to_vec(),
+            partition_index: u32::try_from(partition).context("--partition is too large")?,
+            ..Default::default()
+        })
+    }
+}
+
+/// The vanilla proofs as a request carries them.
+fn request_vanilla(proofs: &[VanillaBytes]) -> Vec<Vec<u8>> {
+    proofs.iter().map(|proof| proof.bytes.clone()).collect()
 }
 
 /// `pce-prover window-post`.
 pub fn window_post(args: WindowArgs) -> Result<ExitCode> {
     let input = args.post.input(PoStKind::Window, args.partition)?;
     let label = input.proof_type.to_string();
+    let on_daemon = args.post.kind.prove_on_daemon(&label, 1, || {
+        let partition = args.partition.context(
+            "--daemon proves one partition, as Curio asks a prover to: pass --partition K",
+        )?;
+        args.post
+            .request(&input, ProofKind::WindowPostPartition, partition)
+    })?;
+    if let Some(done) = on_daemon {
+        return Ok(done);
+    }
     run_kind(
         &args.post.kind,
         input.proof_type.into(),
@@ -179,6 +252,12 @@ pub fn window_post(args: WindowArgs) -> Result<ExitCode> {
 pub fn winning_post(args: PoStArgs) -> Result<ExitCode> {
     let input = args.input(PoStKind::Winning, None)?;
     let label = input.proof_type.to_string();
+    let on_daemon = args.kind.prove_on_daemon(&label, 1, || {
+        args.request(&input, ProofKind::WinningPost, 0)
+    })?;
+    if let Some(done) = on_daemon {
+        return Ok(done);
+    }
     run_kind(
         &args.kind,
         input.proof_type.into(),
@@ -205,6 +284,29 @@ pub fn snap_prove(args: SnapArgs) -> Result<ExitCode> {
         vanilla_proofs: args.kind.vanilla()?,
     };
     let label = format!("SnapDeals {proof_type}");
+    let on_daemon = args
+        .kind
+        .prove_on_daemon(&label, proof_type.partitions(), || {
+            let UpdateCommitments {
+                comm_r_old,
+                comm_r_new,
+                comm_d_new,
+            } = input.commitments;
+            Ok(SubmitProofRequest {
+                request_id: format!("snap-{}", hex::encode(&comm_r_new[..8])),
+                proof_kind: ProofKind::SnapDealsUpdate.into(),
+                registered_proof: proof_type.id(),
+                sector_size: proof_type.sector_size,
+                vanilla_proofs: request_vanilla(&input.vanilla_proofs),
+                comm_r_old: comm_r_old.to_vec(),
+                comm_r_new: comm_r_new.to_vec(),
+                comm_d_new: comm_d_new.to_vec(),
+                ..Default::default()
+            })
+        })?;
+    if let Some(done) = on_daemon {
+        return Ok(done);
+    }
     run_kind(
         &args.kind,
         proof_type.into(),

@@ -119,7 +119,8 @@ enum Command {
     /// Show a running daemon's devices, circuits, queues and totals.
     Status(daemon_cmd::StatusArgs),
     /// Send a commit-phase-1 output to a running daemon, as Curio does, and
-    /// write the proof it returns.
+    /// write the proof it returns (the other kinds: `window-post`,
+    /// `winning-post` or `snap-prove` with `--daemon`).
     Prove(daemon_cmd::ProveArgs),
     /// Benchmarks: against filecoin-proofs, PCE against enforce-time
     /// synthesis, and many proofs at once under a memory budget.

@@ -588,6 +588,102 @@ fn post_and_snap_requests_prove_as_curio_sends_them() {
     let verified = UpdateJob::<SectorShape2KiB>::new(&update_input).verify(&results[2].proof);
     assert!(matches!(verified, Ok(Some(_))), "{verified:?}");
     assert!(daemon.log().contains("circuit ready on the device"));
+
+    // The same requests from the command line (`--daemon`), from vanilla
+    // proof files: the answers verify as above.
+    let files = |name: &str, proofs: &[Vec<u8>]| -> Vec<String> {
+        proofs
+            .iter()
+            .enumerate()
+            .map(|(i, proof)| {
+                let path = dir.path().join(format!("{name}-{i}.vp"));
+                std::fs::write(&path, proof).unwrap();
+                path.to_str().unwrap().to_owned()
+            })
+            .collect()
+    };
+    let miner = MINER.to_string();
+    let on_daemon = |command: &[&str], vanilla: &[String], out: &Path| {
+        let mut args = command.to_vec();
+        args.extend(["--daemon", &daemon.address, "--sector-size", "2KiB"]);
+        args.extend(["--out", out.to_str().unwrap(), "--vanilla"]);
+        args.extend(vanilla.iter().map(String::as_str));
+        let output = common::pce_prover(&args, &[]);
+        assert!(output.status.success(), "{}", common::text(&output));
+        std::fs::read(out).unwrap()
+    };
+    let window_files = files("window", &window_vanilla);
+    let window_randomness = hex::encode(randomness(1));
+    let out = dir.path().join("window.bin");
+    let command = [
+        "window-post",
+        "--randomness",
+        &window_randomness,
+        "--miner-id",
+        &miner,
+        "--partition",
+        "0",
+    ];
+    let proof = on_daemon(&command, &window_files, &out);
+    let verified = PoStJob::<SectorShape2KiB>::new(&window_input).verify(&proof);
+    assert!(matches!(verified, Ok(Some(_))), "{verified:?}");
+    let winning_randomness = hex::encode(randomness(2));
+    let out = dir.path().join("winning.bin");
+    let command = [
+        "winning-post",
+        "--randomness",
+        &winning_randomness,
+        "--miner-id",
+        &miner,
+    ];
+    let proof = on_daemon(&command, &files("winning", &winning_vanilla), &out);
+    let verified = PoStJob::<SectorShape2KiB>::new(&winning_input).verify(&proof);
+    assert!(matches!(verified, Ok(Some(_))), "{verified:?}");
+    let [old, new, data] = [
+        updated.commitments.comm_r_old,
+        updated.commitments.comm_r_new,
+        updated.commitments.comm_d_new,
+    ]
+    .map(hex::encode);
+    let out = dir.path().join("snap.bin");
+    let command = [
+        "snap-prove",
+        "--comm-r-old",
+        &old,
+        "--comm-r-new",
+        &new,
+        "--comm-d-new",
+        &data,
+    ];
+    let proof = on_daemon(&command, &files("snap", &updated.vanilla_proofs), &out);
+    let verified = UpdateJob::<SectorShape2KiB>::new(&update_input).verify(&proof);
+    assert!(matches!(verified, Ok(Some(_))), "{verified:?}");
+
+    // A WindowPoSt without its partition is refused before anything is sent.
+    let output = common::pce_prover(
+        &[
+            "window-post",
+            "--daemon",
+            &daemon.address,
+            "--sector-size",
+            "2KiB",
+            "--randomness",
+            &window_randomness,
+            "--miner-id",
+            &miner,
+            "--out",
+            out.to_str().unwrap(),
+            "--vanilla",
+            &window_files[0],
+        ],
+        &[],
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", common::text(&output));
+    assert!(
+        common::text(&output).contains("pass --partition K"),
+        "{}",
+        common::text(&output)
+    );
 }
 
 /// Curio's wrapper of `wrapper`'s C1 output with one bit of its seed

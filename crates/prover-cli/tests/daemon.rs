@@ -609,7 +609,12 @@ fn post_and_snap_requests_prove_as_curio_sends_them() {
         args.extend(["--out", out.to_str().unwrap(), "--vanilla"]);
         args.extend(vanilla.iter().map(String::as_str));
         let output = common::pce_prover(&args, &[]);
-        assert!(output.status.success(), "{}", common::text(&output));
+        let said = common::text(&output);
+        assert!(output.status.success(), "{said}");
+        assert!(
+            said.contains("ms queued"),
+            "not the daemon's answer: {said}"
+        );
         std::fs::read(out).unwrap()
     };
     let window_files = files("window", &window_vanilla);
@@ -658,6 +663,10 @@ fn post_and_snap_requests_prove_as_curio_sends_them() {
     let proof = on_daemon(&command, &files("snap", &updated.vanilla_proofs), &out);
     let verified = UpdateJob::<SectorShape2KiB>::new(&update_input).verify(&proof);
     assert!(matches!(verified, Ok(Some(_))), "{verified:?}");
+
+    let status = common::pce_prover(&["status", "--addr", &daemon.address], &[]);
+    let text = common::text(&status);
+    assert!(text.contains("6 proofs completed"), "{text}");
 
     // A WindowPoSt without its partition is refused before anything is sent.
     let output = common::pce_prover(

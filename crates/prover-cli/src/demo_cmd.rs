@@ -63,7 +63,7 @@ fn compare_with(
 
 /// What the names of `demo`'s working directories start with, followed by
 /// the process id: a directory whose process is gone was left by a run
-/// that died (a crashing plugin, SIGKILL) and is removed by the next run.
+/// that died (a crashing plugin, SIGKILL) and is removed by a later run.
 const WORK_DIR_PREFIX: &str = "pce-prover-demo-";
 
 /// How long a directory must have been left unmodified before it is taken

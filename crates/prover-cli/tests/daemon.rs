@@ -603,12 +603,15 @@ fn post_and_snap_requests_prove_as_curio_sends_them() {
             .collect()
     };
     let miner = MINER.to_string();
-    let on_daemon = |command: &[&str], vanilla: &[String], out: &Path| {
+    let through_daemon = |command: &[&str], vanilla: &[String], out: &Path| {
         let mut args = command.to_vec();
         args.extend(["--daemon", &daemon.address, "--sector-size", "2KiB"]);
         args.extend(["--out", out.to_str().unwrap(), "--vanilla"]);
         args.extend(vanilla.iter().map(String::as_str));
-        let output = common::pce_prover(&args, &[]);
+        common::pce_prover(&args, &[])
+    };
+    let on_daemon = |command: &[&str], vanilla: &[String], out: &Path| {
+        let output = through_daemon(command, vanilla, out);
         let said = common::text(&output);
         assert!(output.status.success(), "{said}");
         assert!(
@@ -620,7 +623,7 @@ fn post_and_snap_requests_prove_as_curio_sends_them() {
     let window_files = files("window", &window_vanilla);
     let window_randomness = hex::encode(randomness(1));
     let out = dir.path().join("window.bin");
-    let command = [
+    let window_command = [
         "window-post",
         "--randomness",
         &window_randomness,
@@ -629,7 +632,7 @@ fn post_and_snap_requests_prove_as_curio_sends_them() {
         "--partition",
         "0",
     ];
-    let proof = on_daemon(&command, &window_files, &out);
+    let proof = on_daemon(&window_command, &window_files, &out);
     let verified = PoStJob::<SectorShape2KiB>::new(&window_input).verify(&proof);
     assert!(matches!(verified, Ok(Some(_))), "{verified:?}");
     let winning_randomness = hex::encode(randomness(2));
@@ -669,24 +672,8 @@ fn post_and_snap_requests_prove_as_curio_sends_them() {
     assert!(text.contains("6 proofs completed"), "{text}");
 
     // A WindowPoSt without its partition is refused before anything is sent.
-    let output = common::pce_prover(
-        &[
-            "window-post",
-            "--daemon",
-            &daemon.address,
-            "--sector-size",
-            "2KiB",
-            "--randomness",
-            &window_randomness,
-            "--miner-id",
-            &miner,
-            "--out",
-            out.to_str().unwrap(),
-            "--vanilla",
-            &window_files[0],
-        ],
-        &[],
-    );
+    let without_partition = &window_command[..window_command.len() - 2];
+    let output = through_daemon(without_partition, &window_files[..1], &out);
     assert_eq!(output.status.code(), Some(1), "{}", common::text(&output));
     assert!(
         common::text(&output).contains("pass --partition K"),

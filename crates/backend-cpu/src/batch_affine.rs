@@ -12,7 +12,8 @@
 //! buckets shares one field inversion (Montgomery's trick): an addition
 //! then costs 5 multiplications and 1 squaring. An [`Adder`] does a batch:
 //! eight additions at a time on AVX-512 IFMA ([`crate::ifma`], about three
-//! times blst's multiplication rate) where the CPU has it, and elsewhere one
+//! times blst's multiplication rate; G2's Fp2 products as three Fp ones)
+//! where the CPU has it, and elsewhere one
 //! at a time on blst's own assembly field operations (`scalar`), so that
 //! the saving in multiplications is not lost to a slower multiplication.
 //! Buckets stay in blst's affine layout, so the bucket sums are finished
@@ -79,10 +80,6 @@ const PREFETCH_BLOCK: usize = 32;
 /// gathers load eight at once and measured no faster with it
 /// (docs/benchmarks.md).
 pub(crate) const PREFETCH_DISTANCE: usize = 16;
-/// Words of a `blst_p1_affine` (the IFMA adder's points): x, then y.
-const POINT_WORDS: i64 = 12;
-/// Words of one coordinate.
-const FP_WORDS: i64 = 6;
 /// Segments of buckets whose running sums run side by side in the reduction
 /// (additions per batch there).
 const REDUCTION_SEGMENTS: usize = 512;
@@ -255,7 +252,7 @@ mod hardware {
     use crate::ifma::hardware as ifma;
 
     mod lanes;
-    pub use lanes::*;
+    pub(crate) use lanes::*;
 }
 
 /// The same adder on the portable emulation of the instructions, so that
@@ -272,12 +269,14 @@ mod emulated {
     // The hardware instance's file, on purpose: one source for both.
     #[allow(clippy::duplicate_mod)]
     mod lanes;
-    pub use lanes::*;
+    pub(crate) use lanes::*;
 }
 
 /// The fewest points for the IFMA adder: below, batches are too small to
 /// share their inversions well.
 const LANES_MIN: usize = 1 << 12;
+/// The same in G2.
+const LANES_MIN_G2: usize = 1 << 12;
 /// The fewest points for the blst adder: below, blst's own Pippenger is as
 /// fast or faster (docs/benchmarks.md).
 const BLST_MIN: usize = 1 << 14;
@@ -545,7 +544,7 @@ pub fn msm(points: &[blst_p1_affine], scalars: &[pce_scalar]) -> Option<blst_p1>
     }
     #[cfg(target_arch = "x86_64")]
     if points.len() >= LANES_MIN {
-        if let Some(adder) = hardware::LaneAdder::new() {
+        if let Some(adder) = hardware::G1LaneAdder::new() {
             return Some(with_best_window(&adder, points, scalars));
         }
     }
@@ -553,10 +552,19 @@ pub fn msm(points: &[blst_p1_affine], scalars: &[pce_scalar]) -> Option<blst_p1>
         .then(|| with_best_window(&scalar::BlstAdder::<G1>::default(), points, scalars))
 }
 
-/// [`msm`] in G2 (blst's field operations on every CPU), from
-/// [`BLST_MIN_G2`] points on.
+/// [`msm`] in G2, from [`LANES_MIN_G2`] points on with the IFMA adder,
+/// from [`BLST_MIN_G2`] on with the blst one.
 pub fn msm_g2(points: &[blst_p2_affine], scalars: &[pce_scalar]) -> Option<blst_p2> {
-    (admitted(points.len(), scalars) && points.len() >= BLST_MIN_G2)
+    if !admitted(points.len(), scalars) {
+        return None;
+    }
+    #[cfg(target_arch = "x86_64")]
+    if points.len() >= LANES_MIN_G2 {
+        if let Some(adder) = hardware::G2LaneAdder::new() {
+            return Some(with_best_window(&adder, points, scalars));
+        }
+    }
+    (points.len() >= BLST_MIN_G2)
         .then(|| with_best_window(&scalar::BlstAdder::<G2>::default(), points, scalars))
 }
 
@@ -583,21 +591,30 @@ pub fn sum(points: &[blst_p1_affine]) -> Option<blst_p1> {
     }
     #[cfg(target_arch = "x86_64")]
     if points.len() >= LANES_MIN {
-        if let Some(adder) = hardware::LaneAdder::new() {
+        if let Some(adder) = hardware::G1LaneAdder::new() {
             return Some(sum_with(&adder, points));
         }
     }
     (points.len() >= BLST_SUM_MIN).then(|| sum_with(&scalar::BlstAdder::<G1>::default(), points))
 }
 
-/// [`sum`] in G2, from [`BLST_SUM_MIN_G2`] points on.
+/// [`sum`] in G2, from [`LANES_MIN_G2`] points on with the IFMA adder,
+/// from [`BLST_SUM_MIN_G2`] on with the blst one.
 pub fn sum_g2(points: &[blst_p2_affine]) -> Option<blst_p2> {
     assert!(
         points.len() <= u32::MAX as usize,
         "points are indexed by u32"
     );
-    (enabled() && points.len() >= BLST_SUM_MIN_G2)
-        .then(|| sum_with(&scalar::BlstAdder::<G2>::default(), points))
+    if !enabled() {
+        return None;
+    }
+    #[cfg(target_arch = "x86_64")]
+    if points.len() >= LANES_MIN_G2 {
+        if let Some(adder) = hardware::G2LaneAdder::new() {
+            return Some(sum_with(&adder, points));
+        }
+    }
+    (points.len() >= BLST_SUM_MIN_G2).then(|| sum_with(&scalar::BlstAdder::<G2>::default(), points))
 }
 
 /// [`sum`] with `adder`: each thread adds its slice of the points into
@@ -781,22 +798,23 @@ mod tests {
     use rand_chacha::rand_core::{RngCore, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
-    /// Runs `$body` with `$adder` bound to each adder in turn: blst's, the
-    /// IFMA lanes on their emulation, and on the hardware (named as skipped
-    /// where the CPU cannot run them).
+    /// Runs `$body` with `$adder` bound to each adder of group `$group`
+    /// in turn: blst's, the IFMA lanes (`$lanes`, `G1LaneAdder` or
+    /// `G2LaneAdder`) on their emulation, and on the hardware (named as
+    /// skipped where the CPU cannot run them).
     macro_rules! with_each_adder {
-        ($test:literal, |$adder:ident| $body:block) => {{
+        ($group:ident, $lanes:ident, $test:literal, |$adder:ident| $body:block) => {{
             {
-                let $adder = scalar::BlstAdder::<G1>::default();
+                let $adder = scalar::BlstAdder::<$group>::default();
                 $body
             }
             #[cfg(target_arch = "x86_64")]
             {
-                let $adder = emulated::LaneAdder::new().expect("the emulation runs anywhere");
+                let $adder = emulated::$lanes::new().expect("the emulation runs anywhere");
                 $body
             }
             #[cfg(target_arch = "x86_64")]
-            match hardware::LaneAdder::new() {
+            match hardware::$lanes::new() {
                 Some($adder) => $body,
                 None => pce_testkit::skip(
                     concat!(module_path!(), "::", $test, " (hardware lanes)"),
@@ -970,7 +988,7 @@ mod tests {
         let p = points[1];
         points[1 + SUM_BUCKETS] = p;
         points[2 + 2 * SUM_BUCKETS] = -points[2];
-        with_each_adder!("sum_matches_blst", |adder| {
+        with_each_adder!(G1, G1LaneAdder, "sum_matches_blst", |adder| {
             for n in [0, 1, 5, 2 * SUM_BUCKETS + 3, points.len()] {
                 let points = g1_as_blst(g1_affines_as_pce(&points[..n]));
                 // blst's batch addition wants at least one point.
@@ -1003,7 +1021,7 @@ mod tests {
                 (points, scalars)
             })
             .collect();
-        with_each_adder!("random_scalars_match_blst", |adder| {
+        with_each_adder!(G1, G1LaneAdder, "random_scalars_match_blst", |adder| {
             for (points, scalars) in &inputs {
                 check(&adder, points, scalars);
             }
@@ -1067,7 +1085,7 @@ mod tests {
             .take(500)
             .map(|&sign| if sign > 0 { p } else { -p })
             .collect();
-        with_each_adder!("awkward_inputs_match_blst", |adder| {
+        with_each_adder!(G1, G1LaneAdder, "awkward_inputs_match_blst", |adder| {
             check(&adder, &points, &same);
             check(&adder, &points, &mixed);
             check(&adder, &pattern, &vec![small(1); pattern.len()]);
@@ -1076,7 +1094,7 @@ mod tests {
         });
     }
 
-    /// G2 on Fp2 with the blst adder: the MSM (random scalars, r − 1 and
+    /// G2 on Fp2 with each adder: the MSM (random scalars, r − 1 and
     /// zeros; a point at infinity, a point next to its negation and a
     /// repeated one) and the sum equal blst's, at the chosen window, narrow
     /// ones (conflicts and deferrals) and halved ones (5 and 15 bits).
@@ -1101,31 +1119,34 @@ mod tests {
                 _ => scalar_of(&Scalar::random(&mut rng)),
             })
             .collect();
-        let adder = scalar::BlstAdder::<G2>::default();
-        for n in [1, 2, 12, 31, points.len()] {
-            let points = g2_as_blst(g2_affines_as_pce(&points[..n]));
-            let scalars = &scalars[..n];
-            let expected = points.mult(scalar_bytes(scalars), 255);
-            for c in [
-                window_bits::<scalar::BlstAdder<G2>>(n, SCALAR_BITS),
-                4,
-                5,
-                15,
-            ] {
-                let ours = with_window(&adder, points, scalars, c, SCALAR_BITS);
+        let cases: Vec<_> = [1, 2, 12, 31, points.len()]
+            .into_iter()
+            .map(|n| {
+                let points = g2_as_blst(g2_affines_as_pce(&points[..n]));
+                let scalars = &scalars[..n];
+                (points, scalars, points.mult(scalar_bytes(scalars), 255))
+            })
+            .collect();
+        with_each_adder!(G2, G2LaneAdder, "g2_matches_blst", |adder| {
+            let name = std::any::type_name_of_val(&adder);
+            for &(points, scalars, expected) in &cases {
+                let n = points.len();
+                for c in [window_bits::<scalar::BlstAdder<G2>>(n, SCALAR_BITS), 4, 5, 15] {
+                    let ours = with_window(&adder, points, scalars, c, SCALAR_BITS);
+                    // SAFETY: two valid points.
+                    assert!(
+                        unsafe { blst_p2_is_equal(&ours, &expected) },
+                        "{name}: n = {n}, c = {c}"
+                    );
+                }
+                let ours = sum_with(&adder, points);
                 // SAFETY: two valid points.
                 assert!(
-                    unsafe { blst_p2_is_equal(&ours, &expected) },
-                    "n = {n}, c = {c}"
+                    unsafe { blst_p2_is_equal(&ours, &points.add()) },
+                    "{name}: sum of {n}"
                 );
             }
-            let ours = sum_with(&adder, points);
-            // SAFETY: two valid points.
-            assert!(
-                unsafe { blst_p2_is_equal(&ours, &points.add()) },
-                "sum of {n}"
-            );
-        }
+        });
     }
 }
 
@@ -1167,7 +1188,7 @@ mod tune {
     #[test]
     #[ignore]
     fn tune() {
-        if let Some(adder) = hardware::LaneAdder::new() {
+        if let Some(adder) = hardware::G1LaneAdder::new() {
             return run(&adder);
         }
         run(&scalar::BlstAdder::<G1>::default());

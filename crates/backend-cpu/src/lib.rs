@@ -8,9 +8,9 @@
 //! zeros and ones out and run a Pippenger (`msm`). Large MSMs keep their
 //! buckets affine and add them in batches that share one inversion
 //! (`batch_affine`, G1 and G2); small ones run blst's Pippenger. Where the
-//! CPU has AVX-512 IFMA, the NTT and G1's batch additions run on eight
-//! field elements at a time (`ifma`); elsewhere the NTT is scalar and the
-//! batch additions use blst's field operations (G2's always do). Lent
+//! CPU has AVX-512 IFMA, the NTT and the batch additions (G1's and G2's)
+//! run on eight field elements at a time (`ifma`); elsewhere the NTT is
+//! scalar and the batch additions use blst's field operations. Lent
 //! bases are used in place, so the SRS is never copied.
 
 use std::ffi::CStr;
@@ -81,7 +81,7 @@ fn physical_memory() -> u64 {
 impl Plugin for CpuBackend {
     const NAME: &'static CStr = c"cpu";
     const DESCRIPTION: &'static CStr =
-        c"pce-prover CPU backend: radix-2 NTT (AVX-512 IFMA where the CPU has it), fused QAP step without IFMA, batch-affine G1 MSM (IFMA lanes, else blst field operations), batch-affine G2 MSM (blst field operations), 0/1 split";
+        c"pce-prover CPU backend: radix-2 NTT (AVX-512 IFMA where the CPU has it), fused QAP step without IFMA, batch-affine G1 and G2 MSMs (IFMA lanes, else blst field operations), 0/1 split";
     type Device = Host;
     type Domain = ntt::Domain;
     type Bases = Bases;

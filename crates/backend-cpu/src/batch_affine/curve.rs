@@ -3,7 +3,7 @@
 //!
 //! G1's coordinates are in Fp, G2's in Fp2 (three Fp multiplications per
 //! Fp2 one), so the saving of batch-affine additions over blst's Jacobian
-//! buckets holds in both; only the IFMA adder is G1's alone.
+//! buckets holds in both, with either adder.
 
 use blst::{
     blst_fp, blst_fp2, blst_fp2_add, blst_fp2_cneg, blst_fp2_inverse, blst_fp2_mul, blst_fp2_sqr,

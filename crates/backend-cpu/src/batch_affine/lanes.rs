@@ -36,9 +36,9 @@ pub(crate) struct Fp2Lanes {
 
 /// The field of a group's coordinates, eight elements at a time: what the
 /// adder asks of it. Its operations need the instructions of the instance
-/// (hence `unsafe`: callable where [`available`]); `add`, `sub`, `mul`,
-/// `square` and `reduce` return canonical values, `mul_lazy` one that may
-/// only be multiplied further.
+/// (hence `unsafe`: callable where [`available`]). `mul`, `square` and
+/// `reduce` return canonical values, and `add` and `sub` do for canonical
+/// operands; `mul_lazy` returns one that may only be multiplied further.
 pub(crate) trait LaneField: Copy {
     /// The group whose coordinates these are.
     type Curve: Curve;
@@ -208,6 +208,8 @@ impl LaneField for Fp2Lanes {
                 c1: ifma::add(&product, &product, &FP),
             }
         }
+        /// Canonical, not lazy: `square` subtracts its factor's parts,
+        /// which needs them canonical.
         #[inline]
         unsafe fn mul_lazy(&self, other: &Self) -> Self {
             // SAFETY: the same instructions as this function's.

@@ -282,8 +282,12 @@ const LANES_MIN_G2: usize = 1 << 12;
 const BLST_MIN: usize = 1 << 14;
 /// The same in G2.
 const BLST_MIN_G2: usize = 1 << 12;
-/// The fewest points [`sum`] takes with the blst adder (below, blst's own
-/// batch addition).
+/// The fewest points [`sum`] and [`sum_g2`] take with the IFMA adder
+/// (below, blst's own batch addition is faster: a sum's few points per
+/// bucket are mostly copies, and the buckets are then summed one by one;
+/// docs/benchmarks.md).
+const LANES_SUM_MIN: usize = 1 << 14;
+/// The fewest points [`sum`] takes with the blst adder.
 const BLST_SUM_MIN: usize = 1 << 16;
 /// The same in G2.
 const BLST_SUM_MIN_G2: usize = 1 << 14;
@@ -578,9 +582,11 @@ fn with_best_window<A: Adder>(
     with_window(adder, points, scalars, c, SCALAR_BITS)
 }
 
-/// `Σ points[i]` in G1, or `None` where blst's own sum is as fast (as
-/// [`msm`]): the bases of the scalars 1 of a PoRep witness (a third of
-/// each query).
+/// `Σ points[i]` in G1, or `None` where blst's own batch addition is as
+/// fast (fewer points than [`LANES_SUM_MIN`] with the IFMA adder,
+/// [`BLST_SUM_MIN`] with the blst one) or batch-affine buckets are switched
+/// off: the bases of the scalars 1 of a PoRep witness (a third of each
+/// query).
 pub fn sum(points: &[blst_p1_affine]) -> Option<blst_p1> {
     assert!(
         points.len() <= u32::MAX as usize,
@@ -590,7 +596,7 @@ pub fn sum(points: &[blst_p1_affine]) -> Option<blst_p1> {
         return None;
     }
     #[cfg(target_arch = "x86_64")]
-    if points.len() >= LANES_MIN {
+    if points.len() >= LANES_SUM_MIN {
         if let Some(adder) = hardware::G1LaneAdder::new() {
             return Some(sum_with(&adder, points));
         }
@@ -598,8 +604,8 @@ pub fn sum(points: &[blst_p1_affine]) -> Option<blst_p1> {
     (points.len() >= BLST_SUM_MIN).then(|| sum_with(&scalar::BlstAdder::<G1>::default(), points))
 }
 
-/// [`sum`] in G2, from [`LANES_MIN_G2`] points on with the IFMA adder,
-/// from [`BLST_SUM_MIN_G2`] on with the blst one.
+/// [`sum`] in G2, from [`LANES_SUM_MIN`] points on with the IFMA
+/// adder, from [`BLST_SUM_MIN_G2`] on with the blst one.
 pub fn sum_g2(points: &[blst_p2_affine]) -> Option<blst_p2> {
     assert!(
         points.len() <= u32::MAX as usize,
@@ -609,7 +615,7 @@ pub fn sum_g2(points: &[blst_p2_affine]) -> Option<blst_p2> {
         return None;
     }
     #[cfg(target_arch = "x86_64")]
-    if points.len() >= LANES_MIN_G2 {
+    if points.len() >= LANES_SUM_MIN {
         if let Some(adder) = hardware::G2LaneAdder::new() {
             return Some(sum_with(&adder, points));
         }
@@ -1131,7 +1137,12 @@ mod tests {
             let name = std::any::type_name_of_val(&adder);
             for &(points, scalars, expected) in &cases {
                 let n = points.len();
-                for c in [window_bits::<scalar::BlstAdder<G2>>(n, SCALAR_BITS), 4, 5, 15] {
+                for c in [
+                    window_bits::<scalar::BlstAdder<G2>>(n, SCALAR_BITS),
+                    4,
+                    5,
+                    15,
+                ] {
                     let ours = with_window(&adder, points, scalars, c, SCALAR_BITS);
                     // SAFETY: two valid points.
                     assert!(
@@ -1192,6 +1203,71 @@ mod tune {
             return run(&adder);
         }
         run(&scalar::BlstAdder::<G1>::default());
+    }
+
+    /// The IFMA adder's sums against blst's batch addition, G1 and G2, from
+    /// 2^10 points to 2^17 (G2: 2^16), each size repeated to the same total
+    /// of points: where [`LANES_SUM_MIN`] comes from
+    /// (`cargo test --release -p backend-cpu --lib sum_thresholds --
+    /// --ignored --nocapture`).
+    #[test]
+    #[ignore]
+    fn sum_thresholds() {
+        let (Some(g1), Some(g2)) = (hardware::G1LaneAdder::new(), hardware::G2LaneAdder::new())
+        else {
+            pce_testkit::skip("tune::sum_thresholds", "no AVX-512 IFMA on this CPU");
+            return;
+        };
+        let mut rng = ChaCha8Rng::seed_from_u64(4);
+        let g1_points = random_points::<G1Projective>(1 << 17, &mut rng);
+        let g2_points = random_points::<blstrs::G2Projective>(1 << 16, &mut rng);
+        for round in 0..3 {
+            time_sums("G1", round, &g1, g1_as_blst(g1_affines_as_pce(&g1_points)));
+            let g2_points = backend_api::interop::g2_affines_as_pce(&g2_points);
+            time_sums(
+                "G2",
+                round,
+                &g2,
+                backend_api::interop::g2_as_blst(g2_points),
+            );
+        }
+    }
+
+    /// `n` distinct points: multiples of a random step.
+    fn random_points<G>(n: usize, rng: &mut ChaCha8Rng) -> Vec<G::AffineRepr>
+    where
+        G: group::Curve,
+        G::AffineRepr: PrimeCurveAffine,
+    {
+        let step = G::random(&mut *rng);
+        let mut next = G::random(&mut *rng);
+        let projective: Vec<G> = (0..n)
+            .map(|_| {
+                next += step;
+                next
+            })
+            .collect();
+        let mut affine = vec![G::AffineRepr::identity(); n];
+        G::batch_normalize(&projective, &mut affine);
+        affine
+    }
+
+    /// Prints, per size, the CPU seconds of blst's sum and of `adder`'s.
+    fn time_sums<A: Adder>(group: &str, round: usize, adder: &A, points: &[Affine<A>])
+    where
+        [Affine<A>]: MultiPoint,
+    {
+        let most = points.len().trailing_zeros();
+        for log in 10..=most {
+            let part = &points[..1 << log];
+            let repeats = 1 << (most - log);
+            let blst = timed(|| (0..repeats).map(|_| part.add()).last());
+            let ours = timed(|| (0..repeats).map(|_| sum_with(adder, part)).last());
+            println!(
+                "round {round} {group} sum of 2^{log}, {repeats} times: blst {blst:.3} s, lanes {ours:.3} s, ratio {:.2}",
+                blst / ours
+            );
+        }
     }
 
     fn run<A: Adder<Curve = G1>>(adder: &A) {

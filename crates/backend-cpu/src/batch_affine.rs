@@ -67,7 +67,8 @@ type Jacobian<A> = <<A as Adder>::Curve as Curve>::Jacobian;
 /// points are read twice, in the forward and the backward pass: 1024 G1
 /// additions touch about 400 KB, which stays in a 512 KB L2 cache between
 /// the passes (the inversion, about 4.5 µs, is still under 1 % of the
-/// batch; docs/benchmarks.md).
+/// batch; docs/benchmarks.md). Measured in G1; a G2 batch touches twice
+/// that, and a smaller one was not tried for G2.
 const MAX_BATCH: usize = 1024;
 /// Buckets of [`sum`] (and additions per batch).
 const SUM_BUCKETS: usize = 2048;
@@ -77,8 +78,8 @@ const PREFETCH_BLOCK: usize = 32;
 /// point into the cache: by the time a batch is added its buckets have left
 /// the nearest caches (a window's buckets are megabytes), and without this
 /// the first subtraction of each addition waits for them. The IFMA adder's
-/// gathers load eight at once and measured no faster with it
-/// (docs/benchmarks.md).
+/// gathers load eight at once and measured no faster with it in G1
+/// (docs/benchmarks.md; not measured in G2).
 pub(crate) const PREFETCH_DISTANCE: usize = 16;
 /// Segments of buckets whose running sums run side by side in the reduction
 /// (additions per batch there).
@@ -272,10 +273,10 @@ mod emulated {
     pub(crate) use lanes::*;
 }
 
-/// The fewest points for the IFMA adder: below, batches are too small to
-/// share their inversions well.
+/// The fewest points of a G1 MSM for the IFMA adder: below, batches are
+/// too small to share their inversions well (sums: [`LANES_SUM_MIN`]).
 const LANES_MIN: usize = 1 << 12;
-/// The same in G2.
+/// The same in G2 (measured: docs/benchmarks.md).
 const LANES_MIN_G2: usize = 1 << 12;
 /// The fewest points for the blst adder: below, blst's own Pippenger is as
 /// fast or faster (docs/benchmarks.md).
@@ -1098,6 +1099,107 @@ mod tests {
             check(&adder, &pattern[..2], &[small(1), small(1)]);
             check(&adder, &pattern[1..3], &[small(2), small(2)]);
         });
+    }
+
+    /// The Fp2 lane operations of `$instance` (`emulated` or `hardware`)
+    /// equal blst's on eight elements: products, squares, sums,
+    /// differences and negations, with zeros, ones, `p − 1` and parts
+    /// equal or opposite among them.
+    macro_rules! check_fp2_lanes {
+        ($instance:ident, $rng:expr) => {{
+            use blst::{blst_fp, blst_fp2, blst_fp_from_uint64, blst_fp_mul};
+            use $instance::{Fp2Lanes, LaneField};
+            let rng: &mut ChaCha8Rng = $rng;
+            let fp = |value: u64| {
+                let mut out = blst_fp::default();
+                // SAFETY: blst reads six words and writes one element.
+                unsafe { blst_fp_from_uint64(&mut out, [value, 0, 0, 0, 0, 0].as_ptr()) };
+                out
+            };
+            let mut random = || {
+                let (mut a, b) = (fp(rng.next_u64()), fp(rng.next_u64()));
+                // SAFETY: blst multiplies valid elements (in place).
+                unsafe { blst_fp_mul(&mut a, &a, &b) };
+                a
+            };
+            let mut minus_one = blst_fp::default();
+            // SAFETY: blst negates a valid element.
+            unsafe { curve::G1::neg(&mut minus_one, &fp(1)) };
+            let (x, y) = (random(), random());
+            let mut minus_x = blst_fp::default();
+            // SAFETY: as above.
+            unsafe { curve::G1::neg(&mut minus_x, &x) };
+            let parts = [
+                [fp(0), fp(0)],
+                [fp(1), fp(0)],
+                [fp(0), minus_one],
+                [minus_one, minus_one],
+                [x, x],
+                [x, minus_x],
+                [x, y],
+                [random(), random()],
+            ];
+            let a: [blst_fp2; 8] = parts.map(|fp| blst_fp2 { fp });
+            let mut b = a;
+            b.rotate_left(3);
+            b[0] = blst_fp2 {
+                fp: [random(), random()],
+            };
+            let words = |values: [blst_fp2; 8]| values.map(|v| v.fp.map(|part| part.l));
+            let expected = |op: unsafe fn(*mut blst_fp2, *const blst_fp2, *const blst_fp2)| {
+                words(std::array::from_fn(|i| {
+                    let mut out = blst_fp2::default();
+                    // SAFETY: blst operates on valid elements.
+                    unsafe { op(&mut out, &a[i], &b[i]) };
+                    out
+                }))
+            };
+            // SAFETY: this instance runs here (the caller's check), and the
+            // conversions and operations read and write lanes only.
+            unsafe {
+                let (la, lb) = (Fp2Lanes::from_elements(&a), Fp2Lanes::from_elements(&b));
+                assert_eq!(words(la.mul(&lb).to_elements()), expected(curve::G2::mul));
+                assert_eq!(
+                    words(la.mul_lazy(&lb).to_elements()),
+                    expected(curve::G2::mul)
+                );
+                assert_eq!(words(la.add(&lb).to_elements()), expected(curve::G2::add));
+                assert_eq!(words(la.sub(&lb).to_elements()), expected(curve::G2::sub));
+                let squares = words(std::array::from_fn(|i| {
+                    let mut out = blst_fp2::default();
+                    curve::G2::sqr(&mut out, &a[i]);
+                    out
+                }));
+                assert_eq!(words(la.square().to_elements()), squares);
+                let negated = la.negated_where(0b1010_0101).to_elements();
+                for (i, value) in negated.into_iter().enumerate() {
+                    let mut want = a[i];
+                    if 0b1010_0101 & (1 << i) != 0 {
+                        curve::G2::neg(&mut want, &a[i]);
+                    }
+                    assert_eq!(words([value; 8]), words([want; 8]), "negation, lane {i}");
+                }
+            }
+        }};
+    }
+
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn fp2_lanes_match_blst() {
+        let mut rng = ChaCha8Rng::seed_from_u64(9);
+        for _ in 0..20 {
+            check_fp2_lanes!(emulated, &mut rng);
+        }
+        if hardware::G2LaneAdder::new().is_none() {
+            pce_testkit::skip(
+                concat!(module_path!(), "::fp2_lanes_match_blst (hardware lanes)"),
+                "no AVX-512 IFMA on this CPU",
+            );
+            return;
+        }
+        for _ in 0..20 {
+            check_fp2_lanes!(hardware, &mut rng);
+        }
     }
 
     /// G2 on Fp2 with each adder: the MSM (random scalars, r − 1 and

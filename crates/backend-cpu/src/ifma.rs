@@ -11,8 +11,9 @@
 //! limbs are 52 bits: the reduction runs whole 52-bit rounds, then one
 //! shorter round for the remaining bits. So a lane holds exactly blst's
 //! Montgomery value, and moving between blst's `[u64; words]` and lanes is
-//! a repacking of bits, with no multiplication. `mul`, `add`, `sub` and
-//! `reduce` return canonical values (below the modulus); the `_unreduced`
+//! a repacking of bits, with no multiplication. `mul` and `reduce` return
+//! canonical values (below the modulus), and `add` and `sub` do for
+//! canonical operands; the `_unreduced`
 //! operations and `reduce_below_2p` serve lazy reduction, each with its
 //! stated bounds.
 //!

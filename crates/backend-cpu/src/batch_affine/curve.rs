@@ -28,7 +28,7 @@ pub(crate) unsafe trait Curve: Send + Sync + 'static {
     /// A Jacobian point.
     type Jacobian: Copy + Default + Send + Sync;
     /// The widest window worth its buckets with blst's field operations
-    /// (see `Adder::WIDEST_WINDOW`).
+    /// (see `Adder::WIDEST_WINDOW`); G2's IFMA adder takes G2's too.
     const WIDEST_WINDOW: usize;
     /// What a bucket costs, in additions of the main pass, when the window
     /// width is chosen: its two additions in the reduction (batch-affine,

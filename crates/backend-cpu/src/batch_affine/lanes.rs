@@ -38,7 +38,10 @@ pub(crate) struct Fp2Lanes {
 /// adder asks of it. Its operations need the instructions of the instance
 /// (hence `unsafe`: callable where [`available`]). `mul`, `square` and
 /// `reduce` return canonical values, and `add` and `sub` do for canonical
-/// operands; `mul_lazy` returns one that may only be multiplied further.
+/// operands; `mul_lazy` returns one that may only be multiplied further
+/// or reduced. `mul`, `square`, `mul_lazy` and `reduce` accept what
+/// `mul_lazy` returns (below 2p in Fp; canonical in Fp2, whose `square`
+/// subtracts its factor's parts).
 pub(crate) trait LaneField: Copy {
     /// The group whose coordinates these are.
     type Curve: Curve;
@@ -68,7 +71,7 @@ pub(crate) trait LaneField: Copy {
     /// `self²`.
     unsafe fn square(&self) -> Self;
     /// `self · other` for [`LaneField::reduce`] or further products only:
-    /// below 2p where the factors are (`R = 2^384 > 4p`).
+    /// at most below 2p where the factors are (`R = 2^384 > 4p`).
     unsafe fn mul_lazy(&self, other: &Self) -> Self;
     /// The canonical value of an element below 2p.
     unsafe fn reduce(&self) -> Self;
@@ -143,6 +146,8 @@ impl LaneField for FpLanes {
 impl LaneField for Fp2Lanes {
     type Curve = G2;
     const WORDS: i64 = 2 * FP_WORDS;
+    /// G2's with blst's operations, 16 bits: capped at 14 it measured
+    /// slower from 2^17 points on (docs/benchmarks.md).
     const WIDEST_WINDOW: usize = G2::WIDEST_WINDOW;
 
     lane_fns!(
@@ -267,7 +272,7 @@ struct Forward<F> {
     dx: F,
     /// The product of the `dx` of this entry and all before it, below 2p
     /// (reduced lazily: R = 2^384 > 4p keeps products of values below 2p
-    /// below 2p).
+    /// below 2p; canonical in Fp2).
     product: F,
 }
 
@@ -303,6 +308,11 @@ impl<F: LaneField + Send + Sync> Adder for LaneAdder<F> {
         points: &[Affine<Self>],
         batch: &[Addition],
     ) {
+        debug_assert_eq!(
+            size_of::<Affine<Self>>(),
+            16 * F::WORDS as usize,
+            "an affine point is two coordinates of F::WORDS words"
+        );
         // SAFETY: a `LaneAdder` exists only where its instance runs (`new`);
         // blst's affine points are words ([`crate::batch_affine::curve::Words`]),
         // and the batch's buckets and points lie in `sums` and `points`.

@@ -1282,11 +1282,9 @@ mod tune {
     use crate::timing::cpu_seconds;
     use backend_api::interop::{g1_affines_as_pce, g1_as_blst, scalar_bytes, scalar_of};
     use blst::MultiPoint;
-    use blstrs::{G1Affine, G1Projective, Scalar};
+    use blstrs::{G1Projective, Scalar};
     use ff::Field;
     use group::prime::PrimeCurveAffine;
-    use group::Curve as _;
-    use group::Group as _;
     use rand_chacha::rand_core::{RngCore, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
@@ -1379,17 +1377,7 @@ mod tune {
         let n = 1usize << log;
         let ours_n = if glv { 2 * n } else { n };
         let mut rng = ChaCha8Rng::seed_from_u64(4);
-        let step = G1Projective::random(&mut rng);
-        let mut next = G1Projective::random(&mut rng);
-        let projective: Vec<G1Projective> = (0..ours_n)
-            .map(|_| {
-                next += step;
-                next
-            })
-            .collect();
-        let mut affine = vec![G1Affine::identity(); ours_n];
-        G1Projective::batch_normalize(&projective, &mut affine);
-        drop(projective);
+        let affine = random_points::<G1Projective>(ours_n, &mut rng);
         let scalars: Vec<_> = (0..n)
             .map(|_| scalar_of(&Scalar::random(&mut rng)))
             .collect();

@@ -38,7 +38,7 @@ pub const VERSION: AggregateVersion = AggregateVersion::V2;
 
 /// Powers per vector filecoin-proofs reads from the SRS file at most
 /// (`read_cached_srs_key`); a longer file is read only that far.
-const SRS_READ_LIMIT: usize = (2 << 14) + 1;
+pub(crate) const SRS_READ_LIMIT: usize = (2 << 14) + 1;
 
 /// Powers per vector bellperson accepts in an SRS file at most.
 const SRS_MAX_LEN: usize = (2 << 19) + 1;

@@ -203,6 +203,59 @@ impl C1Input {
     }
 }
 
+/// What a C1 output says about its sector besides the vanilla proofs: all
+/// that checking a proof of the sector needs, small enough to keep for
+/// hundreds of sectors (the vanilla proofs of one 32 GiB sector are tens of
+/// megabytes).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SealedSector {
+    /// The C1 file.
+    pub path: PathBuf,
+    /// Its proof type.
+    pub proof_type: ProofType,
+    /// lotus-bench's sector number, when present.
+    pub sector_num: Option<u64>,
+    /// Number of partitions of its vanilla proofs.
+    pub partitions: usize,
+    /// The replica commitment.
+    pub comm_r: [u8; 32],
+    /// The data commitment.
+    pub comm_d: [u8; 32],
+    /// The replica id, as the sector's hasher encodes it.
+    pub replica_id: [u8; 32],
+    /// The interactive challenge seed.
+    pub seed: [u8; 32],
+    /// The sealing ticket.
+    pub ticket: [u8; 32],
+}
+
+impl C1Input {
+    /// The sector's commitments and ids, without its vanilla proofs.
+    pub fn sealed_sector(&self) -> Result<SealedSector, C1Error> {
+        let field = |name: &str| -> Result<[u8; 32], C1Error> {
+            let value = self.output.get(name).ok_or_else(|| C1Error {
+                path: self.path.clone(),
+                what: format!("missing {name}"),
+            })?;
+            serde_json::from_value(value.clone()).map_err(|e| C1Error {
+                path: self.path.clone(),
+                what: format!("{name} is not 32 bytes: {e}"),
+            })
+        };
+        Ok(SealedSector {
+            path: self.path.clone(),
+            proof_type: self.proof_type,
+            sector_num: self.sector_num,
+            partitions: self.num_partitions(),
+            comm_r: field("comm_r")?,
+            comm_d: field("comm_d")?,
+            replica_id: field("replica_id")?,
+            seed: field("seed")?,
+            ticket: field("ticket")?,
+        })
+    }
+}
+
 /// `c1` as lotus-bench writes it: `{"SectorNum", "Phase1Out", "SectorSize"}`
 /// with `Phase1Out` the base64 of filecoin-proofs-api's JSON (the proof type
 /// named, the vanilla proofs keyed by their sector shape). Curio sends the

@@ -135,6 +135,24 @@ pub enum C2Error {
         /// What is wrong with it.
         what: String,
     },
+    /// A sector's proof cannot go into an aggregate.
+    #[error("{path} (the proof of {c1}): {what}")]
+    AggregateInput {
+        /// The proof's file.
+        path: std::path::PathBuf,
+        /// The sector's C1 file.
+        c1: std::path::PathBuf,
+        /// What is wrong.
+        what: String,
+    },
+    /// Too few or too many sectors for one aggregate.
+    #[error("{sectors} sector(s) cannot be aggregated into one proof: {what}")]
+    AggregateCount {
+        /// Sectors given.
+        sectors: usize,
+        /// The limit.
+        what: String,
+    },
     /// No C1 output was given.
     #[error("no C1 output to prove")]
     NoInputs,

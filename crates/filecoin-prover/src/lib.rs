@@ -13,6 +13,9 @@
 //! proven, [`sector`] assembles the proof (aggregated with [`aggregate`] for
 //! non-interactive PoRep) and checks it with filecoin-proofs' `verify_seal`.
 //!
+//! Several sectors' proofs become one with [`commit_aggregate`] (the
+//! chain's `ProveCommitAggregate`, FIP-0092's non-interactive aggregation).
+//!
 //! The other proof kinds are storage-proofs compound proofs, proven by the
 //! generic [`compound`] job: [`post`] (WindowPoSt, WinningPoSt) and
 //! [`update`] (SnapDeals), from the [`vanilla`] proofs the proving
@@ -28,6 +31,7 @@ pub mod c1;
 pub mod c2;
 pub mod cache;
 pub mod circuits;
+pub mod commit_aggregate;
 pub mod compound;
 mod error;
 pub mod params;

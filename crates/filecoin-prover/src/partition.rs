@@ -17,6 +17,7 @@ use storage_proofs_core::merkle::MerkleTreeTrait;
 use storage_proofs_core::proof::ProofScheme;
 use storage_proofs_porep::stacked::{self, StackedCircuit, StackedCompound, StackedDrg};
 
+use crate::c1::SealedSector;
 use crate::C2Error;
 
 /// The circuit type of one PoRep partition.
@@ -39,30 +40,88 @@ fn public_params<Tree: 'static + MerkleTreeTrait>(
     Ok(params.vanilla_params)
 }
 
+/// The vanilla public inputs of a sector: what its partitions' Groth16
+/// public inputs are derived from.
+type SectorStatement<Tree> = stacked::PublicInputs<
+    <<Tree as MerkleTreeTrait>::Hasher as Hasher>::Domain,
+    <DefaultPieceHasher as Hasher>::Domain,
+>;
+
+fn sector_statement<Tree: 'static + MerkleTreeTrait>(
+    replica_id: <Tree::Hasher as Hasher>::Domain,
+    comm_d: &[u8; 32],
+    comm_r: &[u8; 32],
+    seed: [u8; 32],
+) -> Result<SectorStatement<Tree>, C2Error> {
+    let comm_r = <Tree::Hasher as Hasher>::Domain::try_from_bytes(comm_r)
+        .map_err(C2Error::filecoin("comm_r of the C1 output"))?;
+    let comm_d = DefaultPieceDomain::try_from_bytes(comm_d)
+        .map_err(C2Error::filecoin("comm_d of the C1 output"))?;
+    Ok(stacked::PublicInputs {
+        replica_id,
+        tau: Some(stacked::Tau { comm_d, comm_r }),
+        k: None,
+        seed: Some(seed),
+    })
+}
+
+fn partition_public_inputs<Tree: 'static + MerkleTreeTrait>(
+    statement: &SectorStatement<Tree>,
+    params: &stacked::PublicParams<Tree>,
+    k: usize,
+) -> Result<Vec<blstrs::Scalar>, C2Error> {
+    <Compound<Tree> as CompoundProof<Vanilla<'_, Tree>, _>>::generate_public_inputs(
+        statement,
+        params,
+        Some(k),
+    )
+    .map_err(C2Error::filecoin("deriving public inputs"))
+}
+
+/// Derives the public inputs of sectors' partitions from their
+/// commitments alone, without their vanilla proofs (to check proofs made
+/// earlier, e.g. before aggregating them).
+pub struct SealPublicInputs<Tree: 'static + MerkleTreeTrait> {
+    params: stacked::PublicParams<Tree>,
+}
+
+impl<Tree: 'static + MerkleTreeTrait> SealPublicInputs<Tree> {
+    /// The derivation for sectors of `config`.
+    pub fn new(config: &PoRepConfig) -> Result<Self, C2Error> {
+        Ok(Self {
+            params: public_params::<Tree>(config)?,
+        })
+    }
+
+    /// The public inputs of each of `sector`'s partitions, in order.
+    pub fn of(&self, sector: &SealedSector) -> Result<Vec<Vec<blstrs::Scalar>>, C2Error> {
+        let replica_id = <Tree::Hasher as Hasher>::Domain::try_from_bytes(&sector.replica_id)
+            .map_err(C2Error::filecoin("replica_id of the C1 output"))?;
+        let statement =
+            sector_statement::<Tree>(replica_id, &sector.comm_d, &sector.comm_r, sector.seed)?;
+        (0..sector.partitions)
+            .map(|k| partition_public_inputs(&statement, &self.params, k))
+            .collect()
+    }
+}
+
 /// Builds the circuits of one sealed sector from its C1 output.
 pub struct PartitionCircuits<Tree: 'static + MerkleTreeTrait> {
     c1: SealCommitPhase1Output<Tree>,
-    public_inputs: stacked::PublicInputs<
-        <Tree::Hasher as Hasher>::Domain,
-        <DefaultPieceHasher as Hasher>::Domain,
-    >,
+    public_inputs: SectorStatement<Tree>,
     params: stacked::PublicParams<Tree>,
 }
 
 impl<Tree: 'static + MerkleTreeTrait> PartitionCircuits<Tree> {
     /// Prepares the public inputs and parameters of the sector.
     pub fn new(config: &PoRepConfig, c1: SealCommitPhase1Output<Tree>) -> Result<Self, C2Error> {
-        let comm_r = <Tree::Hasher as Hasher>::Domain::try_from_bytes(&c1.comm_r)
-            .map_err(C2Error::filecoin("comm_r of the C1 output"))?;
-        let comm_d = DefaultPieceDomain::try_from_bytes(&c1.comm_d)
-            .map_err(C2Error::filecoin("comm_d of the C1 output"))?;
         Ok(Self {
-            public_inputs: stacked::PublicInputs {
-                replica_id: c1.replica_id,
-                tau: Some(stacked::Tau { comm_d, comm_r }),
-                k: None,
-                seed: Some(c1.seed),
-            },
+            public_inputs: sector_statement::<Tree>(
+                c1.replica_id,
+                &c1.comm_d,
+                &c1.comm_r,
+                c1.seed,
+            )?,
             params: public_params::<Tree>(config)?,
             c1,
         })
@@ -106,12 +165,7 @@ impl<Tree: 'static + MerkleTreeTrait> PartitionCircuits<Tree> {
     /// The public inputs of partition `k`, derived from the C1 output's
     /// replica id, commitments and seed (not from any witness).
     pub fn public_inputs(&self, k: usize) -> Result<Vec<blstrs::Scalar>, C2Error> {
-        <Compound<Tree> as CompoundProof<Vanilla<'_, Tree>, _>>::generate_public_inputs(
-            &self.public_inputs,
-            &self.params,
-            Some(k),
-        )
-        .map_err(C2Error::filecoin("deriving public inputs"))
+        partition_public_inputs(&self.public_inputs, &self.params, k)
     }
 
     /// The circuit of partition `k`.

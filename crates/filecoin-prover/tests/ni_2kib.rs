@@ -3,7 +3,9 @@
 //! passes `verify_seal`, and equals, byte for byte, filecoin-proofs'
 //! `aggregate_seal_commit_proofs` over the same partition proofs (which is
 //! what `seal_commit_phase2` returns for them; aggregation is deterministic),
-//! each of which verifies against `get_seal_inputs`.
+//! each of which verifies against `get_seal_inputs`. Aggregated with
+//! `commit_aggregate` (FIP-0092), alone it gives the same bytes, and with a
+//! second sector an aggregate filecoin-proofs' verifier accepts.
 //!
 //! The parameters are those of the interactive 2 KiB circuit (shared
 //! through `target/tmp/filecoin-proof-parameters`, generated once); the
@@ -16,14 +18,17 @@ use bellperson::groth16::{prepare_verifying_key, verify_proof, Proof};
 use blstrs::{Bls12, Scalar};
 use ff::Field;
 use filecoin_proofs::{
-    aggregate_seal_commit_proofs, get_seal_inputs, verify_seal, SealCommitOutput, SectorShape2KiB,
+    aggregate_seal_commit_proofs, get_seal_inputs, verify_aggregate_seal_commit_proofs,
+    verify_seal, SealCommitOutput, SectorShape2KiB,
 };
 use filecoin_prover::aggregate::{self, ensure_test_srs};
 use filecoin_prover::c1::{C1Format, C1Input};
 use filecoin_prover::c2::{run, C2Options};
+use filecoin_prover::commit_aggregate::{aggregate_sectors, SectorToAggregate};
 use filecoin_prover::params::ensure_test_params;
 use filecoin_prover::partition::PartitionCircuits;
 use filecoin_prover::proof_type::{ProofType, Variant};
+use filecoin_prover::C2Error;
 use filecoin_testkit::test_sector::seal_2kib_with;
 use groth16_prover::PROOF_BYTES;
 use proving_engine::{Devices, EngineOptions};
@@ -179,4 +184,44 @@ fn c2_of_a_non_interactive_2kib_sector_is_filecoin_proofs_aggregate() {
     assert!(check(from_c1.clone()));
     from_c1.swap(0, 1);
     assert!(!check(from_c1));
+
+    // FIP-0092 aggregation of non-interactive sectors (`aggregate_sectors`):
+    // this sector alone gives exactly seal_commit_phase2's output, ...
+    let mut sealed = input.sealed_sector().unwrap();
+    sealed.sector_num = Some(u64::from(sector.sector_id));
+    let one = SectorToAggregate {
+        sector: sealed,
+        proof_path: c1_path.with_extension("proof"),
+        partition_proofs: outcome.sector.partition_proofs.clone(),
+    };
+    let alone = aggregate_sectors(std::slice::from_ref(&one), Some(prover_id)).unwrap();
+    assert_eq!((alone.proofs, alone.padded_to), (13, 16));
+    assert_eq!(alone.proof, outcome.sector.proof);
+    // ... two sectors (this one twice) give an aggregate filecoin-proofs'
+    // verifier accepts with the chain's inputs of both, ...
+    let twice = aggregate_sectors(&[one.clone(), one.clone()], Some(prover_id)).unwrap();
+    assert_eq!((twice.proofs, twice.padded_to), (26, 32));
+    assert!(verify_aggregate_seal_commit_proofs::<SectorShape2KiB>(
+        &config,
+        twice.proof,
+        &[c1.comm_r; 2],
+        &[c1.seed; 2],
+        [inputs.clone(), inputs].concat(),
+        aggregate::VERSION,
+    )
+    .unwrap());
+    // ... a sector's c2 output is refused as what it is, and FIP-0092's
+    // bound of 65 sectors holds.
+    let already = SectorToAggregate {
+        partition_proofs: outcome.sector.proof.clone(),
+        ..one.clone()
+    };
+    let error = aggregate_sectors(&[one.clone(), already], None)
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("this is a SnarkPack aggregate"), "{error}");
+    assert!(matches!(
+        aggregate_sectors(&vec![one; 66], None),
+        Err(C2Error::AggregateCount { sectors: 66, .. })
+    ));
 }

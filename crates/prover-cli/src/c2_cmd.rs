@@ -46,17 +46,17 @@ pub struct C2Args {
     /// as its sector is done. Inputs with the same stem are refused.
     #[arg(long, value_name = "DIR")]
     out_dir: Option<PathBuf>,
-    /// Output encoding.
+    /// Output encoding of the proof: 192 bytes per partition, or for
+    /// non-interactive PoRep the SnarkPack aggregate (json adds
+    /// "partitions" and, for non-interactive PoRep, "partition_proofs" in
+    /// base64, what `aggregate` takes).
     #[arg(long, value_enum, default_value_t = Format::Raw)]
     format: Format,
     #[command(flatten)]
     prove: ProveArgs,
-    /// Prover id as 64 hex digits, to check the proof with verify_seal.
-    #[arg(long, value_name = "HEX", conflicts_with = "miner_id")]
-    prover_id: Option<String>,
-    /// Miner actor id (the N of f0N); the prover id is derived as lotus does.
-    #[arg(long, value_name = "N")]
-    miner_id: Option<u64>,
+    /// The prover id, to check the proof with verify_seal.
+    #[command(flatten)]
+    prover: ProverIdArgs,
     /// Sector number, to check the proof with verify_seal (lotus-bench's
     /// SectorNum is used when present). Only with a single input.
     #[arg(long, value_name = "N")]
@@ -69,6 +69,36 @@ pub struct C2Args {
     /// plan, backend; with several inputs, one entry per sector).
     #[arg(long, value_name = "FILE")]
     report: Option<PathBuf>,
+}
+
+/// The miner's prover id, given or derived from its actor id.
+#[derive(Args)]
+pub struct ProverIdArgs {
+    /// Prover id as 64 hex digits.
+    #[arg(long, value_name = "HEX", conflicts_with = "miner_id")]
+    prover_id: Option<String>,
+    /// Miner actor id (the N of f0N); the prover id is derived as lotus does.
+    #[arg(long, value_name = "N")]
+    miner_id: Option<u64>,
+}
+
+impl ProverIdArgs {
+    /// The prover id, when either option was given.
+    pub fn prover_id(&self) -> Result<Option<[u8; 32]>> {
+        Ok(match (&self.prover_id, self.miner_id) {
+            (Some(hex_text), _) => Some(parse_hex32(hex_text, "--prover-id")?),
+            (None, Some(miner)) => Some(prover_id_of_miner(miner)),
+            (None, None) => None,
+        })
+    }
+}
+
+/// The proof type named by `--proof-type`, when given.
+pub fn parse_proof_type(name: Option<&str>) -> Result<Option<ProofType>> {
+    name.map(|name| {
+        ProofType::from_name(name).with_context(|| format!("unknown proof type {name:?}"))
+    })
+    .transpose()
 }
 
 /// The CPU backend's name: the default backend and the default fallback.
@@ -201,17 +231,8 @@ pub fn prove_and_summarise(input: &C1Input, options: &C2Options) -> Result<C2Out
 
 /// `pce-prover c2`.
 pub fn c2(args: C2Args) -> Result<ExitCode> {
-    let proof_type = match &args.proof_type {
-        Some(name) => Some(
-            ProofType::from_name(name).with_context(|| format!("unknown proof type {name:?}"))?,
-        ),
-        None => None,
-    };
-    let prover_id = match (&args.prover_id, args.miner_id) {
-        (Some(hex_text), _) => Some(parse_hex32(hex_text, "--prover-id")?),
-        (None, Some(miner)) => Some(prover_id_of_miner(miner)),
-        (None, None) => None,
-    };
+    let proof_type = parse_proof_type(args.proof_type.as_deref())?;
+    let prover_id = args.prover.prover_id()?;
     let paths = expand_inputs(&args.c1)?;
     let outs = match (&args.out, &args.out_dir) {
         (Some(out), _) if paths.len() == 1 => vec![out.clone()],

@@ -49,7 +49,7 @@ pub struct KindArgs {
     /// Where to write the proof (atomically).
     #[arg(long, value_name = "FILE")]
     out: PathBuf,
-    /// Output encoding.
+    /// Output encoding (json adds "partitions").
     #[arg(long, value_enum, default_value_t = Format::Raw)]
     format: Format,
     #[command(flatten)]

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod aggregate_cmd;
 mod backend_cmd;
 mod bench;
 mod c2_cmd;
@@ -76,6 +77,21 @@ enum Command {
     /// proofs, which needs v28-fil-inner-product-v1.srs in the parameter
     /// cache (it comes with the Filecoin proof parameters).
     C2(c2_cmd::C2Args),
+    /// Aggregate several sectors' C2 proofs into one SnarkPack proof.
+    ///
+    /// `aggregate --c1 C1_DIR --proof PROOF_DIR --miner-id N --out agg.bin`
+    /// (PROOF_DIR as `c2 --c1 C1_DIR --out-dir PROOF_DIR` wrote it): what
+    /// filecoin-proofs' aggregate_seal_commit_proofs returns, the proof of
+    /// lotus' and Curio's ProveCommitAggregate (interactive PoRep) and of
+    /// FIP-0092's aggregation of 1 to 65 non-interactive sectors. Every
+    /// sector's proof is verified first (naming any that fails), the
+    /// aggregate after, with filecoin-proofs' verifier. With the prover id
+    /// (--prover-id or --miner-id) the public inputs are derived from it and
+    /// each sector's number, as the chain derives them, so a sector sealed
+    /// for another miner is refused; every C1 output must then name its
+    /// sector number (lotus-bench's c1.json does). Needs the verifying key
+    /// and v28-fil-inner-product-v1.srs in the parameter cache.
+    Aggregate(aggregate_cmd::AggregateArgs),
     /// Prove a WindowPoSt from per-sector vanilla proofs.
     ///
     /// `window-post --vanilla s1.vp s2.vp --sector-size 32GiB --randomness HEX
@@ -146,6 +162,7 @@ fn main() -> ExitCode {
         Command::BackendCheck(args) => backend_cmd::check(args),
         Command::Devices(args) => backend_cmd::devices(args),
         Command::C2(args) => c2_cmd::c2(args),
+        Command::Aggregate(args) => aggregate_cmd::aggregate(args),
         Command::WindowPost(args) => kinds_cmd::window_post(args),
         Command::WinningPost(args) => kinds_cmd::winning_post(args),
         Command::SnapProve(args) => kinds_cmd::snap_prove(args),

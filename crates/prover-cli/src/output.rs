@@ -15,15 +15,14 @@ use serde_json::json;
 /// How the proof is written.
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum Format {
-    /// The bytes filecoin-proofs returns (192 per partition; for
-    /// non-interactive PoRep, the SnarkPack aggregate).
+    /// The bytes filecoin-proofs returns.
     Raw,
     /// Those bytes as hexadecimal text.
     Hex,
     /// Those bytes as base64 text.
     Base64,
-    /// {"proof_type", "partitions", "proof" (base64); for non-interactive
-    /// PoRep also "partition_proofs" (base64, 192 bytes each)}.
+    /// A JSON object: "proof_type", "proof" (base64), and what the command
+    /// says it adds.
     Json,
 }
 
@@ -48,20 +47,29 @@ pub fn encode_proof(
     partitions: usize,
     partition_proofs: Option<&[u8]>,
 ) -> Vec<u8> {
-    let b64 = |bytes: &[u8]| base64::engine::general_purpose::STANDARD.encode(bytes);
+    let mut fields = json!({"proof_type": proof_type, "partitions": partitions});
+    if let Some(partition_proofs) = partition_proofs {
+        fields["partition_proofs"] = base64_of(partition_proofs).into();
+    }
+    encode_with(format, proof, fields)
+}
+
+/// `proof` in `format`; as JSON, the object `fields` with the proof added
+/// as "proof" (base64).
+pub fn encode_with(format: Format, proof: &[u8], mut fields: serde_json::Value) -> Vec<u8> {
     match format {
         Format::Raw => proof.to_vec(),
         Format::Hex => (hex::encode(proof) + "\n").into_bytes(),
-        Format::Base64 => (b64(proof) + "\n").into_bytes(),
+        Format::Base64 => (base64_of(proof) + "\n").into_bytes(),
         Format::Json => {
-            let mut doc =
-                json!({"proof_type": proof_type, "partitions": partitions, "proof": b64(proof)});
-            if let Some(partition_proofs) = partition_proofs {
-                doc["partition_proofs"] = b64(partition_proofs).into();
-            }
-            (serde_json::to_string_pretty(&doc).expect("serialisable") + "\n").into_bytes()
+            fields["proof"] = base64_of(proof).into();
+            (serde_json::to_string_pretty(&fields).expect("serialisable") + "\n").into_bytes()
         }
     }
+}
+
+fn base64_of(bytes: &[u8]) -> String {
+    base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
 /// What was proven and checked, in one line.

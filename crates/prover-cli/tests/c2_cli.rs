@@ -1,6 +1,6 @@
-//! `pce-prover demo` and `pce-prover c2` through the binary: real proofs
-//! of 2 KiB sectors checked by verify_seal, and failures that leave no
-//! output behind. Test parameters are shared through
+//! `pce-prover demo`, `c2` and `aggregate` through the binary: real proofs
+//! of 2 KiB sectors checked by filecoin-proofs' verifiers, and failures
+//! that leave no output behind. Test parameters are shared through
 //! `target/tmp/filecoin-proof-parameters` (generated once).
 
 mod common;
@@ -11,10 +11,13 @@ use std::sync::Mutex;
 
 use common::text;
 
+use filecoin_proofs::{get_seal_inputs, verify_aggregate_seal_commit_proofs, SectorShape2KiB};
+use filecoin_prover::aggregate::{ensure_test_srs, VERSION};
 use filecoin_prover::c1::lotus_bench_json;
+use filecoin_prover::c2::prover_id_of_miner;
 use filecoin_prover::params::ensure_test_params;
 use filecoin_prover::proof_type::ProofType;
-use filecoin_testkit::test_sector::seal_2kib;
+use filecoin_testkit::test_sector::{seal_2kib, seal_2kib_for};
 
 static PARAMS: Mutex<()> = Mutex::new(());
 
@@ -161,6 +164,186 @@ fn failures_leave_no_output_behind() {
         text(&output)
     );
     assert!(!out.exists());
+}
+
+/// `aggregate` over what `c2 --out-dir` wrote: one proof that
+/// filecoin-proofs' verifier accepts with the chain's public inputs; the
+/// same bytes from hex proofs named one by one; a wrong miner or a missing
+/// proof refused, naming the file, with nothing written.
+#[test]
+fn aggregate_makes_one_proof_of_the_sectors_c2_proved() {
+    let cache = shared_parameter_cache();
+    ensure_test_srs(0).unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let miner = 1234;
+    let prover_id = prover_id_of_miner(miner);
+    let c1_dir = work.path().join("c1");
+    std::fs::create_dir_all(&c1_dir).unwrap();
+    let sectors: Vec<_> = (0..2u64)
+        .map(|i| {
+            let dir = work.path().join(format!("sector-{i}"));
+            std::fs::create_dir_all(&dir).unwrap();
+            let sector = seal_2kib_for(40 + i, &dir, prover_id).unwrap();
+            let wrapper = lotus_bench_json(
+                &sector.c1,
+                ProofType::interactive(2048).unwrap(),
+                u64::from(sector.sector_id),
+            );
+            let c1 = c1_dir.join(format!("s{i}.json"));
+            std::fs::write(&c1, serde_json::to_vec(&wrapper).unwrap()).unwrap();
+            (sector, c1)
+        })
+        .collect();
+    let proofs = work.path().join("proofs");
+    let miner_arg = miner.to_string();
+    let (c1_arg, proofs_arg) = (c1_dir.to_str().unwrap(), proofs.to_str().unwrap());
+    let output = pce_prover(
+        &[
+            "c2",
+            "--c1",
+            c1_arg,
+            "--out-dir",
+            proofs_arg,
+            "--miner-id",
+            &miner_arg,
+        ],
+        &cache,
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+
+    let aggregate = work.path().join("aggregate.bin");
+    let output = pce_prover(
+        &[
+            "aggregate",
+            "--c1",
+            c1_arg,
+            "--proof",
+            proofs_arg,
+            "--miner-id",
+            &miner_arg,
+            "--out",
+            aggregate.to_str().unwrap(),
+        ],
+        &cache,
+    );
+    let message = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{message}");
+    assert!(
+        message.contains("2 sector(s), 2 partition proofs (padded to 2), each verified")
+            && message.contains("as the chain derives them"),
+        "{message}"
+    );
+    let aggregate = std::fs::read(&aggregate).unwrap();
+    let config = ProofType::interactive(2048).unwrap().config();
+    let mut inputs = Vec::new();
+    for (sector, _) in &sectors {
+        let c1 = &sector.c1;
+        inputs.extend(
+            get_seal_inputs::<SectorShape2KiB>(
+                &config,
+                c1.comm_r,
+                c1.comm_d,
+                prover_id,
+                sector.sector_id,
+                c1.ticket,
+                c1.seed,
+            )
+            .unwrap(),
+        );
+    }
+    let comm_rs: Vec<_> = sectors.iter().map(|(s, _)| s.c1.comm_r).collect();
+    let seeds: Vec<_> = sectors.iter().map(|(s, _)| s.c1.seed).collect();
+    assert!(verify_aggregate_seal_commit_proofs::<SectorShape2KiB>(
+        &config,
+        aggregate.clone(),
+        &comm_rs,
+        &seeds,
+        inputs,
+        VERSION,
+    )
+    .unwrap());
+
+    // The proofs in hex, named one by one: the same aggregate, in hex.
+    let hex_proofs: Vec<PathBuf> = (0..2)
+        .map(|i| {
+            let raw = std::fs::read(proofs.join(format!("s{i}.proof"))).unwrap();
+            let path = work.path().join(format!("s{i}.hex"));
+            std::fs::write(&path, hex::encode(raw) + "\n").unwrap();
+            path
+        })
+        .collect();
+    let (c1_0, c1_1) = (
+        sectors[0].1.to_str().unwrap(),
+        sectors[1].1.to_str().unwrap(),
+    );
+    let (hex_0, hex_1) = (
+        hex_proofs[0].to_str().unwrap(),
+        hex_proofs[1].to_str().unwrap(),
+    );
+    let as_hex = work.path().join("aggregate.hex");
+    let output = pce_prover(
+        &[
+            "aggregate",
+            "--c1",
+            c1_0,
+            c1_1,
+            "--proof",
+            hex_0,
+            hex_1,
+            "--format",
+            "hex",
+            "--out",
+            as_hex.to_str().unwrap(),
+        ],
+        &cache,
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    let written = std::fs::read_to_string(&as_hex).unwrap();
+    assert_eq!(hex::decode(written.trim()).unwrap(), aggregate);
+
+    // Another miner, and a proof missing: refused, nothing written.
+    let refused = work.path().join("refused.bin");
+    let refused_arg = refused.to_str().unwrap();
+    let output = pce_prover(
+        &[
+            "aggregate",
+            "--c1",
+            c1_arg,
+            "--proof",
+            proofs_arg,
+            "--miner-id",
+            "1235",
+            "--out",
+            refused_arg,
+        ],
+        &cache,
+    );
+    let message = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{message}");
+    assert!(
+        message.contains("s0.proof") && message.contains("do not derive the replica id"),
+        "{message}"
+    );
+    let output = pce_prover(
+        &[
+            "aggregate",
+            "--c1",
+            c1_0,
+            c1_1,
+            "--proof",
+            hex_0,
+            "--out",
+            refused_arg,
+        ],
+        &cache,
+    );
+    let message = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{message}");
+    assert!(
+        message.contains("2 C1 output(s) and 1 proof(s)"),
+        "{message}"
+    );
+    assert!(!refused.exists());
 }
 
 /// A backend that fails mid-proof, through `c2`: ids of another sector are

@@ -104,6 +104,12 @@ pub fn aggregate(args: AggregateArgs) -> Result<ExitCode> {
         aggregate.padded_to,
         aggregate.proof.len()
     );
+    eprintln!(
+        "seconds: checking the proofs {:.2}, aggregating {:.2}, verifying the aggregate {:.2}",
+        aggregate.check.as_secs_f64(),
+        aggregate.aggregate.as_secs_f64(),
+        aggregate.verify.as_secs_f64()
+    );
     eprintln!("aggregate written to {}", args.out.display());
     Ok(ExitCode::SUCCESS)
 }

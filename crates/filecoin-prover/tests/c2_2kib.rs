@@ -17,7 +17,7 @@ use filecoin_prover::params::ensure_test_params;
 use filecoin_prover::partition::partition_circuits;
 use filecoin_testkit::test_sector::seal_2kib;
 use groth16_prover::PROOF_BYTES;
-use proving_engine::{Devices, EngineOptions};
+use proving_engine::EngineOptions;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -45,14 +45,8 @@ fn c2_of_a_2kib_sector_verifies_and_equals_bellperson() {
     let r_s = vec![(Scalar::random(&mut rng), Scalar::random(&mut rng))];
     let options = C2Options {
         engine: EngineOptions {
-            backend: "cpu".into(),
-            devices: Devices::One(0),
-            partitions_in_flight: 2,
-            jobs: 1,
-            memory_budget: None,
             randomness: Some(r_s.clone()),
-            cancel: None,
-            fallback: None,
+            ..EngineOptions::first_device("cpu")
         },
         prover_id: Some(sector.prover_id),
         sector_id: Some(u64::from(sector.sector_id)),

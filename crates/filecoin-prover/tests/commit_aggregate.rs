@@ -25,7 +25,7 @@ use filecoin_prover::proof_type::{ProofType, Variant};
 use filecoin_prover::C2Error;
 use filecoin_testkit::test_sector::{seal_2kib_with, TestSector};
 use groth16_prover::PROOF_BYTES;
-use proving_engine::{Devices, EngineOptions};
+use proving_engine::EngineOptions;
 
 static SETUP: Mutex<()> = Mutex::new(());
 
@@ -70,16 +70,7 @@ fn seal_and_prove(seed: u64, dir: &Path, prover_id: [u8; 32]) -> Proven {
     let input = C1Input::read(&c1, None).unwrap();
     assert_eq!(input.proof_type, proof_type);
     let options = C2Options {
-        engine: EngineOptions {
-            backend: "cpu".into(),
-            devices: Devices::One(0),
-            partitions_in_flight: 2,
-            jobs: 1,
-            memory_budget: None,
-            randomness: None,
-            cancel: None,
-            fallback: None,
-        },
+        engine: EngineOptions::first_device("cpu"),
         prover_id: Some(prover_id),
         sector_id: Some(u64::from(sealed.sector_id)),
     };

@@ -31,7 +31,7 @@ use filecoin_prover::proof_type::{ProofType, Variant};
 use filecoin_prover::C2Error;
 use filecoin_testkit::test_sector::seal_2kib_with;
 use groth16_prover::PROOF_BYTES;
-use proving_engine::{Devices, EngineOptions};
+use proving_engine::EngineOptions;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -69,14 +69,8 @@ fn c2_of_a_non_interactive_2kib_sector_is_filecoin_proofs_aggregate() {
         .collect();
     let options = C2Options {
         engine: EngineOptions {
-            backend: "cpu".into(),
-            devices: Devices::One(0),
-            partitions_in_flight: 2,
-            jobs: 1,
-            memory_budget: None,
             randomness: Some(r_s),
-            cancel: None,
-            fallback: None,
+            ..EngineOptions::first_device("cpu")
         },
         prover_id: Some(prover_id),
         sector_id: Some(u64::from(sector.sector_id)),

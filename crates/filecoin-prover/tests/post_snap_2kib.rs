@@ -26,7 +26,7 @@ use filecoin_prover::C2Error;
 use filecoin_testkit::test_sector::{seal_2kib_for, TestSector};
 use filecoin_testkit::vanilla::{post_vanilla_proofs, randomness, snap_update_2kib};
 use groth16_prover::PROOF_BYTES;
-use proving_engine::{Devices, EngineOptions};
+use proving_engine::EngineOptions;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -40,14 +40,8 @@ fn shared_parameter_cache() -> PathBuf {
 
 fn engine(r_s: &[(Scalar, Scalar)]) -> EngineOptions {
     EngineOptions {
-        backend: "cpu".into(),
-        devices: Devices::One(0),
-        partitions_in_flight: 2,
-        jobs: 1,
-        memory_budget: None,
         randomness: Some(r_s.to_vec()),
-        cancel: None,
-        fallback: None,
+        ..EngineOptions::first_device("cpu")
     }
 }
 

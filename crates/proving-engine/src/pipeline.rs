@@ -84,6 +84,22 @@ pub struct EngineOptions {
 }
 
 impl EngineOptions {
+    /// One partition at a time on `backend`'s first device, witnesses two
+    /// ahead, under the default budget, with nothing else set: a starting
+    /// point for tests and benchmarks to change field by field.
+    pub fn first_device(backend: &str) -> Self {
+        Self {
+            backend: backend.to_owned(),
+            devices: Devices::One(0),
+            jobs: 1,
+            partitions_in_flight: 2,
+            memory_budget: None,
+            randomness: None,
+            cancel: None,
+            fallback: None,
+        }
+    }
+
     fn cancelled(&self) -> bool {
         self.cancel
             .as_ref()

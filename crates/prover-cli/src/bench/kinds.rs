@@ -27,7 +27,7 @@ use filecoin_prover::update::UpdateInput;
 use filecoin_prover::{post, update, C2Error};
 use filecoin_testkit::baseline::{filecoin_post, filecoin_update};
 use filecoin_testkit::kinds::{compare_post, compare_update, inputs_2kib, KindInputs};
-use proving_engine::{chain, Devices, EngineOptions, LoadedCircuit};
+use proving_engine::{chain, EngineOptions, LoadedCircuit};
 
 use crate::progress::step;
 
@@ -152,16 +152,7 @@ pub fn bench_kinds(args: BenchKindsArgs) -> Result<ExitCode> {
         "sealing three 2 KiB sectors and making vanilla proofs",
         || inputs_2kib(work.path(), 1),
     )?;
-    let engine = EngineOptions {
-        backend: args.backend.clone(),
-        devices: Devices::One(0),
-        partitions_in_flight: 2,
-        jobs: 1,
-        memory_budget: None,
-        randomness: None,
-        cancel: None,
-        fallback: None,
-    };
+    let engine = EngineOptions::first_device(&args.backend);
     let load = |circuit: ProofCircuit| -> Result<LoadedCircuit> {
         step(&format!("test parameters and PCE of {circuit}"), || {
             ensure_test_params(circuit, 0, false)?;

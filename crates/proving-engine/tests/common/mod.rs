@@ -8,9 +8,7 @@ use blstrs::Scalar;
 use ff::Field;
 use groth16_prover::setup::generate_random_parameters;
 use pce_core::{synthesize_witness, PrecompiledCircuit};
-use proving_engine::{
-    Assignment, Devices, EngineError, EngineOptions, Job, LoadedCircuit, PartitionProof,
-};
+use proving_engine::{Assignment, EngineError, EngineOptions, Job, LoadedCircuit, PartitionProof};
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 
@@ -139,13 +137,7 @@ pub fn circuit(dir: &std::path::Path, resident: bool) -> LoadedCircuit {
 
 pub fn options(jobs: usize) -> EngineOptions {
     EngineOptions {
-        backend: "cpu".into(),
-        devices: Devices::One(0),
         jobs,
-        partitions_in_flight: 2,
-        memory_budget: None,
-        randomness: None,
-        cancel: None,
-        fallback: None,
+        ..EngineOptions::first_device("cpu")
     }
 }

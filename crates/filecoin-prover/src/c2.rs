@@ -33,6 +33,12 @@ pub struct C2Options {
     /// Sector number, for `verify_seal` (lotus-bench files carry it);
     /// ignored when several sectors are proven at once.
     pub sector_id: Option<u64>,
+    /// Return the partition proofs alone, as filecoin-proofs'
+    /// `seal_commit_phase2_circuit_proofs` does: a non-interactive sector's
+    /// are then not aggregated (nor is SnarkPack's SRS needed), so that
+    /// they can be aggregated with other sectors' later. An interactive
+    /// sector's proof is its partition proofs either way.
+    pub circuit_proofs: bool,
 }
 
 /// A sector's result as it is reported during a run.
@@ -114,7 +120,8 @@ pub fn prove_sectors(
 ) -> Result<C2Run, C2Error> {
     let first = single_proof_type(inputs)?;
     let partitions: usize = inputs.iter().map(C1Input::num_partitions).sum();
-    let circuit = load_circuit(first.proof_type, partitions > 1)?;
+    let aggregates = first.proof_type.is_non_interactive() && !options.circuit_proofs;
+    let circuit = load_circuit_for(first.proof_type, partitions > 1, aggregates)?;
     prove_with(&circuit, None, inputs, options, observer, done)
 }
 
@@ -123,13 +130,24 @@ pub fn prove_sectors(
 /// use, and the parameters, decoded once and kept when `resident` (a
 /// process that proves more than one partition).
 pub fn load_circuit(proof_type: ProofType, resident: bool) -> Result<LoadedCircuit, C2Error> {
+    load_circuit_for(proof_type, resident, proof_type.is_non_interactive())
+}
+
+/// [`load_circuit`], checking SnarkPack's SRS only when the proofs will
+/// be aggregated.
+fn load_circuit_for(
+    proof_type: ProofType,
+    resident: bool,
+    aggregates: bool,
+) -> Result<LoadedCircuit, C2Error> {
     let config = proof_type.config();
     with_shape!(
         proof_type.sector_size,
         load_shape,
         proof_type,
         &config,
-        resident
+        resident,
+        aggregates
     )
 }
 
@@ -137,10 +155,11 @@ fn load_shape<Tree: 'static + MerkleTreeTrait>(
     proof_type: ProofType,
     config: &PoRepConfig,
     resident: bool,
+    aggregates: bool,
 ) -> Result<LoadedCircuit, C2Error> {
     let files = CircuitFiles::of::<Tree>(config)?;
     files.check_parameters(&proof_type.to_string())?;
-    if proof_type.is_non_interactive() {
+    if aggregates {
         aggregate::check_srs(&proof_type.to_string(), usize::from(config.partitions))?;
     }
     LoadedCircuit::load(
@@ -221,7 +240,13 @@ fn prove_loaded_shape<Tree: 'static + MerkleTreeTrait>(
                 1 => options.sector_id.or(input.sector_num),
                 _ => input.sector_num,
             };
-            SectorJob::new(input, config, options.prover_id, sector_id)
+            SectorJob::new(
+                input,
+                config,
+                options.prover_id,
+                sector_id,
+                options.circuit_proofs,
+            )
         })
         .collect();
     let deliver = |i: usize, r: &SectorResult| done(i, r);

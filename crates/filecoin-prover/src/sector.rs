@@ -31,7 +31,8 @@ use crate::C2Error;
 #[derive(Debug, Clone)]
 pub struct SectorProof {
     /// What filecoin-proofs' `seal_commit_phase2` returns: the partition
-    /// proofs, or their SnarkPack aggregate for non-interactive PoRep.
+    /// proofs, or their SnarkPack aggregate for non-interactive PoRep
+    /// (the partition proofs again when only those were asked for).
     pub proof: Vec<u8>,
     /// The partition proofs, [`PROOF_BYTES`] each in partition order (as
     /// `seal_commit_phase2_circuit_proofs` returns them); for interactive
@@ -54,23 +55,29 @@ pub struct SectorJob<'a, Tree> {
     config: &'a PoRepConfig,
     prover_id: Option<[u8; 32]>,
     sector_id: Option<u64>,
+    /// The partition proofs alone, not aggregated (non-interactive PoRep).
+    circuit_proofs: bool,
     tree: PhantomData<fn() -> Tree>,
 }
 
 impl<'a, Tree: 'static + MerkleTreeTrait> SectorJob<'a, Tree> {
     /// The job of `input`, whose proof type has the configuration `config`;
-    /// with both ids the whole proof goes through `verify_seal`.
+    /// with both ids the whole proof goes through `verify_seal`. With
+    /// `circuit_proofs`, a non-interactive sector's partition proofs are
+    /// its result, not their aggregate.
     pub fn new(
         input: &'a C1Input,
         config: &'a PoRepConfig,
         prover_id: Option<[u8; 32]>,
         sector_id: Option<u64>,
+        circuit_proofs: bool,
     ) -> Self {
         Self {
             input,
             config,
             prover_id,
             sector_id,
+            circuit_proofs,
             tree: PhantomData,
         }
     }
@@ -185,6 +192,18 @@ impl<Tree: 'static + MerkleTreeTrait> Job for SectorJob<'_, Tree> {
         }
         let partitions = proofs.len();
         let c1 = circuits.c1();
+        if self.circuit_proofs && self.input.proof_type.is_non_interactive() {
+            // Each partition proof was verified when proven; `verify_seal`
+            // takes a non-interactive sector's aggregate only.
+            return Ok(SectorProof {
+                proof: partition_proofs.clone(),
+                partition_proofs,
+                partitions,
+                aggregate: None,
+                verify_aggregate: None,
+                verify_seal: None,
+            });
+        }
         if !self.input.proof_type.is_non_interactive() {
             let verify_seal = self.verify_seal(&circuits, &partition_proofs)?;
             return Ok(SectorProof {

@@ -50,6 +50,7 @@ fn c2_of_a_2kib_sector_verifies_and_equals_bellperson() {
         },
         prover_id: Some(sector.prover_id),
         sector_id: Some(u64::from(sector.sector_id)),
+        circuit_proofs: false,
     };
     let outcome = run(&input, &options).unwrap();
     assert_eq!(outcome.sector.proof.len(), PROOF_BYTES);

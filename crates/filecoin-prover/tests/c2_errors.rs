@@ -120,6 +120,7 @@ fn bad_inputs_are_clear_errors_and_a_corrupt_pce_is_rebuilt() {
         },
         prover_id: None,
         sector_id: None,
+        circuit_proofs: false,
     };
     let err = run(&input, &options).unwrap_err();
     assert!(matches!(err, C2Error::MissingParameters { .. }), "{err}");

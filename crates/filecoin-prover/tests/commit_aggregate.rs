@@ -73,6 +73,7 @@ fn seal_and_prove(seed: u64, dir: &Path, prover_id: [u8; 32]) -> Proven {
         engine: EngineOptions::first_device("cpu"),
         prover_id: Some(prover_id),
         sector_id: Some(u64::from(sealed.sector_id)),
+        circuit_proofs: false,
     };
     let outcome = run(&input, &options).unwrap();
     assert!(outcome.sector.verify_seal.is_some());

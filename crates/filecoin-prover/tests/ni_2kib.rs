@@ -74,6 +74,7 @@ fn c2_of_a_non_interactive_2kib_sector_is_filecoin_proofs_aggregate() {
         },
         prover_id: Some(prover_id),
         sector_id: Some(u64::from(sector.sector_id)),
+        circuit_proofs: false,
     };
     let start = Instant::now();
     let outcome = run(&input, &options).unwrap();

@@ -57,6 +57,7 @@ fn two_sectors_at_once_prove_as_each_alone() {
         },
         prover_id: Some(prover_id),
         sector_id: None,
+        circuit_proofs: false,
     };
     let alone: Vec<Vec<u8>> = inputs
         .iter()

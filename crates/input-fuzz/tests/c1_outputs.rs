@@ -70,7 +70,8 @@ fn open(path: &Path, bytes: &[u8], (prover_id, sector_id): Ids) -> Result<(), St
             input.proof_type
         ));
     }
-    let job = SectorJob::<SectorShape2KiB>::new(&input, &config, Some(prover_id), Some(sector_id));
+    let job =
+        SectorJob::<SectorShape2KiB>::new(&input, &config, Some(prover_id), Some(sector_id), false);
     let labelled = |e: C2Error| match e.to_string() {
         named if named.starts_with(&job.label()) => named,
         unnamed => format!("{}: {unnamed}", job.label()),

@@ -52,6 +52,13 @@ pub struct C2Args {
     /// base64, what `aggregate` takes).
     #[arg(long, value_enum, default_value_t = Format::Raw)]
     format: Format,
+    /// Write a non-interactive sector's partition proofs (192 bytes each),
+    /// not their SnarkPack aggregate: what filecoin-proofs'
+    /// seal_commit_phase2_circuit_proofs returns, for `aggregate` to put
+    /// several sectors into one proof later. Needs no SnarkPack SRS. An
+    /// interactive sector's proof is its partition proofs anyway.
+    #[arg(long)]
+    circuit_proofs: bool,
     #[command(flatten)]
     prove: ProveArgs,
     /// The prover id, to check the proof with verify_seal.
@@ -163,7 +170,12 @@ impl ProveArgs {
     }
 
     /// Options for [`filecoin_prover::c2::run`].
-    pub fn options(&self, prover_id: Option<[u8; 32]>, sector_id: Option<u64>) -> C2Options {
+    pub fn options(
+        &self,
+        prover_id: Option<[u8; 32]>,
+        sector_id: Option<u64>,
+        circuit_proofs: bool,
+    ) -> C2Options {
         C2Options {
             engine: EngineOptions {
                 backend: self.backend.clone(),
@@ -177,6 +189,7 @@ impl ProveArgs {
             },
             prover_id,
             sector_id,
+            circuit_proofs,
         }
     }
 }
@@ -254,7 +267,9 @@ pub fn c2(args: C2Args) -> Result<ExitCode> {
         .map(|path| Ok(C1Input::read(path, proof_type)?))
         .collect::<Result<Vec<_>>>()?;
     check_writable(outs.iter().chain(&args.report).map(PathBuf::as_path))?;
-    let options = args.prove.options(prover_id, args.sector_id);
+    let options = args
+        .prove
+        .options(prover_id, args.sector_id, args.circuit_proofs);
     let start = Instant::now();
     let (run, write_errors) = prove_and_write(&inputs, &options, &outs, args.format)?;
     let wall = start.elapsed();

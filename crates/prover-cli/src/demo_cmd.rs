@@ -148,7 +148,11 @@ pub fn demo(args: DemoArgs) -> Result<ExitCode> {
             files.params.display()
         );
     }
-    let mut options = args.options(Some(sector.prover_id), Some(u64::from(sector.sector_id)));
+    let mut options = args.options(
+        Some(sector.prover_id),
+        Some(u64::from(sector.sector_id)),
+        false,
+    );
     if reference.is_some() {
         options.engine.randomness = Some(fresh_randomness(input.num_partitions()));
     }

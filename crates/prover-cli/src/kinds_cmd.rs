@@ -339,7 +339,7 @@ fn run_kind(
     let loaded = step(&format!("loading the {circuit} circuit"), || {
         circuit.load(partitions > 1)
     })?;
-    let options = args.prove.options(None, None).engine;
+    let options = args.prove.options(None, None, false).engine;
     let bar = partitions_bar(partitions as u64);
     let observe = |event: Event<'_>| {
         if let Event::PartitionProven { .. } = event {

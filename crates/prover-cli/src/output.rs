@@ -81,7 +81,7 @@ pub fn summary(sector: &SectorProof) -> String {
     let checked = match (sector.verify_seal, sector.verify_aggregate) {
         (Some(_), _) => "verify_seal accepted the proof",
         (None, Some(_)) => "the aggregate verified against the C1 public inputs (pass --prover-id/--miner-id and --sector-id to also run verify_seal)",
-        (None, None) => "pass --prover-id/--miner-id and --sector-id to also run verify_seal",
+        (None, None) => "verify_seal did not run (it needs --prover-id/--miner-id and --sector-id, and a non-interactive sector's aggregate)",
     };
     format!(
         "{} partition(s), every one verified against the C1 public inputs{aggregated}; {} bytes; {checked}",

@@ -12,12 +12,12 @@ use std::sync::Mutex;
 use common::text;
 
 use filecoin_proofs::{get_seal_inputs, verify_aggregate_seal_commit_proofs, SectorShape2KiB};
-use filecoin_prover::aggregate::{ensure_test_srs, VERSION};
+use filecoin_prover::aggregate::{ensure_test_srs, srs_path, VERSION};
 use filecoin_prover::c1::lotus_bench_json;
 use filecoin_prover::c2::prover_id_of_miner;
 use filecoin_prover::params::ensure_test_params;
-use filecoin_prover::proof_type::ProofType;
-use filecoin_testkit::test_sector::{seal_2kib, seal_2kib_for};
+use filecoin_prover::proof_type::{ProofType, Variant};
+use filecoin_testkit::test_sector::{seal_2kib, seal_2kib_for, seal_2kib_with};
 
 static PARAMS: Mutex<()> = Mutex::new(());
 
@@ -344,6 +344,103 @@ fn aggregate_makes_one_proof_of_the_sectors_c2_proved() {
         "{message}"
     );
     assert!(!refused.exists());
+}
+
+/// `c2 --circuit-proofs` of a non-interactive sector (13 partitions) writes
+/// its partition proofs, what filecoin-proofs'
+/// `seal_commit_phase2_circuit_proofs` returns, and needs no SnarkPack SRS
+/// (without the option, the missing SRS is refused before proving);
+/// `aggregate` makes of them the proof filecoin-proofs' verifier accepts.
+#[test]
+fn circuit_proofs_of_a_non_interactive_sector_are_aggregated_later() {
+    let cache = shared_parameter_cache();
+    ensure_test_srs(0).unwrap();
+    let work = tempfile::tempdir().unwrap();
+    // The circuit's files without the SRS.
+    let no_srs = work.path().join("parameters-without-srs");
+    std::fs::create_dir_all(&no_srs).unwrap();
+    let srs_name = srs_path().file_name().unwrap().to_owned();
+    for entry in std::fs::read_dir(&cache).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_name() != srs_name {
+            std::os::unix::fs::symlink(entry.path(), no_srs.join(entry.file_name())).unwrap();
+        }
+    }
+    let miner = 2345;
+    let prover_id = prover_id_of_miner(miner);
+    let ni = ProofType {
+        variant: Variant::NonInteractive,
+        ..ProofType::interactive(2048).unwrap()
+    };
+    let sector = seal_2kib_with(ni.config(), 47, work.path(), prover_id).unwrap();
+    let c1 = work.path().join("ni.json");
+    let wrapper = lotus_bench_json(&sector.c1, ni, u64::from(sector.sector_id));
+    std::fs::write(&c1, serde_json::to_vec(&wrapper).unwrap()).unwrap();
+    let (c1_arg, miner_arg) = (c1.to_str().unwrap(), miner.to_string());
+    let proof = work.path().join("ni.proof");
+    let c2 = |extra: &[&str]| {
+        let mut args = vec![
+            "c2",
+            "--c1",
+            c1_arg,
+            "--out",
+            proof.to_str().unwrap(),
+            "--miner-id",
+            &miner_arg,
+        ];
+        args.extend_from_slice(extra);
+        pce_prover(&args, &no_srs)
+    };
+
+    let output = c2(&[]);
+    let message = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{message}");
+    assert!(message.contains("which needs the SRS"), "{message}");
+    assert!(!proof.exists());
+
+    let output = c2(&["--circuit-proofs"]);
+    let message = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{message}");
+    assert!(message.contains("13 partition(s)"), "{message}");
+    let circuit_proofs = std::fs::read(&proof).unwrap();
+    assert_eq!(circuit_proofs.len(), 13 * 192);
+
+    let aggregate = work.path().join("aggregate.bin");
+    let output = pce_prover(
+        &[
+            "aggregate",
+            "--c1",
+            c1_arg,
+            "--proof",
+            proof.to_str().unwrap(),
+            "--miner-id",
+            &miner_arg,
+            "--out",
+            aggregate.to_str().unwrap(),
+        ],
+        &cache,
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    let c1 = &sector.c1;
+    let inputs = get_seal_inputs::<SectorShape2KiB>(
+        &ni.config(),
+        c1.comm_r,
+        c1.comm_d,
+        prover_id,
+        sector.sector_id,
+        c1.ticket,
+        c1.seed,
+    )
+    .unwrap();
+    assert!(verify_aggregate_seal_commit_proofs::<SectorShape2KiB>(
+        &ni.config(),
+        std::fs::read(&aggregate).unwrap(),
+        &[c1.comm_r],
+        &[c1.seed],
+        inputs,
+        VERSION,
+    )
+    .unwrap());
 }
 
 /// A backend that fails mid-proof, through `c2`: ids of another sector are

@@ -115,6 +115,8 @@ impl Proving {
                     engine,
                     prover_id: Some(prover_id_of_miner(*miner_id)),
                     sector_id: Some(*sector_number),
+                    // Answered with seal_commit_phase2's output.
+                    circuit_proofs: false,
                 };
                 let mut run = prove_on(
                     circuit,

@@ -94,7 +94,7 @@ pub fn bench_pipeline(args: BenchPipelineArgs) -> Result<ExitCode> {
     }
     let options = args
         .prove
-        .options(args.miner_id.map(prover_id_of_miner), None);
+        .options(args.miner_id.map(prover_id_of_miner), None, false);
 
     let start = Instant::now();
     let samples = Mutex::new(Vec::new());

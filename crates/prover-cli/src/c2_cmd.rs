@@ -5,7 +5,9 @@
 //! sector is proven. All inputs share one PCE and one SRS and are proven
 //! `--jobs` partitions at a time under `--memory-budget`. What is written
 //! is what filecoin-proofs' `seal_commit_phase2` returns: the partition
-//! proofs, or for non-interactive PoRep their SnarkPack aggregate.
+//! proofs, or for non-interactive PoRep their SnarkPack aggregate (with
+//! `--circuit-proofs`, the partition proofs there too, as
+//! `seal_commit_phase2_circuit_proofs` returns them).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

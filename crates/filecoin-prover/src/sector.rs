@@ -192,20 +192,14 @@ impl<Tree: 'static + MerkleTreeTrait> Job for SectorJob<'_, Tree> {
         }
         let partitions = proofs.len();
         let c1 = circuits.c1();
-        if self.circuit_proofs && self.input.proof_type.is_non_interactive() {
+        let non_interactive = self.input.proof_type.is_non_interactive();
+        if !non_interactive || self.circuit_proofs {
             // Each partition proof was verified when proven; `verify_seal`
             // takes a non-interactive sector's aggregate only.
-            return Ok(SectorProof {
-                proof: partition_proofs.clone(),
-                partition_proofs,
-                partitions,
-                aggregate: None,
-                verify_aggregate: None,
-                verify_seal: None,
-            });
-        }
-        if !self.input.proof_type.is_non_interactive() {
-            let verify_seal = self.verify_seal(&circuits, &partition_proofs)?;
+            let verify_seal = match non_interactive {
+                true => None,
+                false => self.verify_seal(&circuits, &partition_proofs)?,
+            };
             return Ok(SectorProof {
                 proof: partition_proofs.clone(),
                 partition_proofs,

@@ -42,7 +42,7 @@ use storage_proofs_post::fallback::{
 use crate::compound::{
     self, AnyCircuit, CompoundCircuit, KindResult, KindRun, ProofKind, Scheme, Statement,
 };
-use crate::proof_type::SECTOR_SIZES;
+use crate::proof_type::{size_name, SECTOR_SIZES};
 use crate::vanilla::VanillaBytes;
 use crate::C2Error;
 
@@ -200,11 +200,7 @@ fn circuit_of<Tree: 'static + MerkleTreeTrait>(
 
 impl fmt::Display for PoStProofType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let size = SECTOR_SIZES
-            .iter()
-            .find(|&&(size, _)| size == self.sector_size)
-            .expect("registered size")
-            .1;
+        let size = size_name(self.sector_size);
         let (kind, version) = match (self.kind, self.v1_2) {
             (PoStKind::Winning, _) => ("Winning", "V1"),
             (PoStKind::Window, false) => ("Window", "V1"),

@@ -93,6 +93,7 @@ impl ProofType {
     }
 
     /// The numeric id filecoin-proofs-api derives the PoRep id from.
+    /// Only registered sizes have one (this panics for another).
     pub fn id(&self) -> u64 {
         (5 * self.variant_index() + self.size_index()) as u64
     }
@@ -107,7 +108,8 @@ impl ProofType {
         })
     }
 
-    /// The PoRep configuration filecoin-proofs uses for this proof type.
+    /// The PoRep configuration filecoin-proofs uses for this proof type
+    /// (a registered size: its PoRep id comes from [`Self::id`]).
     pub fn config(&self) -> PoRepConfig {
         let mut porep_id = [0u8; 32];
         porep_id[..8].copy_from_slice(&self.id().to_le_bytes());
@@ -129,10 +131,25 @@ impl ProofType {
 
 impl fmt::Display for ProofType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let size = SECTOR_SIZES[self.size_index()].1;
+        let size = size_name(self.sector_size);
         let variant = VARIANTS[self.variant_index()].1;
         write!(f, "StackedDrg{size}{variant}")
     }
+}
+
+/// A sector size as proof type names spell it (`2KiB`, `32GiB`), for any
+/// size: filecoin-proofs also seals unregistered test sizes (16 KiB has
+/// the tree shape of 32 GiB, 32 KiB that of 64 GiB), and a name must never
+/// be what fails.
+pub fn size_name(bytes: u64) -> String {
+    const UNITS: [(u32, &str); 3] = [(30, "GiB"), (20, "MiB"), (10, "KiB")];
+    UNITS
+        .iter()
+        .find(|&&(shift, _)| bytes >= 1 << shift && bytes % (1 << shift) == 0)
+        .map_or_else(
+            || format!("{bytes}B"),
+            |&(shift, unit)| format!("{}{unit}", bytes >> shift),
+        )
 }
 
 /// Parses a sector size such as `2KiB`, `32GiB` or a number of bytes.
@@ -173,6 +190,15 @@ mod tests {
             14
         );
         assert!(ProofType::from_name("StackedDrg3KiBV1_1").is_none());
+        for (size, name) in SECTOR_SIZES {
+            assert_eq!(size_name(size), name);
+        }
+        let test_size = ProofType {
+            sector_size: 16 << 10,
+            variant: Variant::V1_1,
+        };
+        assert_eq!(test_size.to_string(), "StackedDrg16KiBV1_1");
+        assert_eq!(size_name(3000), "3000B");
         assert_eq!(parse_sector_size("8mib"), Some(SECTOR_SIZE_8_MIB));
         assert_eq!(parse_sector_size("2048"), Some(SECTOR_SIZE_2_KIB));
         assert_eq!(parse_sector_size("3000"), None);

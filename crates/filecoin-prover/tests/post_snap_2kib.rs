@@ -8,120 +8,22 @@
 //! One test: the parameter cache is process-wide, and the sectors are
 //! shared by every kind.
 
-use std::path::PathBuf;
+mod common;
 
-use bellpepper_core::Circuit;
-use bellperson::groth16::{create_proof_batch, Parameters};
-use blstrs::{Bls12, Scalar};
-use ff::Field;
+use common::{
+    bellperson, check_post, engine, only, prove_post, random_r_s, shared_parameter_cache, vanilla,
+};
 use filecoin_proofs::SectorShape2KiB;
 use filecoin_prover::c2::prover_id_of_miner;
 use filecoin_prover::circuits::ProofCircuit;
-use filecoin_prover::compound::{KindProof, KindRun, ProofKind};
+use filecoin_prover::compound::ProofKind;
 use filecoin_prover::params::ensure_test_params;
-use filecoin_prover::post::{self, PoStInput, PoStJob, PoStKind, PoStProofType};
+use filecoin_prover::post::{PoStInput, PoStKind, PoStProofType};
 use filecoin_prover::update::{self, UpdateInput, UpdateJob};
-use filecoin_prover::vanilla::VanillaBytes;
 use filecoin_prover::C2Error;
 use filecoin_testkit::test_sector::{seal_2kib_for, TestSector};
 use filecoin_testkit::vanilla::{post_vanilla_proofs, randomness, snap_update_2kib};
 use groth16_prover::PROOF_BYTES;
-use proving_engine::EngineOptions;
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
-
-fn shared_parameter_cache() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("filecoin-proof-parameters");
-    std::fs::create_dir_all(&dir).unwrap();
-    // Read once by filecoin-proofs' settings: set before any other call.
-    std::env::set_var("FIL_PROOFS_PARAMETER_CACHE", &dir);
-    dir
-}
-
-fn engine(r_s: &[(Scalar, Scalar)]) -> EngineOptions {
-    EngineOptions {
-        randomness: Some(r_s.to_vec()),
-        ..EngineOptions::first_device("cpu")
-    }
-}
-
-fn random_r_s(seed: u64, n: usize) -> Vec<(Scalar, Scalar)> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    (0..n)
-        .map(|_| (Scalar::random(&mut rng), Scalar::random(&mut rng)))
-        .collect()
-}
-
-fn vanilla(named: &str, proofs: &[Vec<u8>]) -> Vec<VanillaBytes> {
-    proofs
-        .iter()
-        .enumerate()
-        .map(|(i, bytes)| VanillaBytes {
-            source: format!("{named}[{i}]").into(),
-            bytes: bytes.clone(),
-        })
-        .collect()
-}
-
-/// bellperson's proofs of `circuits` with `r_s`, concatenated.
-fn bellperson<C: Circuit<Scalar> + Send>(
-    circuit: ProofCircuit,
-    circuits: Vec<C>,
-    r_s: &[(Scalar, Scalar)],
-) -> Vec<u8> {
-    let files = circuit.files().unwrap();
-    let params =
-        Parameters::<Bls12>::read(std::fs::File::open(&files.params).unwrap(), false).unwrap();
-    let (r, s) = r_s.iter().copied().unzip();
-    let proofs = create_proof_batch(circuits, &params, r, s).unwrap();
-    let mut bytes = Vec::new();
-    for proof in proofs {
-        proof.write(&mut bytes).unwrap();
-    }
-    bytes
-}
-
-/// The single result of a run of one input.
-fn only(run: Result<KindRun, C2Error>) -> Result<KindProof, C2Error> {
-    let mut run = run?;
-    assert_eq!(run.results.len(), 1);
-    run.results.remove(0).map(|proven| proven.output)
-}
-
-fn prove_post(input: &PoStInput, r_s: &[(Scalar, Scalar)]) -> Result<KindProof, C2Error> {
-    let circuit = input.proof_type.circuit()?.load("PoSt", false)?;
-    only(post::prove(
-        &circuit,
-        None,
-        std::slice::from_ref(input),
-        &engine(r_s),
-        &|_| {},
-        &mut |_, _| {},
-    ))
-}
-
-fn post_circuits(input: &PoStInput) -> Vec<impl Circuit<Scalar> + Send> {
-    let job = PoStJob::<SectorShape2KiB>::new(input);
-    let statement = job.open().unwrap();
-    (0..job.partitions())
-        .map(|i| statement.circuit(i).unwrap())
-        .collect()
-}
-
-fn check_post(input: &PoStInput, seed: u64) -> KindProof {
-    let circuit = ProofCircuit::PoSt(input.proof_type);
-    ensure_test_params(circuit, 0, false).unwrap();
-    let r_s = random_r_s(seed, input.num_partitions());
-    let proof = prove_post(input, &r_s).unwrap();
-    assert_eq!(proof.proof.len(), PROOF_BYTES * input.num_partitions());
-    assert_eq!(
-        proof.proof,
-        bellperson(circuit, post_circuits(input), &r_s),
-        "{}: differs from bellperson's proof with the same r and s",
-        input.proof_type
-    );
-    proof
-}
 
 #[test]
 fn post_and_snap_proofs_verify_and_equal_bellperson() {
@@ -150,7 +52,7 @@ fn post_and_snap_proofs_verify_and_equal_bellperson() {
         partition: None,
     };
     assert_eq!(window_input.num_partitions(), 2);
-    let whole = check_post(&window_input, 1);
+    let whole = check_post::<SectorShape2KiB>(&window_input, 1);
     assert!(whole.verify.is_some(), "verify_window_post ran");
 
     // Its second partition alone, as Curio asks for it, with that
@@ -180,7 +82,7 @@ fn post_and_snap_proofs_verify_and_equal_bellperson() {
         ),
         partition: None,
     };
-    let proof = check_post(&winning_input, 2);
+    let proof = check_post::<SectorShape2KiB>(&winning_input, 2);
     assert!(proof.verify.is_some(), "verify_winning_post ran");
 
     // A flipped bit in the first Merkle path of a vanilla proof: refused
@@ -214,7 +116,7 @@ fn post_and_snap_proofs_verify_and_equal_bellperson() {
         vanilla_proofs: vanilla("snap", &updated.vanilla_proofs),
     };
     let circuit = ProofCircuit::Update(update_input.proof_type);
-    ensure_test_params(circuit, 0, false).unwrap();
+    let (files, _) = ensure_test_params(circuit, 0, false).unwrap();
     let partitions = update_input.proof_type.partitions();
     let r_s = random_r_s(3, partitions);
     let loaded = circuit.load(false).unwrap();
@@ -238,7 +140,7 @@ fn post_and_snap_proofs_verify_and_equal_bellperson() {
     let circuits = (0..partitions)
         .map(|i| statement.circuit(i).unwrap())
         .collect();
-    assert_eq!(proof.proof, bellperson(circuit, circuits, &r_s));
+    assert_eq!(proof.proof, bellperson(&files, circuits, &r_s));
 
     let mut wrong = update_input.clone();
     wrong.commitments.comm_d_new = updated.commitments.comm_r_old;

@@ -32,12 +32,13 @@ const POREP_ID_2KIB_V1_1: u64 = 5;
 const SEALED: &str = "sealed";
 const CACHE: &str = "cache";
 
-/// A sealed test sector and everything its C2 and verification need.
-pub struct TestSector {
+/// A sealed test sector and everything its C2 and verification need;
+/// `Tree` is its shape (2 KiB unless said otherwise).
+pub struct TestSector<Tree: MerkleTreeTrait = SectorShape2KiB> {
     /// The PoRep configuration it was sealed with.
     pub config: PoRepConfig,
     /// The commit-phase-1 output.
-    pub c1: SealCommitPhase1Output<SectorShape2KiB>,
+    pub c1: SealCommitPhase1Output<Tree>,
     /// The prover (miner) id.
     pub prover_id: ProverId,
     /// The sector number.
@@ -48,12 +49,12 @@ pub struct TestSector {
     pub cache: PathBuf,
 }
 
-impl TestSector {
+impl<Tree: 'static + MerkleTreeTrait> TestSector<Tree> {
     /// Whether filecoin-proofs' `verify_seal` accepts `proof` (what
     /// `seal_commit_phase2` returns) as this sector's: an independent check
     /// of a proof that came from elsewhere (a daemon, another process).
     pub fn verify(&self, proof: &[u8]) -> Result<bool, C2Error> {
-        filecoin_proofs::verify_seal::<SectorShape2KiB>(
+        filecoin_proofs::verify_seal::<Tree>(
             &self.config,
             self.c1.comm_r,
             self.c1.comm_d,
@@ -99,7 +100,20 @@ pub fn seal_2kib_with(
     workdir: &Path,
     prover_id: ProverId,
 ) -> Result<TestSector, C2Error> {
-    let (c1, sector_id) = seal::<SectorShape2KiB>(&config, seed, workdir, prover_id)?;
+    seal_shape(config, seed, workdir, prover_id)
+}
+
+/// Seals a sector of the shape `Tree` with `config` (whose sector size
+/// must be `Tree`'s), as [`seal_2kib_with`] does: also for filecoin-proofs'
+/// unregistered test sizes, e.g. 16 KiB, which has the tree shape of
+/// 32 GiB sectors.
+pub fn seal_shape<Tree: 'static + MerkleTreeTrait>(
+    config: PoRepConfig,
+    seed: u64,
+    workdir: &Path,
+    prover_id: ProverId,
+) -> Result<TestSector<Tree>, C2Error> {
+    let (c1, sector_id) = seal::<Tree>(&config, seed, workdir, prover_id)?;
     Ok(TestSector {
         config,
         c1,

@@ -14,6 +14,7 @@ use filecoin_proofs::{
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
+use storage_proofs_core::merkle::MerkleTreeTrait;
 use storage_proofs_core::sector::SectorId;
 
 use filecoin_prover::post::PoStProofType;
@@ -21,8 +22,6 @@ use filecoin_prover::update::{UpdateCommitments, UpdateProofType};
 use filecoin_prover::C2Error;
 
 use crate::test_sector::TestSector;
-
-type Tree = SectorShape2KiB;
 
 /// Random PoSt randomness from `seed` (a valid field element).
 pub fn randomness(seed: u64) -> [u8; 32] {
@@ -35,13 +34,13 @@ fn bincode_of<T: serde::Serialize>(value: &T) -> Vec<u8> {
     bincode::serialize(value).expect("vanilla proofs serialise")
 }
 
-/// The PoSt vanilla proof of each of `sectors` (2 KiB sectors of one
-/// prover) for `randomness`, in sector-number order as lotus makes them:
-/// `generate_fallback_sector_challenges`, then
+/// The PoSt vanilla proof of each of `sectors` (sectors of one prover, of
+/// the shape `Tree`) for `randomness`, in sector-number order as lotus
+/// makes them: `generate_fallback_sector_challenges`, then
 /// `generate_single_vanilla_proof` per sector.
-pub fn post_vanilla_proofs(
+pub fn post_vanilla_proofs<Tree: 'static + MerkleTreeTrait>(
     proof_type: PoStProofType,
-    sectors: &[&TestSector],
+    sectors: &[&TestSector<Tree>],
     randomness: [u8; 32],
 ) -> Result<Vec<Vec<u8>>, C2Error> {
     let config = proof_type.config();
@@ -114,7 +113,7 @@ pub fn snap_update_2kib(
         .and_then(|f| f.set_len(sector_bytes))
         .map_err(io("creating the new replica"))?;
 
-    let encoded = encode_into::<Tree>(
+    let encoded = encode_into::<SectorShape2KiB>(
         &config,
         &replica,
         &cache,
@@ -129,7 +128,7 @@ pub fn snap_update_2kib(
         comm_r_new: encoded.comm_r_new,
         comm_d_new: encoded.comm_d_new,
     };
-    let proofs = generate_partition_proofs::<Tree>(
+    let proofs = generate_partition_proofs::<SectorShape2KiB>(
         config,
         commitments.comm_r_old,
         commitments.comm_r_new,

@@ -1,0 +1,127 @@
+//! What the end-to-end tests share: the parameter cache, fixed r and s,
+//! bellperson's proofs to compare with, and proving a PoSt.
+// Each test binary uses its own part of this module.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+use bellpepper_core::Circuit;
+use bellperson::groth16::{create_proof_batch, Parameters};
+use blstrs::{Bls12, Scalar};
+use ff::Field;
+use filecoin_prover::cache::CircuitFiles;
+use filecoin_prover::circuits::ProofCircuit;
+use filecoin_prover::compound::{KindProof, KindRun, ProofKind};
+use filecoin_prover::params::ensure_test_params;
+use filecoin_prover::post::{self, PoStInput, PoStJob};
+use filecoin_prover::vanilla::VanillaBytes;
+use filecoin_prover::C2Error;
+use groth16_prover::PROOF_BYTES;
+use proving_engine::EngineOptions;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use storage_proofs_core::merkle::MerkleTreeTrait;
+
+/// The test parameters' cache (`target/tmp/filecoin-proof-parameters`),
+/// generated once per target directory and shared by every test run.
+pub fn shared_parameter_cache() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("filecoin-proof-parameters");
+    std::fs::create_dir_all(&dir).unwrap();
+    // Read once by filecoin-proofs' settings: set before any other call.
+    std::env::set_var("FIL_PROOFS_PARAMETER_CACHE", &dir);
+    dir
+}
+
+/// The CPU backend, proving with `r_s` (one pair per partition).
+pub fn engine(r_s: &[(Scalar, Scalar)]) -> EngineOptions {
+    EngineOptions {
+        randomness: Some(r_s.to_vec()),
+        ..EngineOptions::first_device("cpu")
+    }
+}
+
+/// `n` random (r, s) pairs from `seed`.
+pub fn random_r_s(seed: u64, n: usize) -> Vec<(Scalar, Scalar)> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    (0..n)
+        .map(|_| (Scalar::random(&mut rng), Scalar::random(&mut rng)))
+        .collect()
+}
+
+/// Vanilla proofs as the prover receives them, named `named[i]`.
+pub fn vanilla(named: &str, proofs: &[Vec<u8>]) -> Vec<VanillaBytes> {
+    proofs
+        .iter()
+        .enumerate()
+        .map(|(i, bytes)| VanillaBytes {
+            source: format!("{named}[{i}]").into(),
+            bytes: bytes.clone(),
+        })
+        .collect()
+}
+
+/// bellperson's proofs of `circuits` with `r_s` and the parameters in
+/// `files`, concatenated.
+pub fn bellperson<C: Circuit<Scalar> + Send>(
+    files: &CircuitFiles,
+    circuits: Vec<C>,
+    r_s: &[(Scalar, Scalar)],
+) -> Vec<u8> {
+    let params =
+        Parameters::<Bls12>::read(std::fs::File::open(&files.params).unwrap(), false).unwrap();
+    let (r, s) = r_s.iter().copied().unzip();
+    let proofs = create_proof_batch(circuits, &params, r, s).unwrap();
+    let mut bytes = Vec::new();
+    for proof in proofs {
+        proof.write(&mut bytes).unwrap();
+    }
+    bytes
+}
+
+/// The single result of a run of one input.
+pub fn only(run: Result<KindRun, C2Error>) -> Result<KindProof, C2Error> {
+    let mut run = run?;
+    assert_eq!(run.results.len(), 1);
+    run.results.remove(0).map(|proven| proven.output)
+}
+
+/// `input` proven on the CPU backend with `r_s`.
+pub fn prove_post(input: &PoStInput, r_s: &[(Scalar, Scalar)]) -> Result<KindProof, C2Error> {
+    let circuit = input.proof_type.circuit()?.load("PoSt", false)?;
+    only(post::prove(
+        &circuit,
+        None,
+        std::slice::from_ref(input),
+        &engine(r_s),
+        &|_| {},
+        &mut |_, _| {},
+    ))
+}
+
+/// The partition circuits of `input`, a PoSt of sectors of the shape `Tree`.
+fn post_circuits<Tree: 'static + MerkleTreeTrait>(
+    input: &PoStInput,
+) -> Vec<impl Circuit<Scalar> + Send> {
+    let job = PoStJob::<Tree>::new(input);
+    let statement = job.open().unwrap();
+    (0..job.partitions())
+        .map(|i| statement.circuit(i).unwrap())
+        .collect()
+}
+
+/// Proves `input` (test parameters generated when missing) and checks the
+/// proof equals bellperson's with the same r and s (from `seed`).
+pub fn check_post<Tree: 'static + MerkleTreeTrait>(input: &PoStInput, seed: u64) -> KindProof {
+    let circuit = ProofCircuit::PoSt(input.proof_type);
+    let (files, _) = ensure_test_params(circuit, 0, false).unwrap();
+    let r_s = random_r_s(seed, input.num_partitions());
+    let proof = prove_post(input, &r_s).unwrap();
+    assert_eq!(proof.proof.len(), PROOF_BYTES * input.num_partitions());
+    assert_eq!(
+        proof.proof,
+        bellperson(&files, post_circuits::<Tree>(input), &r_s),
+        "{}: differs from bellperson's proof with the same r and s",
+        input.proof_type
+    );
+    proof
+}

@@ -1,0 +1,119 @@
+//! The tree shapes of the sectors storage providers seal, at sizes a test
+//! can seal. A 32 GiB sector's TreeR (and TreeC) is eight sub-trees under
+//! one root (shape 8-8-0), a 64 GiB sector's two such trees under a top
+//! node (8-8-2); the 2 KiB and 8 MiB sectors of the other tests have single
+//! trees (8-0-0), so only these shapes put sub-tree and top-tree inclusion
+//! proofs into the PoRep and PoSt circuits, their recorded PCE and the
+//! challenge-parallel witness. filecoin-proofs seals 16 KiB sectors with the
+//! 32 GiB shape and 32 KiB sectors with the 64 GiB one (sizes with no
+//! registered proof, for tests). For each: a sector sealed with
+//! filecoin-proofs, its C2 (through `verify_seal`, and equal to
+//! bellperson's proof with the same r and s), and a WinningPoSt and a
+//! WindowPoSt of it (through their verifiers, equal to bellperson's).
+
+mod common;
+
+use common::{bellperson, check_post, engine, random_r_s, shared_parameter_cache, vanilla};
+use filecoin_proofs::{
+    PoRepConfig, SectorShape16KiB, SectorShape32KiB, SECTOR_SIZE_16_KIB, SECTOR_SIZE_32_KIB,
+};
+use filecoin_prover::c1::C1Input;
+use filecoin_prover::c2::prover_id_of_miner;
+use filecoin_prover::cache::CircuitFiles;
+use filecoin_prover::params::generate_test_params;
+use filecoin_prover::partition::partition_circuits;
+use filecoin_prover::post::{PoStInput, PoStKind, PoStProofType};
+use filecoin_prover::proof_type::{ProofType, Variant};
+use filecoin_prover::sector::SectorJob;
+use filecoin_prover::C2Error;
+use filecoin_testkit::test_sector::{seal_shape, TestSector};
+use filecoin_testkit::vanilla::{post_vanilla_proofs, randomness};
+use groth16_prover::PROOF_BYTES;
+use proving_engine::LoadedCircuit;
+use storage_proofs_core::api_version::ApiVersion;
+use storage_proofs_core::merkle::MerkleTreeTrait;
+
+/// A PoRep id for sizes with no registered proof (filecoin-proofs' tests
+/// choose one freely too).
+const TEST_POREP_ID: [u8; 32] = [128; 32];
+
+#[test]
+fn the_32gib_tree_shape_at_16kib() {
+    check_shape::<SectorShape16KiB>(SECTOR_SIZE_16_KIB);
+}
+
+#[test]
+fn the_64gib_tree_shape_at_32kib() {
+    check_shape::<SectorShape32KiB>(SECTOR_SIZE_32_KIB);
+}
+
+fn check_shape<Tree: 'static + MerkleTreeTrait>(sector_size: u64) {
+    shared_parameter_cache();
+    let work = tempfile::tempdir().unwrap();
+    let prover_id = prover_id_of_miner(1000);
+    let config = PoRepConfig::new_groth16(sector_size, TEST_POREP_ID, ApiVersion::V1_2_0);
+    let sector = seal_shape::<Tree>(config, 21, work.path(), prover_id).unwrap();
+    check_c2(&sector, work.path());
+
+    for (kind, seed) in [(PoStKind::Winning, 5), (PoStKind::Window, 6)] {
+        let proof_type = PoStProofType {
+            kind,
+            sector_size,
+            v1_2: kind == PoStKind::Window,
+        };
+        let input = PoStInput {
+            proof_type,
+            randomness: randomness(seed),
+            prover_id,
+            vanilla_proofs: vanilla(
+                "post",
+                &post_vanilla_proofs(proof_type, &[&sector], randomness(seed)).unwrap(),
+            ),
+            partition: None,
+        };
+        let proof = check_post::<Tree>(&input, seed);
+        assert!(proof.verify.is_some(), "{proof_type}: its verifier ran");
+    }
+}
+
+/// The sector's C2, from its C1 output as a file, on the CPU backend.
+fn check_c2<Tree: 'static + MerkleTreeTrait>(sector: &TestSector<Tree>, work: &std::path::Path) {
+    let c1_path = work.join("c1.json");
+    std::fs::write(&c1_path, serde_json::to_vec(&sector.c1).unwrap()).unwrap();
+    let proof_type = ProofType {
+        sector_size: u64::from(sector.config.sector_size),
+        variant: Variant::V1_1,
+    };
+    let input = C1Input::read(&c1_path, Some(proof_type)).unwrap();
+    let partitions = input.num_partitions();
+    assert_eq!(partitions, usize::from(sector.config.partitions));
+
+    let files = CircuitFiles::of::<Tree>(&sector.config).unwrap();
+    let pce = files.load_or_extract_pce::<Tree>(&sector.config).unwrap();
+    if !(files.params.exists() && files.vk.exists()) {
+        generate_test_params(&files, &pce, 0).unwrap();
+    }
+    let circuit =
+        LoadedCircuit::load(&files.id, || Ok::<_, C2Error>(pce), &files.params, false).unwrap();
+    let job = SectorJob::<Tree>::new(
+        &input,
+        &sector.config,
+        Some(sector.prover_id),
+        Some(u64::from(sector.sector_id)),
+        false,
+    );
+    let r_s = random_r_s(9, partitions);
+    let run = proving_engine::run(&circuit, &[job], &engine(&r_s), &|_| {}, |_, _| {}).unwrap();
+    let proof = run.results.into_iter().next().unwrap().unwrap().output;
+    assert_eq!(proof.proof.len(), PROOF_BYTES * partitions);
+    assert!(proof.verify_seal.is_some(), "verify_seal ran and accepted");
+    assert!(sector.verify(&proof.proof).unwrap());
+
+    let circuits =
+        partition_circuits::<Tree>(&sector.config, input.phase1_output().unwrap()).unwrap();
+    assert_eq!(
+        proof.proof,
+        bellperson(&files, circuits, &r_s),
+        "{proof_type}: differs from bellperson's proof with the same r and s"
+    );
+}

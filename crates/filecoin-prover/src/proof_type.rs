@@ -145,7 +145,7 @@ pub fn size_name(bytes: u64) -> String {
     const UNITS: [(u32, &str); 3] = [(30, "GiB"), (20, "MiB"), (10, "KiB")];
     UNITS
         .iter()
-        .find(|&&(shift, _)| bytes >= 1 << shift && bytes % (1 << shift) == 0)
+        .find(|&&(shift, _)| bytes >= 1 << shift && bytes.is_multiple_of(1 << shift))
         .map_or_else(
             || format!("{bytes}B"),
             |&(shift, unit)| format!("{}{unit}", bytes >> shift),

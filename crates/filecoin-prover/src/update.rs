@@ -30,7 +30,7 @@ use storage_proofs_update::{
 use crate::compound::{
     self, AnyCircuit, CompoundCircuit, KindResult, KindRun, ProofKind, Scheme, Statement,
 };
-use crate::proof_type::SECTOR_SIZES;
+use crate::proof_type::{size_name, SECTOR_SIZES};
 use crate::vanilla::VanillaBytes;
 use crate::C2Error;
 
@@ -60,11 +60,16 @@ impl UpdateProofType {
     }
 
     /// Its numeric id.
+    /// Only registered sizes have one (this panics for another).
     pub fn id(&self) -> u64 {
+        self.registered_id().expect("registered size")
+    }
+
+    fn registered_id(&self) -> Option<u64> {
         SECTOR_SIZES
             .iter()
             .position(|&(size, _)| size == self.sector_size)
-            .expect("registered size") as u64
+            .map(|id| id as u64)
     }
 
     /// The update proof of a sector size, if it is a registered size.
@@ -85,9 +90,13 @@ impl UpdateProofType {
 
     /// The PoRep configuration filecoin-proofs-api proves updates with
     /// (`RegisteredUpdateProof::as_v1_config`: porep id = id ‖ nonce 0).
+    /// An update reads only its sector size (circuit, parameters and
+    /// verifier alike), so a test size with no registered id (16 KiB, of
+    /// the 32 GiB tree shape) gets the PoRep id 0.
     pub fn porep_config(&self) -> PoRepConfig {
         let mut porep_id = [0u8; 32];
-        porep_id[..8].copy_from_slice(&self.id().to_le_bytes());
+        let id = self.registered_id().unwrap_or(0);
+        porep_id[..8].copy_from_slice(&id.to_le_bytes());
         PoRepConfig::new_groth16(self.sector_size, porep_id, ApiVersion::V1_1_0)
     }
 
@@ -116,8 +125,7 @@ fn circuit_of<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(
 
 impl fmt::Display for UpdateProofType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let size = SECTOR_SIZES[self.id() as usize].1;
-        write!(f, "StackedDrg{size}V1")
+        write!(f, "StackedDrg{}V1", size_name(self.sector_size))
     }
 }
 

@@ -6,28 +6,15 @@
 //! Test parameters are generated once per target directory
 //! (`target/tmp/filecoin-proof-parameters`) and shared by every test run.
 
-use std::path::PathBuf;
+mod common;
 
-use bellperson::groth16::{create_proof_batch, Parameters};
-use blstrs::{Bls12, Scalar};
-use ff::Field;
+use common::{bellperson, engine, random_r_s, shared_parameter_cache};
 use filecoin_prover::c1::{lotus_bench_json, C1Format, C1Input};
 use filecoin_prover::c2::{run, C2Options};
 use filecoin_prover::params::ensure_test_params;
 use filecoin_prover::partition::partition_circuits;
 use filecoin_testkit::test_sector::seal_2kib;
 use groth16_prover::PROOF_BYTES;
-use proving_engine::EngineOptions;
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
-
-fn shared_parameter_cache() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("filecoin-proof-parameters");
-    std::fs::create_dir_all(&dir).unwrap();
-    // Read once by filecoin-proofs' settings: set before any other call.
-    std::env::set_var("FIL_PROOFS_PARAMETER_CACHE", &dir);
-    dir
-}
 
 #[test]
 fn c2_of_a_2kib_sector_verifies_and_equals_bellperson() {
@@ -41,13 +28,9 @@ fn c2_of_a_2kib_sector_verifies_and_equals_bellperson() {
     assert_eq!(input.proof_type.to_string(), "StackedDrg2KiBV1_1");
     let (files, _) = ensure_test_params(input.proof_type, 0, false).unwrap();
 
-    let mut rng = ChaCha8Rng::seed_from_u64(9);
-    let r_s = vec![(Scalar::random(&mut rng), Scalar::random(&mut rng))];
+    let r_s = random_r_s(9, 1);
     let options = C2Options {
-        engine: EngineOptions {
-            randomness: Some(r_s.clone()),
-            ..EngineOptions::first_device("cpu")
-        },
+        engine: engine(&r_s),
         prover_id: Some(sector.prover_id),
         sector_id: Some(u64::from(sector.sector_id)),
         circuit_proofs: false,
@@ -60,16 +43,12 @@ fn c2_of_a_2kib_sector_verifies_and_equals_bellperson() {
     );
 
     // bellperson on the same circuits, parameters and r, s.
-    let params =
-        Parameters::<Bls12>::read(std::fs::File::open(&files.params).unwrap(), false).unwrap();
     let circuits = partition_circuits::<filecoin_proofs::SectorShape2KiB>(
         &sector.config,
         input.phase1_output().unwrap(),
     )
     .unwrap();
-    let expected = create_proof_batch(circuits, &params, vec![r_s[0].0], vec![r_s[0].1]).unwrap();
-    let mut expected_bytes = Vec::new();
-    expected[0].write(&mut expected_bytes).unwrap();
+    let expected_bytes = bellperson(&files, circuits, &r_s);
     assert_eq!(
         outcome.sector.proof, expected_bytes,
         "the proof differs from bellperson's with the same r and s"

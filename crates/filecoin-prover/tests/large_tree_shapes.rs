@@ -8,26 +8,34 @@
 //! 32 GiB shape and 32 KiB sectors with the 64 GiB one (sizes with no
 //! registered proof, for tests). For each: a sector sealed with
 //! filecoin-proofs, its C2 (through `verify_seal`, and equal to
-//! bellperson's proof with the same r and s), and a WinningPoSt and a
-//! WindowPoSt of it (through their verifiers, equal to bellperson's).
+//! bellperson's proof with the same r and s), a WinningPoSt and a
+//! WindowPoSt of it and a SnapDeals update of another (each through
+//! filecoin-proofs' verifier, and equal to bellperson's). The updates are
+//! ignored by default: their test parameters alone take CI's time.
 
 mod common;
 
-use common::{bellperson, check_post, engine, random_r_s, shared_parameter_cache, vanilla};
+use std::path::Path;
+
+use common::{
+    bellperson, check_post, check_update, engine, random_r_s, shared_parameter_cache, vanilla,
+};
 use filecoin_proofs::{
-    PoRepConfig, SectorShape16KiB, SectorShape32KiB, SECTOR_SIZE_16_KIB, SECTOR_SIZE_32_KIB,
+    DefaultTreeHasher, PoRepConfig, SectorShape16KiB, SectorShape32KiB, SECTOR_SIZE_16_KIB,
+    SECTOR_SIZE_32_KIB,
 };
 use filecoin_prover::c1::C1Input;
 use filecoin_prover::c2::prover_id_of_miner;
 use filecoin_prover::cache::CircuitFiles;
 use filecoin_prover::params::generate_test_params;
-use filecoin_prover::partition::partition_circuits;
+use filecoin_prover::partition::{partition_circuits, PartitionCircuits};
 use filecoin_prover::post::{PoStInput, PoStKind, PoStProofType};
 use filecoin_prover::proof_type::{ProofType, Variant};
 use filecoin_prover::sector::SectorJob;
+use filecoin_prover::update::UpdateInput;
 use filecoin_prover::C2Error;
 use filecoin_testkit::test_sector::{seal_shape, TestSector};
-use filecoin_testkit::vanilla::{post_vanilla_proofs, randomness};
+use filecoin_testkit::vanilla::{post_vanilla_proofs, randomness, snap_update};
 use groth16_prover::PROOF_BYTES;
 use proving_engine::LoadedCircuit;
 use storage_proofs_core::api_version::ApiVersion;
@@ -38,21 +46,33 @@ use storage_proofs_core::merkle::MerkleTreeTrait;
 const TEST_POREP_ID: [u8; 32] = [128; 32];
 
 #[test]
-fn the_32gib_tree_shape_at_16kib() {
-    check_shape::<SectorShape16KiB>(SECTOR_SIZE_16_KIB);
+fn c2_and_post_on_the_32gib_tree_shape_at_16kib() {
+    check_c2_and_post::<SectorShape16KiB>(SECTOR_SIZE_16_KIB);
 }
 
 #[test]
-fn the_64gib_tree_shape_at_32kib() {
-    check_shape::<SectorShape32KiB>(SECTOR_SIZE_32_KIB);
+fn c2_and_post_on_the_64gib_tree_shape_at_32kib() {
+    check_c2_and_post::<SectorShape32KiB>(SECTOR_SIZE_32_KIB);
 }
 
-fn check_shape<Tree: 'static + MerkleTreeTrait>(sector_size: u64) {
+#[test]
+#[ignore = "about 20 minutes on 2 cores (2.5 GB of test parameters per shape): \
+            cargo test -p filecoin-prover --test large_tree_shapes -- --ignored"]
+fn snapdeals_on_the_32gib_and_64gib_tree_shapes() {
+    check_update_of::<SectorShape16KiB>(SECTOR_SIZE_16_KIB);
+    check_update_of::<SectorShape32KiB>(SECTOR_SIZE_32_KIB);
+}
+
+/// A sector of the shape `Tree` sealed with filecoin-proofs in `work`.
+fn sealed<Tree: 'static + MerkleTreeTrait>(sector_size: u64, work: &Path) -> TestSector<Tree> {
     shared_parameter_cache();
-    let work = tempfile::tempdir().unwrap();
-    let prover_id = prover_id_of_miner(1000);
     let config = PoRepConfig::new_groth16(sector_size, TEST_POREP_ID, ApiVersion::V1_2_0);
-    let sector = seal_shape::<Tree>(config, 21, work.path(), prover_id).unwrap();
+    seal_shape::<Tree>(config, 21, work, prover_id_of_miner(1000)).unwrap()
+}
+
+fn check_c2_and_post<Tree: 'static + MerkleTreeTrait>(sector_size: u64) {
+    let work = tempfile::tempdir().unwrap();
+    let sector = sealed::<Tree>(sector_size, work.path());
     check_c2(&sector, work.path());
 
     for (kind, seed) in [(PoStKind::Winning, 5), (PoStKind::Window, 6)] {
@@ -64,7 +84,7 @@ fn check_shape<Tree: 'static + MerkleTreeTrait>(sector_size: u64) {
         let input = PoStInput {
             proof_type,
             randomness: randomness(seed),
-            prover_id,
+            prover_id: sector.prover_id,
             vanilla_proofs: vanilla(
                 "post",
                 &post_vanilla_proofs(proof_type, &[&sector], randomness(seed)).unwrap(),
@@ -76,8 +96,28 @@ fn check_shape<Tree: 'static + MerkleTreeTrait>(sector_size: u64) {
     }
 }
 
+/// New data encoded into a fresh sector of the shape `Tree`, and the
+/// update's proof.
+fn check_update_of<Tree: 'static + MerkleTreeTrait<Hasher = DefaultTreeHasher>>(sector_size: u64) {
+    let work = tempfile::tempdir().unwrap();
+    let sector = sealed::<Tree>(sector_size, work.path());
+    let update_dir = work.path().join("update");
+    std::fs::create_dir_all(&update_dir).unwrap();
+    let updated = snap_update(&sector, 9, &update_dir).unwrap();
+    let input = UpdateInput {
+        proof_type: updated.proof_type,
+        commitments: updated.commitments,
+        vanilla_proofs: vanilla("snap", &updated.vanilla_proofs),
+    };
+    let proof = check_update::<Tree>(&input, 7);
+    assert!(
+        proof.verify.is_some(),
+        "verify_empty_sector_update_proof ran"
+    );
+}
+
 /// The sector's C2, from its C1 output as a file, on the CPU backend.
-fn check_c2<Tree: 'static + MerkleTreeTrait>(sector: &TestSector<Tree>, work: &std::path::Path) {
+fn check_c2<Tree: 'static + MerkleTreeTrait>(sector: &TestSector<Tree>, work: &Path) {
     let c1_path = work.join("c1.json");
     std::fs::write(&c1_path, serde_json::to_vec(&sector.c1).unwrap()).unwrap();
     let proof_type = ProofType {
@@ -87,6 +127,12 @@ fn check_c2<Tree: 'static + MerkleTreeTrait>(sector: &TestSector<Tree>, work: &s
     let input = C1Input::read(&c1_path, Some(proof_type)).unwrap();
     let partitions = input.num_partitions();
     assert_eq!(partitions, usize::from(sector.config.partitions));
+    let statement =
+        PartitionCircuits::<Tree>::new(&sector.config, input.phase1_output().unwrap()).unwrap();
+    assert!(
+        statement.num_challenges(0) > 1,
+        "a partition of several challenges: its witness is assembled from one-challenge circuits"
+    );
 
     let files = CircuitFiles::of::<Tree>(&sector.config).unwrap();
     let pce = files.load_or_extract_pce::<Tree>(&sector.config).unwrap();

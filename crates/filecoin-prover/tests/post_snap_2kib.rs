@@ -11,18 +11,16 @@
 mod common;
 
 use common::{
-    bellperson, check_post, engine, only, prove_post, random_r_s, shared_parameter_cache, vanilla,
+    check_post, check_update, prove_post, prove_update, random_r_s, shared_parameter_cache, vanilla,
 };
 use filecoin_proofs::SectorShape2KiB;
 use filecoin_prover::c2::prover_id_of_miner;
 use filecoin_prover::circuits::ProofCircuit;
-use filecoin_prover::compound::ProofKind;
-use filecoin_prover::params::ensure_test_params;
 use filecoin_prover::post::{PoStInput, PoStKind, PoStProofType};
-use filecoin_prover::update::{self, UpdateInput, UpdateJob};
+use filecoin_prover::update::UpdateInput;
 use filecoin_prover::C2Error;
 use filecoin_testkit::test_sector::{seal_2kib_for, TestSector};
-use filecoin_testkit::vanilla::{post_vanilla_proofs, randomness, snap_update_2kib};
+use filecoin_testkit::vanilla::{post_vanilla_proofs, randomness, snap_update};
 use groth16_prover::PROOF_BYTES;
 
 #[test]
@@ -109,42 +107,21 @@ fn post_and_snap_proofs_verify_and_equal_bellperson() {
     // SnapDeals: new data encoded into the first sector.
     let update_dir = work.path().join("update");
     std::fs::create_dir_all(&update_dir).unwrap();
-    let updated = snap_update_2kib(&sectors[0], 9, &update_dir).unwrap();
+    let updated = snap_update(&sectors[0], 9, &update_dir).unwrap();
     let update_input = UpdateInput {
         proof_type: updated.proof_type,
         commitments: updated.commitments,
         vanilla_proofs: vanilla("snap", &updated.vanilla_proofs),
     };
-    let circuit = ProofCircuit::Update(update_input.proof_type);
-    let (files, _) = ensure_test_params(circuit, 0, false).unwrap();
-    let partitions = update_input.proof_type.partitions();
-    let r_s = random_r_s(3, partitions);
-    let loaded = circuit.load(false).unwrap();
-    let prove_update = |input: &UpdateInput| {
-        only(update::prove(
-            &loaded,
-            None,
-            std::slice::from_ref(input),
-            &engine(&r_s),
-            &|_| {},
-            &mut |_, _| {},
-        ))
-    };
-    let proof = prove_update(&update_input).unwrap();
+    let proof = check_update::<SectorShape2KiB>(&update_input, 3);
     assert!(
         proof.verify.is_some(),
         "verify_empty_sector_update_proof ran"
     );
-    let job = UpdateJob::<SectorShape2KiB>::new(&update_input);
-    let statement = job.open().unwrap();
-    let circuits = (0..partitions)
-        .map(|i| statement.circuit(i).unwrap())
-        .collect();
-    assert_eq!(proof.proof, bellperson(&files, circuits, &r_s));
 
     let mut wrong = update_input.clone();
     wrong.commitments.comm_d_new = updated.commitments.comm_r_old;
-    let err = prove_update(&wrong).unwrap_err();
+    let err = prove_update(&wrong, &random_r_s(3, 1)).unwrap_err();
     assert!(matches!(err, C2Error::VanillaProofs { .. }), "{err}");
 
     // A proof kind whose parameters are not in the cache.

@@ -16,7 +16,7 @@ use filecoin_prover::C2Error;
 
 use crate::synthesis_compare::{abc_digest, CompareError};
 use crate::test_sector::{seal_2kib_for, TestSector};
-use crate::vanilla::{post_vanilla_proofs, randomness, snap_update_2kib};
+use crate::vanilla::{post_vanilla_proofs, randomness, snap_update};
 
 /// A WindowPoSt of three sectors (two partitions), a WinningPoSt and a
 /// SnapDeals update, all of 2 KiB sectors of one miner.
@@ -67,7 +67,7 @@ pub fn inputs_2kib(workdir: &Path, seed: u64) -> Result<KindInputs, C2Error> {
     };
     let update_dir = workdir.join("update");
     std::fs::create_dir_all(&update_dir).map_err(C2Error::io("creating the update directory"))?;
-    let updated = snap_update_2kib(&sectors[0], seed, &update_dir)?;
+    let updated = snap_update(&sectors[0], seed, &update_dir)?;
     Ok(KindInputs {
         window: post(PoStKind::Window, &all, "window")?,
         winning: post(PoStKind::Winning, &all[..1], "winning")?,

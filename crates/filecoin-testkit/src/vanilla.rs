@@ -9,8 +9,8 @@ use std::path::Path;
 
 use filecoin_proofs::{
     add_piece, encode_into, generate_fallback_sector_challenges, generate_partition_proofs,
-    generate_piece_commitment, generate_single_vanilla_proof, PaddedBytesAmount,
-    PrivateReplicaInfo, SectorShape2KiB, SectorUpdateConfig, UnpaddedBytesAmount,
+    generate_piece_commitment, generate_single_vanilla_proof, DefaultTreeHasher, PaddedBytesAmount,
+    PrivateReplicaInfo, SectorUpdateConfig, UnpaddedBytesAmount,
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
@@ -74,7 +74,7 @@ pub fn post_vanilla_proofs<Tree: 'static + MerkleTreeTrait>(
 
 /// A SnapDeals update of a test sector.
 pub struct UpdatedSector {
-    /// The update proof type (2 KiB).
+    /// The update proof type.
     pub proof_type: UpdateProofType,
     /// Its commitments.
     pub commitments: UpdateCommitments,
@@ -85,13 +85,14 @@ pub struct UpdatedSector {
 /// Encodes new random data (from `seed`) into `sector` (whose replica
 /// becomes the sector key), writing the new replica and its cache under
 /// `workdir`, and makes the update's partition vanilla proofs.
-pub fn snap_update_2kib(
-    sector: &TestSector,
+pub fn snap_update<Tree: 'static + MerkleTreeTrait<Hasher = DefaultTreeHasher>>(
+    sector: &TestSector<Tree>,
     seed: u64,
     workdir: &Path,
 ) -> Result<UpdatedSector, C2Error> {
-    let proof_type =
-        UpdateProofType::of_size(u64::from(sector.config.sector_size)).expect("registered size");
+    let proof_type = UpdateProofType {
+        sector_size: u64::from(sector.config.sector_size),
+    };
     let config = SectorUpdateConfig::from_porep_config(&proof_type.porep_config());
     let sector_bytes = u64::from(config.sector_size);
     let piece_size = UnpaddedBytesAmount::from(PaddedBytesAmount(sector_bytes));
@@ -113,7 +114,7 @@ pub fn snap_update_2kib(
         .and_then(|f| f.set_len(sector_bytes))
         .map_err(io("creating the new replica"))?;
 
-    let encoded = encode_into::<SectorShape2KiB>(
+    let encoded = encode_into::<Tree>(
         &config,
         &replica,
         &cache,
@@ -128,7 +129,7 @@ pub fn snap_update_2kib(
         comm_r_new: encoded.comm_r_new,
         comm_d_new: encoded.comm_d_new,
     };
-    let proofs = generate_partition_proofs::<SectorShape2KiB>(
+    let proofs = generate_partition_proofs::<Tree>(
         config,
         commitments.comm_r_old,
         commitments.comm_r_new,

@@ -21,7 +21,7 @@ use filecoin_prover::proof_type::ProofType;
 use filecoin_prover::update::{UpdateInput, UpdateJob};
 use filecoin_prover::vanilla::VanillaBytes;
 use filecoin_testkit::test_sector::{seal_2kib_for, TestSector};
-use filecoin_testkit::vanilla::{post_vanilla_proofs, randomness, snap_update_2kib};
+use filecoin_testkit::vanilla::{post_vanilla_proofs, randomness, snap_update};
 use prover_daemon::client::connect;
 use prover_daemon::proto::await_proof_response::Status;
 use prover_daemon::proto::proving_engine_client::ProvingEngineClient;
@@ -506,7 +506,7 @@ fn post_and_snap_requests_prove_as_curio_sends_them() {
     let winning_vanilla = post_vanilla_proofs(winning, &all[..1], randomness(2)).unwrap();
     let update_dir = dir.path().join("update");
     std::fs::create_dir_all(&update_dir).unwrap();
-    let updated = snap_update_2kib(&sectors[1], 3, &update_dir).unwrap();
+    let updated = snap_update(&sectors[1], 3, &update_dir).unwrap();
     ensure_test_params(updated.proof_type, 0, false).unwrap();
 
     let daemon = Daemon::start("127.0.0.1:0", dir.path(), &[]);

@@ -17,7 +17,7 @@ use filecoin_prover::post::{PoStInput, PoStJob, PoStKind, PoStProofType};
 use filecoin_prover::update::{UpdateInput, UpdateJob};
 use filecoin_prover::vanilla::VanillaBytes;
 use filecoin_testkit::test_sector::{seal_2kib_for, TestSector};
-use filecoin_testkit::vanilla::{post_vanilla_proofs, randomness, snap_update_2kib};
+use filecoin_testkit::vanilla::{post_vanilla_proofs, randomness, snap_update};
 
 const MINER: u64 = 1000;
 
@@ -172,7 +172,7 @@ fn post_and_snap_commands_write_proofs_filecoin_proofs_accepts() {
     // SnapDeals.
     let update_dir = dir.join("update");
     std::fs::create_dir_all(&update_dir).unwrap();
-    let updated = snap_update_2kib(&sectors[1], 4, &update_dir).unwrap();
+    let updated = snap_update(&sectors[1], 4, &update_dir).unwrap();
     ensure_test_params(updated.proof_type, 0, false).unwrap();
     let files = write_vanilla(dir, "snap", &updated.vanilla_proofs);
     let out = dir.join("snap.proof");

@@ -1,5 +1,5 @@
 //! What the end-to-end tests share: the parameter cache, fixed r and s,
-//! bellperson's proofs to compare with, and proving a PoSt.
+//! bellperson's proofs to compare with, and proving a PoSt or an update.
 // Each test binary uses its own part of this module.
 #![allow(dead_code)]
 
@@ -9,11 +9,13 @@ use bellpepper_core::Circuit;
 use bellperson::groth16::{create_proof_batch, Parameters};
 use blstrs::{Bls12, Scalar};
 use ff::Field;
+use filecoin_proofs::DefaultTreeHasher;
 use filecoin_prover::cache::CircuitFiles;
 use filecoin_prover::circuits::ProofCircuit;
 use filecoin_prover::compound::{KindProof, KindRun, ProofKind};
 use filecoin_prover::params::ensure_test_params;
 use filecoin_prover::post::{self, PoStInput, PoStJob};
+use filecoin_prover::update::{self, UpdateInput, UpdateJob};
 use filecoin_prover::vanilla::VanillaBytes;
 use filecoin_prover::C2Error;
 use groth16_prover::PROOF_BYTES;
@@ -120,6 +122,45 @@ pub fn check_post<Tree: 'static + MerkleTreeTrait>(input: &PoStInput, seed: u64)
     assert_eq!(
         proof.proof,
         bellperson(&files, post_circuits::<Tree>(input), &r_s),
+        "{}: differs from bellperson's proof with the same r and s",
+        input.proof_type
+    );
+    proof
+}
+
+/// `input` proven on the CPU backend with `r_s`.
+pub fn prove_update(input: &UpdateInput, r_s: &[(Scalar, Scalar)]) -> Result<KindProof, C2Error> {
+    let circuit = ProofCircuit::Update(input.proof_type).load(false)?;
+    only(update::prove(
+        &circuit,
+        None,
+        std::slice::from_ref(input),
+        &engine(r_s),
+        &|_| {},
+        &mut |_, _| {},
+    ))
+}
+
+/// Proves `input`, an update of a sector of the shape `Tree` (test
+/// parameters generated when missing), and checks the proof equals
+/// bellperson's with the same r and s (from `seed`).
+pub fn check_update<Tree: 'static + MerkleTreeTrait<Hasher = DefaultTreeHasher>>(
+    input: &UpdateInput,
+    seed: u64,
+) -> KindProof {
+    let circuit = ProofCircuit::Update(input.proof_type);
+    let (files, _) = ensure_test_params(circuit, 0, false).unwrap();
+    let partitions = input.proof_type.partitions();
+    let r_s = random_r_s(seed, partitions);
+    let proof = prove_update(input, &r_s).unwrap();
+    let job = UpdateJob::<Tree>::new(input);
+    let statement = job.open().unwrap();
+    let circuits = (0..partitions)
+        .map(|i| statement.circuit(i).unwrap())
+        .collect();
+    assert_eq!(
+        proof.proof,
+        bellperson(&files, circuits, &r_s),
         "{}: differs from bellperson's proof with the same r and s",
         input.proof_type
     );

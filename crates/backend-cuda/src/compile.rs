@@ -70,6 +70,17 @@ pub enum Output {
 
 /// The kernels compiled by NVRTC for `sm_<arch>` (e.g. "90").
 pub fn compile(arch: &str, output: Output) -> Result<Vec<u8>, PluginError> {
+    compile_source(&gpu_backend::source(), arch, &[], output)
+}
+
+/// `source` (the kernels, or a variant of them) compiled by NVRTC for
+/// `sm_<arch>` with the kernels' options and `extra` ones.
+pub fn compile_source(
+    source: &str,
+    arch: &str,
+    extra: &[&str],
+    output: Output,
+) -> Result<Vec<u8>, PluginError> {
     probe_nvrtc()?;
     let failed = |detail: String| {
         PluginError::new(
@@ -77,10 +88,11 @@ pub fn compile(arch: &str, output: Output) -> Result<Vec<u8>, PluginError> {
             format!("compiling the CUDA kernels for sm_{arch} failed: {detail}"),
         )
     };
-    let source = CString::new(gpu_backend::source()).expect("the kernel source has no NUL");
+    let source = CString::new(source).map_err(|_| failed("the source holds a NUL byte".into()))?;
     let program = result::create_program(&source, Some(c"pce_kernels.cu"))
         .map_err(|e| failed(e.to_string()))?;
-    let options = options(arch);
+    let mut options = options(arch);
+    options.extend(extra.iter().map(|option| option.to_string()));
     let started = std::time::Instant::now();
     // SAFETY: `program` is live until destroyed below; sizes come from NVRTC.
     let compiled = unsafe {

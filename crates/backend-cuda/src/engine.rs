@@ -27,6 +27,7 @@ use gpu_backend::engine::{
     Arg, Charged, Engine as GpuEngine, Ledger, Limits, KERNELS, NTT_MAX_LOCAL_LOG,
     STAGING_PIECE_BYTES,
 };
+use gpu_backend::plugin::Kernels;
 
 use cudarc::nvrtc::Ptx;
 use tracing::{info, warn};
@@ -257,16 +258,20 @@ impl Pool {
 }
 
 impl Engine {
-    /// Opens device `index`: its primary context, a stream, and the kernels
-    /// compiled for its architecture (or loaded from the cache).
-    pub fn open(index: u32) -> Result<Self, PluginError> {
+    /// Opens device `index`: its primary context, streams, and the kernels
+    /// for its architecture, from the cache or compiled as `kernels` says.
+    pub fn open(index: u32, kernels: Kernels) -> Result<Self, PluginError> {
         check_index(index)?;
         let context = CudaContext::new(index as usize)
             .map_err(|e| cuda_error("creating a CUDA context", e))?;
         let query = |e| cuda_error("querying the CUDA device", e);
         let (major, minor) = context.compute_capability().map_err(query)?;
         let arch = format!("{major}{minor}");
-        let module = match context.load_module(Ptx::from_binary(compile::kernels(&arch)?)) {
+        let cubin = match kernels {
+            Kernels::Cached => compile::kernels(&arch)?,
+            Kernels::Compiled => compile::rebuild(&arch)?,
+        };
+        let module = match context.load_module(Ptx::from_binary(cubin)) {
             Ok(module) => module,
             Err(error) => {
                 // A cached CUBIN the driver refuses (built by a newer NVRTC):

@@ -14,7 +14,7 @@ use std::ffi::CStr;
 
 use backend_api::export_backend;
 use backend_api::plugin::{DeviceDescription, PluginError};
-use gpu_backend::plugin::{GpuApi, GpuPlugin};
+use gpu_backend::plugin::{GpuApi, GpuPlugin, Kernels};
 
 pub mod compile;
 mod driver;
@@ -41,8 +41,8 @@ impl GpuApi for CudaApi {
         driver::describe(index)
     }
 
-    fn open(index: u32) -> Result<Engine, PluginError> {
-        Engine::open(index)
+    fn open(index: u32, kernels: Kernels) -> Result<Engine, PluginError> {
+        Engine::open(index, kernels)
     }
 }
 

@@ -19,6 +19,7 @@ use gpu_backend::engine::{
     Arg, Charged, Engine as GpuEngine, Ledger, Limits, KERNELS, NTT_MAX_LOCAL_LOG,
     STAGING_PIECE_BYTES,
 };
+use gpu_backend::plugin::Kernels;
 use opencl3::command_queue::CommandQueue;
 use opencl3::context::Context;
 use opencl3::event::Event;
@@ -106,8 +107,9 @@ pub struct Engine {
 const DEFAULT_GROUP: usize = 64;
 
 impl Engine {
-    /// Opens `found`: context, queue, and the kernels (built or cached).
-    pub fn open(found: &Found) -> Result<Self, PluginError> {
+    /// Opens `found`: context, queues, and the kernels (cached or built,
+    /// as `kernels` says).
+    pub fn open(found: &Found, kernels: Kernels) -> Result<Self, PluginError> {
         let device = &found.device;
         let query = |error| cl_error("querying the OpenCL device", error);
         let context =
@@ -124,7 +126,7 @@ impl Engine {
         };
         let queue = create_queue()?;
         let copies = create_queue()?;
-        let program = program::build(&context, found)?;
+        let program = program::build(&context, found, kernels)?;
         let mut kernels = HashMap::new();
         for name in KERNELS {
             let kernel = Kernel::create(&program, name)

@@ -12,7 +12,7 @@ use std::ffi::CStr;
 
 use backend_api::export_backend;
 use backend_api::plugin::{DeviceDescription, PluginError};
-use gpu_backend::plugin::{GpuApi, GpuPlugin};
+use gpu_backend::plugin::{GpuApi, GpuPlugin, Kernels};
 
 mod engine;
 mod platform;
@@ -39,8 +39,8 @@ impl GpuApi for OpenClApi {
         platform::describe(&platform::device(index)?)
     }
 
-    fn open(index: u32) -> Result<Engine, PluginError> {
-        Engine::open(&platform::device(index)?)
+    fn open(index: u32, kernels: Kernels) -> Result<Engine, PluginError> {
+        Engine::open(&platform::device(index)?, kernels)
     }
 }
 

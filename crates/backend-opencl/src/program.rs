@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use backend_api::plugin::PluginError;
 use gpu_backend::cache;
+use gpu_backend::plugin::Kernels;
 use opencl3::context::Context;
 use opencl3::device::Device;
 use opencl3::program::Program;
@@ -80,10 +81,15 @@ fn from_source(context: &Context, options: &str) -> Result<Program, String> {
 }
 
 /// The kernels built for `found`'s device in `context` with `options`,
-/// from the cache when it holds a valid binary.
-fn build_with(context: &Context, found: &Found, options: &str) -> Result<Program, String> {
+/// from the cache when it holds a valid binary and `kernels` allows.
+fn build_with(
+    context: &Context,
+    found: &Found,
+    options: &str,
+    kernels: Kernels,
+) -> Result<Program, String> {
     let path = cache_path(found, options);
-    if let Some(path) = &path {
+    if let (Some(path), Kernels::Cached) = (&path, kernels) {
         if let Some(binary) = cache::read(path) {
             if let Some(program) = from_binary(context, &found.device, &binary, options) {
                 return Ok(program);
@@ -139,13 +145,13 @@ fn build_preferring_calls<P>(
     Ok(program)
 }
 
-/// The kernels built for `found`'s device in `context`: with the point
-/// operations as calls, or inlined where the compiler refuses that build
-/// (see [`build_preferring_calls`]).
-pub fn build(context: &Context, found: &Found) -> Result<Program, PluginError> {
+/// The kernels built for `found`'s device in `context` (or cached, as
+/// `kernels` says): with the point operations as calls, or inlined where
+/// the compiler refuses that build (see [`build_preferring_calls`]).
+pub fn build(context: &Context, found: &Found, kernels: Kernels) -> Result<Program, PluginError> {
     let marker = cache_path(found, &build_options(true)).map(|path| refusal_marker(&path));
     build_preferring_calls(marker.as_deref(), |calls| {
-        build_with(context, found, &build_options(calls))
+        build_with(context, found, &build_options(calls), kernels)
     })
     .map_err(|log| device_error(format!("building the OpenCL kernels failed:\n{log}")))
 }
@@ -194,6 +200,58 @@ mod tests {
         assert_eq!(log, b"refused (calls: true)");
         // ... so the next start builds inlined at once.
         assert_eq!(run(&marker, (false, true)), (Ok("inlined"), vec![false]));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A cached program that builds and runs but computes wrong G2 sums (as
+    /// a miscompiled one would) fails the device's self-test; opening the
+    /// device through the plugin then compiles the kernels afresh, passes,
+    /// and replaces the cached program.
+    #[test]
+    fn cached_kernels_that_fail_the_self_test_are_compiled_afresh() {
+        use crate::engine::Engine;
+        use crate::OpenClApi;
+        use backend_api::plugin::Plugin;
+        use gpu_backend::plugin::GpuPlugin;
+
+        const TEST: &str = "cached_kernels_that_fail_the_self_test_are_compiled_afresh";
+        let found = match crate::platform::device(0) {
+            Ok(found) => found,
+            Err(error) => {
+                return pce_testkit::skip(TEST, &format!("no OpenCL device: {}", error.message))
+            }
+        };
+        let dir = std::env::temp_dir().join(format!("opencl-selftest-{}", std::process::id()));
+        // Only this test in this crate opens devices, so only it reads the
+        // variable.
+        std::env::set_var(CACHE_ENV, &dir);
+        let options = build_options(true);
+        let path = cache_path(&found, &options).expect("the cache directory is set");
+
+        // Fp2 products with c0 = v0 + v1 instead of v0 - v1: G1 and the
+        // NTT stay right, every G2 sum goes wrong.
+        let right = "Fp2 r = {Fp_sub(v0, v1),";
+        let source = gpu_backend::source();
+        assert!(
+            source.contains(right),
+            "kernels/fp2.h changed: update this test"
+        );
+        let wrong = source.replace(right, "Fp2 r = {Fp_add(v0, v1),");
+        let context = Context::from_device(&found.device).unwrap();
+        let broken = Program::create_and_build_from_source(&context, &wrong, &options).unwrap();
+        let binary = broken.get_binaries().unwrap().remove(0);
+        cache::write(&path, &binary);
+
+        let engine = Engine::open(&found, Kernels::Cached).unwrap();
+        let failure = gpu_backend::selftest::check(&engine).unwrap().unwrap_err();
+        assert_eq!(failure, "results differ from blst's: G2 MSM");
+        drop(engine);
+
+        GpuPlugin::<OpenClApi>::device_open(0).expect("recovered by compiling afresh");
+        let cached = cache::read(&path).expect("a program is cached");
+        assert_ne!(cached, binary, "the failing program was not replaced");
+        let engine = Engine::open(&found, Kernels::Cached).unwrap();
+        assert_eq!(gpu_backend::selftest::check(&engine).unwrap(), Ok(()));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

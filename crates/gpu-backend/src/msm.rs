@@ -379,7 +379,10 @@ impl<A: Plain, B> GroupBases<A, B> {
     }
 
     /// `points` in device buffers as large as the device allows.
-    fn resident<E: Engine<Buffer = B>>(engine: &E, points: &[A]) -> Result<Self, PluginError> {
+    pub(crate) fn resident<E: Engine<Buffer = B>>(
+        engine: &E,
+        points: &[A],
+    ) -> Result<Self, PluginError> {
         let chunk_len = points_in::<A>(engine.limits().max_alloc);
         let buffers = points
             .chunks(chunk_len)

@@ -1,20 +1,23 @@
 //! The backend-ABI side of a GPU backend, written once: a GPU API says how
 //! to find and open devices ([`GpuApi`]); [`GpuPlugin`] turns that into a
 //! [`Plugin`] whose NTTs, QAP step and MSMs run the shared drivers of
-//! [`crate::ntt`] and [`crate::msm`] on the API's [`Engine`].
+//! [`crate::ntt`] and [`crate::msm`] on the API's [`Engine`], once the
+//! device's kernels have passed the [`selftest`].
 
 use std::ffi::CStr;
 use std::marker::PhantomData;
 use std::sync::{Mutex, MutexGuard};
 
-use backend_api::ffi::{pce_fr, pce_scalar, PCE_ERR_INVALID_ARGUMENT};
+use backend_api::ffi::{pce_fr, pce_scalar, PCE_ERR_DEVICE, PCE_ERR_INVALID_ARGUMENT};
 use backend_api::plugin::{
     DeviceDescription, MemoryReport, MsmResults, Plugin, PluginError, Points,
 };
+use tracing::{info, warn};
 
 use crate::engine::Engine;
 use crate::msm::{self, G1, G2};
 use crate::ntt;
+use crate::selftest;
 
 /// What a GPU API provides: its devices and an [`Engine`] per open device.
 pub trait GpuApi: 'static {
@@ -28,8 +31,19 @@ pub trait GpuApi: 'static {
     fn device_count() -> Result<u32, PluginError>;
     /// Describes device `index`.
     fn device_info(index: u32) -> Result<DeviceDescription, PluginError>;
-    /// Opens device `index` (builds or loads the kernels).
-    fn open(index: u32) -> Result<Self::Engine, PluginError>;
+    /// Opens device `index` with kernels from where `kernels` says.
+    fn open(index: u32, kernels: Kernels) -> Result<Self::Engine, PluginError>;
+}
+
+/// Where an opened device's kernels come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kernels {
+    /// The compiled-kernel cache when it holds them, else compiled (and
+    /// cached).
+    Cached,
+    /// Compiled afresh, replacing the cached copy: after the cached
+    /// kernels failed the self-test.
+    Compiled,
 }
 
 /// The plugin of GPU API `A`.
@@ -68,8 +82,42 @@ impl<A: GpuApi> Plugin for GpuPlugin<A> {
         A::device_info(index)
     }
 
+    /// The device with kernels that pass the [`selftest`]: the cached
+    /// ones, or else freshly compiled ones; a device whose kernels give
+    /// wrong results either way is refused.
     fn device_open(index: u32) -> Result<Self::Device, PluginError> {
-        Ok(OpenDevice(Mutex::new(A::open(index)?)))
+        let engine = A::open(index, Kernels::Cached)?;
+        let started = std::time::Instant::now();
+        let failure = match selftest::check(&engine)? {
+            Ok(()) => {
+                let seconds = started.elapsed().as_secs_f64();
+                info!(
+                    index,
+                    seconds, "the device's kernels passed their self-test"
+                );
+                return Ok(OpenDevice(Mutex::new(engine)));
+            }
+            Err(failure) => failure,
+        };
+        warn!(index, %failure, "the device's kernels failed their self-test; compiling them afresh");
+        drop(engine);
+        let wrong = |detail: String| {
+            PluginError::new(
+                PCE_ERR_DEVICE,
+                format!(
+                    "{} device {index}: the kernels give wrong results ({failure}) {detail}",
+                    A::NAME.to_string_lossy()
+                ),
+            )
+        };
+        let engine = A::open(index, Kernels::Compiled)
+            .map_err(|e| wrong(format!("and could not be compiled afresh: {}", e.message)))?;
+        match selftest::check(&engine)? {
+            Ok(()) => Ok(OpenDevice(Mutex::new(engine))),
+            Err(again) => Err(wrong(format!(
+                "and so do freshly compiled ones ({again}): this compiler or driver miscompiles them"
+            ))),
+        }
     }
 
     fn ntt_domain(device: &Self::Device, log_size: u32) -> Result<Self::Domain, PluginError> {

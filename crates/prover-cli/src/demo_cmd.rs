@@ -24,7 +24,9 @@ pub struct DemoArgs {
     prove: ProveArgs,
     /// Also prove the sector with this backend (device 0), with the same r
     /// and s: the two proofs must be identical byte for byte, e.g.
-    /// `demo --backend cuda --reference cpu` on a new GPU.
+    /// `demo --backend cuda --reference cpu` on a new GPU. The backend
+    /// then gets no fallback: a partition it fails fails the demo, instead
+    /// of being proven by the fallback and compared with itself.
     #[arg(long, value_name = "BACKEND")]
     reference: Option<String>,
 }
@@ -155,6 +157,7 @@ pub fn demo(args: DemoArgs) -> Result<ExitCode> {
     );
     if reference.is_some() {
         options.engine.randomness = Some(fresh_randomness(input.num_partitions()));
+        options.engine.fallback = None;
     }
     let outcome = prove_and_summarise(&input, &options)?;
     if let Some(reference) = &reference {

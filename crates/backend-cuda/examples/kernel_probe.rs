@@ -1,0 +1,381 @@
+//! Checks the kernels' field and curve functions on a CUDA device against
+//! blst, one function at a time, for the kernels as built and for variants
+//! of them (functions inlined or not, compiler optimisation off).
+//!
+//! `backend-check` says that an MSM differs from the reference; this says
+//! which function differs, and whether a variant of the source or of the
+//! compile options cures it: the tool for a wrong result that shows only on
+//! one compiler or architecture. Each variant is the whole kernel source
+//! (with textual replacements) plus one probe kernel, compiled on the
+//! device's machine with its NVRTC (variants in parallel, each given a
+//! time limit), run in one thread, its outputs compared with blst's.
+//!
+//! ```sh
+//! cargo run --release -p backend-cuda --example kernel_probe -- [SECONDS_PER_COMPILE [DIR]]
+//! ```
+//! With DIR, each variant's CUBIN (all the kernels, and the probe) is also
+//! written to DIR/<variant>/ under the name the plugin looks the kernels up
+//! by, so that `PCE_CUDA_CACHE=DIR/<variant> pce-prover backend-check cuda`
+//! runs the whole plugin on that variant. Exit status 0 when the kernels as
+//! built pass every check.
+
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use backend_api::ffi::{pce_g1_affine, pce_g1_projective, pce_g2_affine, pce_g2_projective};
+use backend_api::interop::{
+    g1_affines_as_pce, g2_affines_as_pce, pce_g1_projectives, pce_g2_projectives,
+};
+use blst::{blst_fp, blst_fp2};
+use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective};
+use cudarc::driver::{CudaContext, LaunchConfig, PushKernelArg};
+use cudarc::nvrtc::Ptx;
+use group::Group;
+use pce_backend_cuda::compile::{cache_path, compile_source, Output};
+
+/// The probe: one thread runs each function on the inputs and writes its
+/// result. Appended to the kernel source, so it sees its static functions.
+const PROBE: &str = r#"
+extern "C" __global__ void pce_probe(const Fp2 *fields, const G2_affine *g2, const G1_affine *g1,
+                                     Fp2 *field_out, G2_jacobian *g2_out, G1_jacobian *g1_out) {
+  if (THREAD_ID() != 0) return;
+  Fp2 a = fields[0], b = fields[1];
+  field_out[0] = Fp2_mul(a, b);
+  field_out[1] = Fp2_sqr(a);
+  field_out[2] = Fp2_add(a, b);
+  field_out[3] = Fp2_sub(a, b);
+  Fp2 products = {Fp_mul(a.c0, b.c0), Fp_sqr(a.c1)};
+  field_out[4] = products;
+#define PROBE_CURVE(G, points, out)                                  \
+  {                                                                  \
+    G##_xyzz p = G##_add_affine(G##_infinity(), points[0]);          \
+    out[0] = G##_to_jacobian(p);                                     \
+    G##_xyzz s = G##_add_affine(p, points[1]);                       \
+    out[1] = G##_to_jacobian(s);                                     \
+    G##_xyzz d = G##_double(s);                                      \
+    out[2] = G##_to_jacobian(d);                                     \
+    out[3] = G##_to_jacobian(G##_add(d, s));                         \
+    out[4] = G##_to_jacobian(G##_add_affine(p, points[0]));          \
+  }
+  PROBE_CURVE(G2, g2, g2_out)
+  PROBE_CURVE(G1, g1, g1_out)
+}
+"#;
+
+/// What each output of the probe is, in order: five Fp2 values, five G2
+/// points, five G1 points.
+const CHECKS: [&str; 15] = [
+    "Fp2 mul",
+    "Fp2 sqr",
+    "Fp2 add",
+    "Fp2 sub",
+    "Fp mul, Fp sqr",
+    "G2 add_affine to infinity",
+    "G2 add_affine",
+    "G2 double",
+    "G2 add",
+    "G2 add_affine doubling",
+    "G1 add_affine to infinity",
+    "G1 add_affine",
+    "G1 double",
+    "G1 add",
+    "G1 add_affine doubling",
+];
+
+/// A variant of the kernels: textual replacements in the source and extra
+/// NVRTC options.
+struct Variant {
+    name: &'static str,
+    /// Its directory under DIR.
+    slug: &'static str,
+    replace: &'static [(&'static str, &'static str)],
+    options: &'static [&'static str],
+}
+
+const VARIANTS: [Variant; 6] = [
+    Variant {
+        name: "as built",
+        slug: "as-built",
+        replace: &[],
+        options: &[],
+    },
+    Variant {
+        name: "Fp2 products inlined",
+        slug: "fp2-inlined",
+        replace: &[("DEVICE_CALL Fp2 Fp2_", "DEVICE Fp2 Fp2_")],
+        options: &[],
+    },
+    Variant {
+        name: "Fp mul inlined",
+        slug: "fp-mul-inlined",
+        replace: &[("#define FIELD_MUL DEVICE_CALL", "#define FIELD_MUL DEVICE")],
+        options: &[],
+    },
+    Variant {
+        name: "point ops inlined",
+        slug: "points-inlined",
+        replace: &[("DEVICE_CALL G_(", "DEVICE G_(")],
+        options: &[],
+    },
+    Variant {
+        name: "ptxas -O0",
+        slug: "ptxas-O0",
+        replace: &[],
+        options: &["--ptxas-options=-O0"],
+    },
+    Variant {
+        name: "-G (no optimisation)",
+        slug: "device-debug",
+        replace: &[],
+        options: &["--device-debug"],
+    },
+];
+
+/// The probe's inputs and the results blst gives for them.
+struct Case {
+    fields: [blst_fp2; 2],
+    g2: [G2Affine; 2],
+    g1: [G1Affine; 2],
+    fields_expected: [blst_fp2; 5],
+    g2_expected: [G2Projective; 5],
+    g1_expected: [G1Projective; 5],
+}
+
+impl Case {
+    fn new() -> Self {
+        let mut rng = rand::thread_rng();
+        let (p2, q2) = (
+            G2Projective::random(&mut rng),
+            G2Projective::random(&mut rng),
+        );
+        let (p1, q1) = (
+            G1Projective::random(&mut rng),
+            G1Projective::random(&mut rng),
+        );
+        let g2 = [G2Affine::from(p2), G2Affine::from(q2)];
+        let g1 = [G1Affine::from(p1), G1Affine::from(q1)];
+        // Two reduced Fp2 elements in Montgomery form: coordinates.
+        let a = blst_fp2::from(g2[0].x());
+        let b = blst_fp2::from(g2[1].y());
+        let mut fields_expected = [blst_fp2::default(); 5];
+        let mut c0 = blst_fp::default();
+        let mut c1 = blst_fp::default();
+        // SAFETY: blst's field functions on valid, distinct outputs.
+        unsafe {
+            blst::blst_fp2_mul(&mut fields_expected[0], &a, &b);
+            blst::blst_fp2_sqr(&mut fields_expected[1], &a);
+            blst::blst_fp2_add(&mut fields_expected[2], &a, &b);
+            blst::blst_fp2_sub(&mut fields_expected[3], &a, &b);
+            blst::blst_fp_mul(&mut c0, &a.fp[0], &b.fp[0]);
+            blst::blst_fp_sqr(&mut c1, &a.fp[1]);
+        }
+        fields_expected[4] = blst_fp2 { fp: [c0, c1] };
+        let s2 = p2 + q2;
+        let s1 = p1 + q1;
+        Self {
+            fields: [a, b],
+            g2,
+            g1,
+            fields_expected,
+            g2_expected: [p2, s2, s2.double(), s2.double() + s2, p2.double()],
+            g1_expected: [p1, s1, s1.double(), s1.double() + s1, p1.double()],
+        }
+    }
+}
+
+/// The bytes of plain-old-data values.
+fn bytes<T>(values: &[T]) -> Vec<u8> {
+    // SAFETY: the ABI and blst types are plain data without padding.
+    unsafe { std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), size_of_val(values)) }
+        .to_vec()
+}
+
+/// Values of `T` read from `bytes` (which holds `count` of them).
+fn values<T: Copy>(bytes: &[u8], count: usize) -> Vec<T> {
+    assert!(bytes.len() >= count * size_of::<T>());
+    (0..count)
+        // SAFETY: in bounds (asserted); the types are plain data and
+        // `read_unaligned` needs no alignment.
+        .map(|i| unsafe { bytes.as_ptr().cast::<T>().add(i).read_unaligned() })
+        .collect()
+}
+
+/// Runs the probe of `cubin` on `case`: one PASS or FAIL per check.
+fn run(
+    context: &std::sync::Arc<CudaContext>,
+    cubin: Vec<u8>,
+    case: &Case,
+) -> Result<Vec<bool>, String> {
+    let error = |e: cudarc::driver::DriverError| e.to_string();
+    let module = context
+        .load_module(Ptx::from_binary(cubin))
+        .map_err(error)?;
+    let probe = module.load_function("pce_probe").map_err(error)?;
+    let stream = context.default_stream();
+    let fields = stream.clone_htod(&bytes(&case.fields)).map_err(error)?;
+    let g2 = stream
+        .clone_htod(&bytes::<pce_g2_affine>(g2_affines_as_pce(&case.g2)))
+        .map_err(error)?;
+    let g1 = stream
+        .clone_htod(&bytes::<pce_g1_affine>(g1_affines_as_pce(&case.g1)))
+        .map_err(error)?;
+    let mut field_out = stream
+        .alloc_zeros::<u8>(5 * size_of::<blst_fp2>())
+        .map_err(error)?;
+    let mut g2_out = stream
+        .alloc_zeros::<u8>(5 * size_of::<pce_g2_projective>())
+        .map_err(error)?;
+    let mut g1_out = stream
+        .alloc_zeros::<u8>(5 * size_of::<pce_g1_projective>())
+        .map_err(error)?;
+    let mut launch = stream.launch_builder(&probe);
+    launch
+        .arg(&fields)
+        .arg(&g2)
+        .arg(&g1)
+        .arg(&mut field_out)
+        .arg(&mut g2_out)
+        .arg(&mut g1_out);
+    // One thread in a block of one: a block of the default 1024 threads
+    // asks for more registers than a multiprocessor has.
+    let one_thread = LaunchConfig {
+        grid_dim: (1, 1, 1),
+        block_dim: (1, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    // SAFETY: the arguments match pce_probe's signature: three inputs and
+    // three outputs of the sizes it writes.
+    unsafe { launch.launch(one_thread) }.map_err(error)?;
+    let field_out: Vec<blst_fp2> = values(&stream.clone_dtoh(&field_out).map_err(error)?, 5);
+    let g2_out: Vec<pce_g2_projective> = values(&stream.clone_dtoh(&g2_out).map_err(error)?, 5);
+    let g1_out: Vec<pce_g1_projective> = values(&stream.clone_dtoh(&g1_out).map_err(error)?, 5);
+    let mut passed = Vec::new();
+    for (got, want) in field_out.iter().zip(&case.fields_expected) {
+        passed.push(bytes(std::slice::from_ref(got)) == bytes(std::slice::from_ref(want)));
+    }
+    for (got, want) in pce_g2_projectives(&g2_out).iter().zip(&case.g2_expected) {
+        passed.push(got == want);
+    }
+    for (got, want) in pce_g1_projectives(&g1_out).iter().zip(&case.g1_expected) {
+        passed.push(got == want);
+    }
+    Ok(passed)
+}
+
+fn main() -> Result<(), String> {
+    let limit = std::env::args()
+        .nth(1)
+        .map(|s| {
+            s.parse::<u64>()
+                .map_err(|e| format!("SECONDS_PER_COMPILE: {e}"))
+        })
+        .transpose()?
+        .unwrap_or(120);
+    let cubin_dir = std::env::args().nth(2).map(std::path::PathBuf::from);
+    // SAFETY: only tries to load the library.
+    let context = if unsafe { cudarc::driver::sys::is_culib_present() } {
+        Some(CudaContext::new(0).map_err(|e| format!("opening CUDA device 0: {e}"))?)
+    } else {
+        None
+    };
+    let arch = match &context {
+        Some(context) => {
+            let (major, minor) = context.compute_capability().map_err(|e| e.to_string())?;
+            format!("{major}{minor}")
+        }
+        None => "90".to_owned(),
+    };
+    match context {
+        Some(_) => println!(
+            "device 0: sm_{arch}; each variant compiled by this machine's NVRTC, at most {limit} s"
+        ),
+        None => println!("no CUDA driver: the variants are compiled for sm_{arch}, not run"),
+    }
+    let case = Case::new();
+
+    let (sender, receiver) = mpsc::channel();
+    for (index, variant) in VARIANTS.iter().enumerate() {
+        let mut source = gpu_backend::source();
+        for (from, to) in variant.replace {
+            if !source.contains(from) {
+                return Err(format!(
+                    "variant {:?}: {from:?} is not in the source",
+                    variant.name
+                ));
+            }
+            source = source.replace(from, to);
+        }
+        source.push_str(PROBE);
+        let (sender, arch) = (sender.clone(), arch.clone());
+        std::thread::spawn(move || {
+            let started = Instant::now();
+            let cubin = compile_source(&source, &arch, variant.options, Output::Cubin);
+            let _ = sender.send((index, cubin.map_err(|e| e.message), started.elapsed()));
+        });
+    }
+    drop(sender);
+
+    let deadline = Instant::now() + Duration::from_secs(limit);
+    let mut rows: Vec<Option<String>> = (0..VARIANTS.len()).map(|_| None).collect();
+    let mut as_built_passed = false;
+    while rows.iter().any(Option::is_none) {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let Ok((index, cubin, took)) = receiver.recv_timeout(left) else {
+            break;
+        };
+        let name = VARIANTS[index].name;
+        if let (Some(dir), Ok(cubin)) = (&cubin_dir, &cubin) {
+            let dir = dir.join(VARIANTS[index].slug);
+            std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            gpu_backend::cache::write(&cache_path(&dir, &arch), cubin);
+        }
+        let Some(context) = &context else {
+            match cubin {
+                Ok(cubin) => println!(
+                    "{name:<22} {:>6.1} s  compiled ({} bytes)",
+                    took.as_secs_f64(),
+                    cubin.len()
+                ),
+                Err(error) => println!("{name:<22} {:>6.1} s  ERROR: {error}", took.as_secs_f64()),
+            }
+            rows[index] = Some(String::new());
+            continue;
+        };
+        let row = match cubin.and_then(|cubin| run(context, cubin, &case)) {
+            Ok(passed) => {
+                let failed: Vec<&str> = CHECKS
+                    .iter()
+                    .zip(&passed)
+                    .filter(|(_, ok)| !**ok)
+                    .map(|(check, _)| *check)
+                    .collect();
+                if index == 0 {
+                    as_built_passed = failed.is_empty();
+                }
+                if failed.is_empty() {
+                    format!(
+                        "{name:<22} {:>6.1} s  PASS (all {} checks)",
+                        took.as_secs_f64(),
+                        CHECKS.len()
+                    )
+                } else {
+                    format!(
+                        "{name:<22} {:>6.1} s  FAIL: {}",
+                        took.as_secs_f64(),
+                        failed.join("; ")
+                    )
+                }
+            }
+            Err(error) => format!("{name:<22} {:>6.1} s  ERROR: {error}", took.as_secs_f64()),
+        };
+        println!("{row}");
+        rows[index] = Some(row);
+    }
+    for (variant, row) in VARIANTS.iter().zip(&rows) {
+        if row.is_none() {
+            println!("{:<22} not compiled within {limit} s", variant.name);
+        }
+    }
+    // Compilations still running are abandoned with the process.
+    std::process::exit(if as_built_passed { 0 } else { 1 })
+}

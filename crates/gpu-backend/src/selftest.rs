@@ -1,0 +1,116 @@
+//! A known-answer test of an open device's kernels, run before the device
+//! is handed out: a G1 and a G2 MSM of a few terms and a small forward
+//! NTT, each compared with blst's result on the host.
+//!
+//! Why: the kernels a device runs come from a compiler this project does
+//! not control (NVRTC, a vendor's OpenCL compiler, or a compiled-kernel
+//! cache built elsewhere by another version), and a miscompiled kernel
+//! does not fail, it returns wrong points. The prover would then fail every
+//! proof's verification and hand each partition to its fallback, slowly
+//! and without saying why. The test covers every MSM kernel (terms of
+//! scalar 1 go through the base sums, the others through the buckets with
+//! signed digits in several windows) and the NTT's, and takes
+//! milliseconds.
+
+use backend_api::ffi::{pce_fr, pce_scalar};
+use backend_api::interop::{
+    fr_as_scalars, g1_affines_as_pce, g2_affines_as_pce, pce_g1_projectives, pce_g2_projectives,
+    root_of_unity, scalar_of, scalars_as_fr,
+};
+use backend_api::plugin::PluginError;
+use blstrs::{G1Affine, G2Affine, Scalar};
+use ff::{Field, PrimeField};
+use group::prime::PrimeCurveAffine;
+use group::Curve as _;
+
+use crate::engine::Engine;
+use crate::msm::{self, Curve, GroupBases, G1, G2};
+use crate::ntt;
+
+/// Log2 of the NTT checked.
+const NTT_LOG: u32 = 4;
+
+/// The MSM scalars: 1 and 0 (the terms the host splits off), -1 and two
+/// full-width values (every window, negative digits), a small one.
+fn msm_scalars() -> Vec<Scalar> {
+    let full = Scalar::ROOT_OF_UNITY;
+    vec![
+        Scalar::ONE,
+        Scalar::ZERO,
+        -Scalar::ONE,
+        Scalar::from(5u64),
+        full,
+        full.square(),
+        Scalar::ONE,
+    ]
+}
+
+/// Whether the device's MSM of `bases` (the multiples 2, 3, ... of the
+/// generator) by `scalars` equals blst's sum.
+fn msm_matches<C: Curve, E: Engine, A: PrimeCurveAffine<Scalar = Scalar>>(
+    engine: &E,
+    scalars: &[Scalar],
+    as_device: fn(&[A]) -> &[C::Affine],
+    as_host: fn(&[C::Point]) -> &[A::Curve],
+) -> Result<bool, PluginError>
+where
+    C::Point: Default + Copy,
+{
+    let generator = A::generator().to_curve();
+    let bases: Vec<A::Curve> = (0..scalars.len() as u64)
+        .map(|i| generator * Scalar::from(i + 2))
+        .collect();
+    let expected: A::Curve = bases.iter().zip(scalars).map(|(b, s)| *b * s).sum();
+    let affine: Vec<A> = bases.iter().map(|b| b.to_affine()).collect();
+    let device_bases = GroupBases::resident(engine, as_device(&affine))?;
+    let terms: Vec<pce_scalar> = scalars.iter().map(scalar_of).collect();
+    let mut out = [C::Point::default()];
+    msm::msm::<C, E>(engine, &device_bases, 0, terms.len(), &terms, &mut out)?;
+    Ok(as_host(&out)[0] == expected)
+}
+
+/// Whether the device's forward NTT of size 2^[`NTT_LOG`] equals the
+/// evaluation of the polynomial at the domain's points.
+fn ntt_matches<E: Engine>(engine: &E) -> Result<bool, PluginError> {
+    let n = 1usize << NTT_LOG;
+    let coefficients: Vec<Scalar> = (0..n as u64)
+        .map(|i| Scalar::ROOT_OF_UNITY.pow_vartime([i + 3]))
+        .collect();
+    let omega = root_of_unity(NTT_LOG);
+    let expected: Vec<Scalar> = (0..n as u64)
+        .map(|j| {
+            let point = omega.pow_vartime([j]);
+            coefficients
+                .iter()
+                .rev()
+                .fold(Scalar::ZERO, |acc, c| acc * point + c)
+        })
+        .collect();
+    let mut data: Vec<pce_fr> = scalars_as_fr(&coefficients).to_vec();
+    ntt::Domain::new(engine, NTT_LOG)?.transform(engine, false, false, &mut data)?;
+    Ok(fr_as_scalars(&data) == expected.as_slice())
+}
+
+/// Runs the test on `engine`: `Ok(Err(what))` names the operations whose
+/// results are wrong; `Err` is an operation that failed outright.
+pub fn check<E: Engine>(engine: &E) -> Result<Result<(), String>, PluginError> {
+    let scalars = msm_scalars();
+    let mut wrong = Vec::new();
+    if !msm_matches::<G1, E, G1Affine>(engine, &scalars, g1_affines_as_pce, pce_g1_projectives)? {
+        wrong.push("G1 MSM");
+    }
+    if !msm_matches::<G2, E, G2Affine>(engine, &scalars, g2_affines_as_pce, pce_g2_projectives)? {
+        wrong.push("G2 MSM");
+    }
+    if !ntt_matches(engine)? {
+        wrong.push("NTT");
+    }
+    if wrong.is_empty() {
+        Ok(Ok(()))
+    } else {
+        Ok(Err(format!(
+            "results differ from blst's: {}",
+            wrong.join(", ")
+        )))
+    }
+}

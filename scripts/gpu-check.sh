@@ -6,7 +6,8 @@
 #   scripts/gpu-check.sh [BIN_DIR]
 #
 # BIN_DIR holds pce-prover and libpce_backend_{cpu,cuda,opencl}.so
-# (default: target/release), and may hold cuda-kernels/, a ready CUDA
+# (default: target/release), may hold kernel_probe (run when a CUDA check
+# fails), and may hold cuda-kernels/, a ready CUDA
 # kernel cache (CUBINs for sm_80/89/90/100, built without a GPU by
 # `cargo run --release -p backend-cuda --example kernel_cache --
 # target/release/cuda-kernels`): with it, opening a device compiles nothing
@@ -152,9 +153,11 @@ fi
 step devices 30 "$PCE" devices "$BACKEND"
 # Opening the device loads the carried CUBIN for its architecture, or
 # compiles the kernels (NVRTC to a CUBIN, minutes: times in
-# docs/benchmarks.md) and caches them for the steps after it. A timeout
-# here would make every later step compile again, so the limit is generous.
-step compile-kernels 180 "$PCE" backend-check "$BACKEND" \
+# docs/benchmarks.md) and caches them for the steps after it; either way
+# the kernels then pass a self-test or are compiled afresh (logged here).
+# A timeout here would make every later step compile again, so the limit
+# is generous.
+step compile-kernels 180 env RUST_LOG=info "$PCE" backend-check "$BACKEND" \
   --max-log-ntt 1 --max-log-msm-g1 4 --max-log-msm-g2 4 --proofs 0
 # The first proof on the device, before anything else can eat the time:
 # a fresh 2 KiB sector proven with the CPU plugin and with this backend,
@@ -162,6 +165,13 @@ step compile-kernels 180 "$PCE" backend-check "$BACKEND" \
 # for byte (this also generates the test parameters, once).
 step "c2-2kib-$BACKEND-vs-cpu" "$DEMO_LIMIT" "$PCE" demo --backend "$BACKEND" --reference cpu
 step backend-check 90 "$PCE" backend-check "$BACKEND" "${CHECK_SIZES[@]}"
+# When a check has failed and the kernel probe was carried: which field or
+# curve function goes wrong, for the kernels as built and for variants
+# (functions inlined, optimisation off), each compiled by this machine's
+# NVRTC (crates/backend-cuda/examples/kernel_probe.rs).
+if [ "$BACKEND" = cuda ] && [ "$FAILED" != 0 ] && [ -x "$BIN_DIR/kernel_probe" ]; then
+  step kernel-probe 90 "$BIN_DIR/kernel_probe" 60
+fi
 # A small "device memory" (32 MiB; 256 KiB with QUICK=1), every buffer
 # counted against it: the largest MSM bases (G1 2^19, G2 2^18: 48 MiB)
 # would not leave the quarter of it the MSM needs, so they are streamed
@@ -196,6 +206,8 @@ timing_lines() {
   fi
   grep -E '^(32 GiB|backend|step|point pools|bases to|NTT domain|QAP|h to|H MSM|L MSM|A MSM|B G1|B G2|partition|device memory|host peak)' \
     "$LOGS/partition-32gib.log" 2>/dev/null | sed 's/^/partition: /'
+  grep -h 'self-test' "$LOGS/compile-kernels.log" "$LOGS/c2-2kib-$BACKEND-vs-cpu.log" 2>/dev/null | sed 's/^/kernels: /'
+  grep -E '^(device 0|as built|Fp|point|ptxas|-G)' "$LOGS/kernel-probe.log" 2>/dev/null | sed 's/^/probe: /'
   grep -E '"(backend|device|pce_load_or_record|params_read|witness|prove|finish|verify_seal|peak_rss_bytes)"|identical' \
     "$LOGS/c2-2kib-$BACKEND-vs-cpu.log" 2>/dev/null | sed "s/^ */2 KiB C2, $BACKEND then cpu: /"
 }

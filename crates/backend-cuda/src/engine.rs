@@ -12,7 +12,9 @@
 
 use std::collections::HashMap;
 use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Instant;
 
 use backend_api::ffi::pce_fr;
 use backend_api::plugin::{MemoryReport, PluginError};
@@ -30,6 +32,7 @@ use gpu_backend::engine::{
 use gpu_backend::plugin::Kernels;
 
 use cudarc::nvrtc::Ptx;
+use rayon::prelude::*;
 use tracing::{info, warn};
 
 use crate::compile;
@@ -170,6 +173,9 @@ pub struct Engine {
     /// Records the uploads queued on `copies`, for kernels to wait on.
     uploaded: CudaEvent,
     staging: Mutex<Staging>,
+    /// What went through the staging buffers, logged when the engine
+    /// closes.
+    copied: CopyStats,
     functions: HashMap<&'static str, CudaFunction>,
     limits: Limits,
     /// The buffers allocated, against [`Limits::memory`].
@@ -342,6 +348,7 @@ impl Engine {
             launched,
             uploaded,
             staging: Mutex::default(),
+            copied: CopyStats::default(),
             functions,
             pool,
             ledger: Ledger::new(limits.memory),
@@ -386,7 +393,10 @@ impl Engine {
             CU_MEMHOSTALLOC_WRITECOMBINED,
         )?;
         // Waits until the buffer's previous copy is done.
-        staged.as_mut_slice()?[..piece.len()].copy_from_slice(piece);
+        let staged_bytes = &mut staged.as_mut_slice()?[..piece.len()];
+        self.copied
+            .up
+            .count(piece.len(), || copy(staged_bytes, piece));
         let mut target = buffer.slice_mut(offset..offset + piece.len());
         let (target, _record_target) = target.device_ptr_mut(&self.copies);
         // SAFETY: the slice is only used by the copy below, on `copies`;
@@ -546,11 +556,11 @@ impl GpuEngine for Engine {
             self.download_piece(&mut staging, slot, buffer, range.clone())
                 .map_err(failed)?;
             if let Some((slot, range)) = arrived.replace((slot, range)) {
-                copy_out(&staging, slot, &mut bytes[range]).map_err(failed)?;
+                copy_out(&staging, slot, &mut bytes[range], &self.copied).map_err(failed)?;
             }
         }
         if let Some((slot, range)) = arrived {
-            copy_out(&staging, slot, &mut bytes[range]).map_err(failed)?;
+            copy_out(&staging, slot, &mut bytes[range], &self.copied).map_err(failed)?;
         }
         Ok(())
     }
@@ -592,10 +602,88 @@ impl GpuEngine for Engine {
 
 /// Copies the start of download staging buffer `slot` into `bytes`, once
 /// the copy queued into it is done.
-fn copy_out(staging: &Staging, slot: usize, bytes: &mut [u8]) -> Result<(), DriverError> {
+fn copy_out(
+    staging: &Staging,
+    slot: usize,
+    bytes: &mut [u8],
+    copied: &CopyStats,
+) -> Result<(), DriverError> {
     let staged = staging.downloads[slot]
         .as_ref()
         .expect("a piece was queued into this buffer");
-    bytes.copy_from_slice(&staged.as_slice()?[..bytes.len()]);
+    let staged = &staged.as_slice()?[..bytes.len()];
+    copied.down.count(bytes.len(), || copy(bytes, staged));
     Ok(())
+}
+
+/// Copies at least this large are split over the host's threads: one
+/// thread filling write-combined page-locked memory, or reading a staging
+/// buffer out, moves a few GB/s, several times below the bus's speed.
+const PARALLEL_COPY_BYTES: usize = 4 << 20;
+
+/// `to.copy_from_slice(from)`, by several threads when it is large.
+fn copy(to: &mut [u8], from: &[u8]) {
+    const PIECE: usize = 1 << 20;
+    if from.len() < PARALLEL_COPY_BYTES {
+        to.copy_from_slice(from);
+    } else {
+        to.par_chunks_mut(PIECE)
+            .zip(from.par_chunks(PIECE))
+            .for_each(|(to, from)| to.copy_from_slice(from));
+    }
+}
+
+/// Bytes the host copied into or out of staging buffers and the time it
+/// took: with the transfers' own times (`bench partition`, `bench
+/// backend`), whether the host's side of a copy is what limits it.
+#[derive(Default)]
+struct CopyStats {
+    up: Tally,
+    down: Tally,
+}
+
+/// Bytes and nanoseconds of one direction's host copies.
+#[derive(Default)]
+struct Tally {
+    bytes: AtomicU64,
+    nanos: AtomicU64,
+}
+
+impl Tally {
+    /// Runs `copy` of `bytes` bytes and counts it.
+    fn count(&self, bytes: usize, copy: impl FnOnce()) {
+        let started = Instant::now();
+        copy();
+        let nanos = started.elapsed().as_nanos() as u64;
+        self.bytes.fetch_add(bytes as u64, Ordering::Relaxed);
+        self.nanos.fetch_add(nanos, Ordering::Relaxed);
+    }
+
+    /// (GiB, seconds, GB/s) so far.
+    fn figures(&self) -> (f64, f64, f64) {
+        let bytes = self.bytes.load(Ordering::Relaxed) as f64;
+        let seconds = self.nanos.load(Ordering::Relaxed) as f64 / 1e9;
+        let rate = if seconds > 0.0 {
+            bytes / seconds / 1e9
+        } else {
+            0.0
+        };
+        (bytes / (1u64 << 30) as f64, seconds, rate)
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        let (up_gib, up_seconds, up_rate) = self.copied.up.figures();
+        let (down_gib, down_seconds, down_rate) = self.copied.down.figures();
+        info!(
+            up_gib,
+            up_seconds,
+            up_rate,
+            down_gib,
+            down_seconds,
+            down_rate,
+            "host side of the device's copies (into and out of staging buffers; GB/s)"
+        );
+    }
 }

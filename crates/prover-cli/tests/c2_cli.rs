@@ -722,3 +722,30 @@ fn a_demo_that_died_has_its_working_directory_removed_by_the_next() {
     assert_eq!(third.len(), 1, "the dead runs' are gone: {third:?}");
     assert!(!second.contains(&third[0]));
 }
+
+/// `demo --reference` checks the backend itself: a backend whose proofs do
+/// not verify fails the demo, instead of its partitions being proven by
+/// the CPU fallback and that proof compared with the CPU reference's.
+#[test]
+fn a_demo_against_a_reference_gives_the_backend_no_fallback() {
+    let cache = shared_parameter_cache();
+    let broken = common::plugin_dir().join(backend_api::loader::plugin_file_name("broken"));
+    let output = common::pce_prover(
+        &[
+            "demo",
+            "--backend",
+            broken.to_str().unwrap(),
+            "--reference",
+            "cpu",
+        ],
+        &[
+            ("FIL_PROOFS_PARAMETER_CACHE", cache.as_os_str()),
+            (pce_backend_broken::MODE_ENV, "wrong".as_ref()),
+        ],
+    );
+    let said = text(&output);
+    assert!(!output.status.success(), "{said}");
+    assert!(!said.contains("identical, byte for byte"), "{said}");
+    assert!(!said.contains("fallback"), "{said}");
+    assert!(said.contains("does not verify"), "{said}");
+}

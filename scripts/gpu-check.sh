@@ -10,9 +10,11 @@
 # fails), and may hold cuda-kernels/, a ready CUDA
 # kernel cache (CUBINs for sm_80/89/90/100, built without a GPU by
 # `cargo run --release -p backend-cuda --example kernel_cache --
-# target/release/cuda-kernels`): with it, opening a device compiles nothing
-# and NVRTC is not needed. Parameters and logs go to $WORK (default: a
-# temporary directory). When $OUT is set, only four files are written
+# target/release/cuda-kernels` with an NVRTC no newer than the driver, see
+# README): with it, opening a device compiles nothing and NVRTC is not
+# needed, unless the cached kernels fail the plugin's self-test.
+# Parameters and logs go to $WORK (default: a temporary directory). When
+# $OUT is set, only four files are written
 # there, small enough to come back from a borrowed machine: summary.txt
 # (the table), timings.json (every step's status and time, and the timing
 # lines of the benchmarks and proofs), partition.json (`bench partition`'s
@@ -165,13 +167,6 @@ step compile-kernels 180 env RUST_LOG=info "$PCE" backend-check "$BACKEND" \
 # for byte (this also generates the test parameters, once).
 step "c2-2kib-$BACKEND-vs-cpu" "$DEMO_LIMIT" "$PCE" demo --backend "$BACKEND" --reference cpu
 step backend-check 90 "$PCE" backend-check "$BACKEND" "${CHECK_SIZES[@]}"
-# When a check has failed and the kernel probe was carried: which field or
-# curve function goes wrong, for the kernels as built and for variants
-# (functions inlined, optimisation off), each compiled by this machine's
-# NVRTC (crates/backend-cuda/examples/kernel_probe.rs).
-if [ "$BACKEND" = cuda ] && [ "$FAILED" != 0 ] && [ -x "$BIN_DIR/kernel_probe" ]; then
-  step kernel-probe 90 "$BIN_DIR/kernel_probe" 60
-fi
 # A small "device memory" (32 MiB; 256 KiB with QUICK=1), every buffer
 # counted against it: the largest MSM bases (G1 2^19, G2 2^18: 48 MiB)
 # would not leave the quarter of it the MSM needs, so they are streamed
@@ -197,6 +192,14 @@ if [ "$BACKEND" = cuda ] && [ $((DEADLINE - $(date +%s))) -gt 120 ] &&
     --max-log-ntt 16 --max-log-msm-g1 16 --max-log-msm-g2 12 --proofs 1
   step bench-opencl-vs-cpu 60 "$PCE" bench backend opencl --versus cpu \
     --msm-g1 16..22 --msm-g2 16..20 --ntt 16..24 --reps 1
+fi
+
+# Last, when a check has failed and the kernel probe was carried: which
+# field or curve function goes wrong, for the kernels as built and for
+# variants (functions inlined, optimisation off), each compiled by this
+# machine's NVRTC (crates/backend-cuda/examples/kernel_probe.rs).
+if [ "$BACKEND" = cuda ] && [ "$FAILED" != 0 ] && [ -x "$BIN_DIR/kernel_probe" ]; then
+  step kernel-probe 90 "$BIN_DIR/kernel_probe" 60
 fi
 
 # timing_lines: the lines of the logs that carry timings.

@@ -16,8 +16,14 @@
 //! With DIR, each variant's CUBIN (all the kernels, and the probe) is also
 //! written to DIR/<variant>/ under the name the plugin looks the kernels up
 //! by, so that `PCE_CUDA_CACHE=DIR/<variant> pce-prover backend-check cuda`
-//! runs the whole plugin on that variant. Exit status 0 when the kernels as
-//! built pass every check.
+//! runs the whole plugin on that variant; but a variant that fails the
+//! plugin's self-test is replaced there by the kernels as built when the
+//! device opens (the plugin warns), and the check then runs on those. Exit
+//! status 0 when the kernels as built pass every check.
+//!
+//! All variants run in one CUDA context: a variant whose kernel faults
+//! leaves the context broken, and the variants run after it then report
+//! the same error. Rerun with fewer variants to tell them apart.
 
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -183,18 +189,36 @@ impl Case {
     }
 }
 
-/// The bytes of plain-old-data values.
-fn bytes<T>(values: &[T]) -> Vec<u8> {
-    // SAFETY: the ABI and blst types are plain data without padding.
+/// Types whose every byte is data (no padding) and every bit pattern a
+/// value: what the probe copies to and from the device as bytes.
+///
+/// # Safety
+/// Only for such types.
+unsafe trait Plain: Copy {}
+// SAFETY: blst's field element pairs and the ABI's points are arrays of
+// u64 limbs, without padding.
+unsafe impl Plain for blst_fp2 {}
+// SAFETY: as above.
+unsafe impl Plain for pce_g1_affine {}
+// SAFETY: as above.
+unsafe impl Plain for pce_g2_affine {}
+// SAFETY: as above.
+unsafe impl Plain for pce_g1_projective {}
+// SAFETY: as above.
+unsafe impl Plain for pce_g2_projective {}
+
+/// The bytes of `values`.
+fn bytes<T: Plain>(values: &[T]) -> Vec<u8> {
+    // SAFETY: `T: Plain` has no padding, so every byte is initialised.
     unsafe { std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), size_of_val(values)) }
         .to_vec()
 }
 
 /// Values of `T` read from `bytes` (which holds `count` of them).
-fn values<T: Copy>(bytes: &[u8], count: usize) -> Vec<T> {
+fn values<T: Plain>(bytes: &[u8], count: usize) -> Vec<T> {
     assert!(bytes.len() >= count * size_of::<T>());
     (0..count)
-        // SAFETY: in bounds (asserted); the types are plain data and
+        // SAFETY: in bounds (asserted); any bytes are a `T: Plain`, and
         // `read_unaligned` needs no alignment.
         .map(|i| unsafe { bytes.as_ptr().cast::<T>().add(i).read_unaligned() })
         .collect()

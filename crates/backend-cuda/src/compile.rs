@@ -6,7 +6,8 @@
 //! without loading NVRTC, so a machine with a prebuilt cache ([`prebuild`],
 //! `scripts/gpu-check.sh` carries one) needs no NVRTC at all. What the key
 //! cannot see (a CUBIN from an NVRTC newer than the driver) shows as a
-//! module that fails to load; the device is then compiled for once more.
+//! module that fails to load, or one that loads and computes wrong results
+//! (the plugin's self-test); the device is then compiled for once more.
 
 use backend_api::ffi::PCE_ERR_DEVICE;
 use backend_api::plugin::PluginError;
@@ -15,6 +16,7 @@ use std::path::{Path, PathBuf};
 
 use cudarc::nvrtc::{result, sys};
 use gpu_backend::cache;
+use gpu_backend::plugin::Kernels;
 use tracing::info;
 
 use crate::driver::probe_nvrtc;
@@ -139,13 +141,16 @@ pub fn compile_source(
     Ok(compiled)
 }
 
-/// The CUBIN for `sm_<arch>`, from the cache when it holds a valid copy
-/// (NVRTC is not loaded then), else compiled and cached.
-pub fn kernels(arch: &str) -> Result<Vec<u8>, PluginError> {
-    if let Some(cubin) = cache_dir().and_then(|dir| cached(&dir, arch)) {
-        return Ok(cubin);
+/// The CUBIN for `sm_<arch>`, from the cache when `wanted` allows and it
+/// holds a valid copy (NVRTC is not loaded then), else compiled and
+/// cached; with where it came from.
+pub fn kernels(arch: &str, wanted: Kernels) -> Result<(Vec<u8>, Kernels), PluginError> {
+    if wanted == Kernels::Cached {
+        if let Some(cubin) = cache_dir().and_then(|dir| cached(&dir, arch)) {
+            return Ok((cubin, Kernels::Cached));
+        }
     }
-    rebuild(arch)
+    Ok((rebuild(arch)?, Kernels::Compiled))
 }
 
 /// Compiles the CUBIN for `sm_<arch>` and replaces the cached one.

@@ -265,28 +265,28 @@ impl Pool {
 
 impl Engine {
     /// Opens device `index`: its primary context, streams, and the kernels
-    /// for its architecture, from the cache or compiled as `kernels` says.
-    pub fn open(index: u32, kernels: Kernels) -> Result<Self, PluginError> {
+    /// for its architecture, from the cache or compiled as `wanted` says;
+    /// with where they came from.
+    pub fn open(index: u32, wanted: Kernels) -> Result<(Self, Kernels), PluginError> {
         check_index(index)?;
         let context = CudaContext::new(index as usize)
             .map_err(|e| cuda_error("creating a CUDA context", e))?;
         let query = |e| cuda_error("querying the CUDA device", e);
         let (major, minor) = context.compute_capability().map_err(query)?;
         let arch = format!("{major}{minor}");
-        let cubin = match kernels {
-            Kernels::Cached => compile::kernels(&arch)?,
-            Kernels::Compiled => compile::rebuild(&arch)?,
-        };
+        let (cubin, mut origin) = compile::kernels(&arch, wanted)?;
         let module = match context.load_module(Ptx::from_binary(cubin)) {
             Ok(module) => module,
-            Err(error) => {
+            Err(error) if origin == Kernels::Cached => {
                 // A cached CUBIN the driver refuses (built by a newer NVRTC):
                 // compiled once more here, then it is a real error.
                 warn!(arch, %error, "the cached CUDA kernels did not load; compiling them again");
+                origin = Kernels::Compiled;
                 context
                     .load_module(Ptx::from_binary(compile::rebuild(&arch)?))
                     .map_err(|e| cuda_error("loading the compiled kernels", e))?
             }
+            Err(error) => return Err(cuda_error("loading the compiled kernels", error)),
         };
         let mut functions = HashMap::new();
         for name in KERNELS {
@@ -342,7 +342,7 @@ impl Engine {
             ntt_local_log: NTT_MAX_LOCAL_LOG,
         }
         .capped_by_env();
-        Ok(Self {
+        let engine = Self {
             stream,
             copies,
             launched,
@@ -353,7 +353,8 @@ impl Engine {
             pool,
             ledger: Ledger::new(limits.memory),
             limits,
-        })
+        };
+        Ok((engine, origin))
     }
 
     /// Free device memory for this engine: `cuMemGetInfo`'s (other
@@ -624,6 +625,11 @@ const PARALLEL_COPY_BYTES: usize = 4 << 20;
 /// `to.copy_from_slice(from)`, by several threads when it is large.
 fn copy(to: &mut [u8], from: &[u8]) {
     const PIECE: usize = 1 << 20;
+    assert_eq!(
+        to.len(),
+        from.len(),
+        "a copy between slices of different lengths"
+    );
     if from.len() < PARALLEL_COPY_BYTES {
         to.copy_from_slice(from);
     } else {
@@ -659,28 +665,24 @@ impl Tally {
         self.nanos.fetch_add(nanos, Ordering::Relaxed);
     }
 
-    /// (GiB, seconds, GB/s) so far.
+    /// (GB, seconds, GB/s) so far.
     fn figures(&self) -> (f64, f64, f64) {
-        let bytes = self.bytes.load(Ordering::Relaxed) as f64;
+        let gb = self.bytes.load(Ordering::Relaxed) as f64 / 1e9;
         let seconds = self.nanos.load(Ordering::Relaxed) as f64 / 1e9;
-        let rate = if seconds > 0.0 {
-            bytes / seconds / 1e9
-        } else {
-            0.0
-        };
-        (bytes / (1u64 << 30) as f64, seconds, rate)
+        let rate = if seconds > 0.0 { gb / seconds } else { 0.0 };
+        (gb, seconds, rate)
     }
 }
 
 impl Drop for Engine {
     fn drop(&mut self) {
-        let (up_gib, up_seconds, up_rate) = self.copied.up.figures();
-        let (down_gib, down_seconds, down_rate) = self.copied.down.figures();
+        let (up_gb, up_seconds, up_rate) = self.copied.up.figures();
+        let (down_gb, down_seconds, down_rate) = self.copied.down.figures();
         info!(
-            up_gib,
+            up_gb,
             up_seconds,
             up_rate,
-            down_gib,
+            down_gb,
             down_seconds,
             down_rate,
             "host side of the device's copies (into and out of staging buffers; GB/s)"

@@ -41,8 +41,8 @@ impl GpuApi for CudaApi {
         driver::describe(index)
     }
 
-    fn open(index: u32, kernels: Kernels) -> Result<Engine, PluginError> {
-        Engine::open(index, kernels)
+    fn open(index: u32, wanted: Kernels) -> Result<(Engine, Kernels), PluginError> {
+        Engine::open(index, wanted)
     }
 }
 

@@ -108,8 +108,8 @@ const DEFAULT_GROUP: usize = 64;
 
 impl Engine {
     /// Opens `found`: context, queues, and the kernels (cached or built,
-    /// as `kernels` says).
-    pub fn open(found: &Found, kernels: Kernels) -> Result<Self, PluginError> {
+    /// as `wanted` says); with where the kernels came from.
+    pub fn open(found: &Found, wanted: Kernels) -> Result<(Self, Kernels), PluginError> {
         let device = &found.device;
         let query = |error| cl_error("querying the OpenCL device", error);
         let context =
@@ -126,7 +126,7 @@ impl Engine {
         };
         let queue = create_queue()?;
         let copies = create_queue()?;
-        let program = program::build(&context, found, kernels)?;
+        let (program, origin) = program::build(&context, found, wanted)?;
         let mut kernels = HashMap::new();
         for name in KERNELS {
             let kernel = Kernel::create(&program, name)
@@ -153,7 +153,7 @@ impl Engine {
             ntt_local_log,
         }
         .capped_by_env();
-        Ok(Self {
+        let engine = Self {
             context,
             queue,
             copies,
@@ -162,7 +162,8 @@ impl Engine {
             ledger: Ledger::new(limits.memory),
             limits,
             device: opencl3::device::Device::new(device.id()),
-        })
+        };
+        Ok((engine, origin))
     }
 }
 

@@ -39,8 +39,8 @@ impl GpuApi for OpenClApi {
         platform::describe(&platform::device(index)?)
     }
 
-    fn open(index: u32, kernels: Kernels) -> Result<Engine, PluginError> {
-        Engine::open(&platform::device(index)?, kernels)
+    fn open(index: u32, wanted: Kernels) -> Result<(Engine, Kernels), PluginError> {
+        Engine::open(&platform::device(index)?, wanted)
     }
 }
 

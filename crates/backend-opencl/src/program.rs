@@ -81,18 +81,19 @@ fn from_source(context: &Context, options: &str) -> Result<Program, String> {
 }
 
 /// The kernels built for `found`'s device in `context` with `options`,
-/// from the cache when it holds a valid binary and `kernels` allows.
+/// from the cache when `wanted` allows and it holds a valid binary; with
+/// where they came from.
 fn build_with(
     context: &Context,
     found: &Found,
     options: &str,
-    kernels: Kernels,
-) -> Result<Program, String> {
+    wanted: Kernels,
+) -> Result<(Program, Kernels), String> {
     let path = cache_path(found, options);
-    if let (Some(path), Kernels::Cached) = (&path, kernels) {
+    if let (Some(path), Kernels::Cached) = (&path, wanted) {
         if let Some(binary) = cache::read(path) {
             if let Some(program) = from_binary(context, &found.device, &binary, options) {
-                return Ok(program);
+                return Ok((program, Kernels::Cached));
             }
             warn!(path = %path.display(), "cached OpenCL program rejected by the driver; rebuilding");
         }
@@ -108,7 +109,7 @@ fn build_with(
             cache::write(path, &binary);
         }
     }
-    Ok(program)
+    Ok((program, Kernels::Compiled))
 }
 
 /// The file next to the cache entry `cache_file` of the build with
@@ -146,12 +147,17 @@ fn build_preferring_calls<P>(
 }
 
 /// The kernels built for `found`'s device in `context` (or cached, as
-/// `kernels` says): with the point operations as calls, or inlined where
-/// the compiler refuses that build (see [`build_preferring_calls`]).
-pub fn build(context: &Context, found: &Found, kernels: Kernels) -> Result<Program, PluginError> {
+/// `wanted` says), with where they came from: with the point operations as
+/// calls, or inlined where the compiler refuses that build (see
+/// [`build_preferring_calls`]).
+pub fn build(
+    context: &Context,
+    found: &Found,
+    wanted: Kernels,
+) -> Result<(Program, Kernels), PluginError> {
     let marker = cache_path(found, &build_options(true)).map(|path| refusal_marker(&path));
     build_preferring_calls(marker.as_deref(), |calls| {
-        build_with(context, found, &build_options(calls), kernels)
+        build_with(context, found, &build_options(calls), wanted)
     })
     .map_err(|log| device_error(format!("building the OpenCL kernels failed:\n{log}")))
 }
@@ -242,16 +248,18 @@ mod tests {
         let binary = broken.get_binaries().unwrap().remove(0);
         cache::write(&path, &binary);
 
-        let engine = Engine::open(&found, Kernels::Cached).unwrap();
-        let failure = gpu_backend::selftest::check(&engine).unwrap().unwrap_err();
+        let (engine, origin) = Engine::open(&found, Kernels::Cached).unwrap();
+        assert_eq!(origin, Kernels::Cached);
+        let failure = gpu_backend::selftest::check(&engine).unwrap_err();
         assert_eq!(failure, "results differ from blst's: G2 MSM");
         drop(engine);
 
         GpuPlugin::<OpenClApi>::device_open(0).expect("recovered by compiling afresh");
         let cached = cache::read(&path).expect("a program is cached");
         assert_ne!(cached, binary, "the failing program was not replaced");
-        let engine = Engine::open(&found, Kernels::Cached).unwrap();
-        assert_eq!(gpu_backend::selftest::check(&engine).unwrap(), Ok(()));
+        let (engine, origin) = Engine::open(&found, Kernels::Cached).unwrap();
+        assert_eq!(origin, Kernels::Cached);
+        assert_eq!(gpu_backend::selftest::check(&engine), Ok(()));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -31,17 +31,18 @@ pub trait GpuApi: 'static {
     fn device_count() -> Result<u32, PluginError>;
     /// Describes device `index`.
     fn device_info(index: u32) -> Result<DeviceDescription, PluginError>;
-    /// Opens device `index` with kernels from where `kernels` says.
-    fn open(index: u32, kernels: Kernels) -> Result<Self::Engine, PluginError>;
+    /// Opens device `index` with kernels from where `wanted` says; also
+    /// says where they came from (compiled when the cache had none).
+    fn open(index: u32, wanted: Kernels) -> Result<(Self::Engine, Kernels), PluginError>;
 }
 
 /// Where an opened device's kernels come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kernels {
-    /// The compiled-kernel cache when it holds them, else compiled (and
-    /// cached).
+    /// Asked for: the compiled-kernel cache when it holds them, else
+    /// compiled (and cached). Reported: loaded from the cache.
     Cached,
-    /// Compiled afresh, replacing the cached copy: after the cached
+    /// Compiled, replacing any cached copy: asked for after the cached
     /// kernels failed the self-test.
     Compiled,
 }
@@ -83,12 +84,12 @@ impl<A: GpuApi> Plugin for GpuPlugin<A> {
     }
 
     /// The device with kernels that pass the [`selftest`]: the cached
-    /// ones, or else freshly compiled ones; a device whose kernels give
-    /// wrong results either way is refused.
+    /// ones, or else freshly compiled ones; a device whose freshly compiled
+    /// kernels fail it is refused.
     fn device_open(index: u32) -> Result<Self::Device, PluginError> {
-        let engine = A::open(index, Kernels::Cached)?;
+        let (engine, origin) = A::open(index, Kernels::Cached)?;
         let started = std::time::Instant::now();
-        let failure = match selftest::check(&engine)? {
+        let failure = match selftest::check(&engine) {
             Ok(()) => {
                 let seconds = started.elapsed().as_secs_f64();
                 info!(
@@ -99,25 +100,37 @@ impl<A: GpuApi> Plugin for GpuPlugin<A> {
             }
             Err(failure) => failure,
         };
-        warn!(index, %failure, "the device's kernels failed their self-test; compiling them afresh");
         drop(engine);
-        let wrong = |detail: String| {
+        let refused = |status, detail: String| {
+            let api = A::NAME.to_string_lossy();
             PluginError::new(
-                PCE_ERR_DEVICE,
+                status,
                 format!(
-                    "{} device {index}: the kernels give wrong results ({failure}) {detail}",
-                    A::NAME.to_string_lossy()
+                    "{api} device {index}: its kernels failed their self-test ({failure}){detail}"
                 ),
             )
         };
-        let engine = A::open(index, Kernels::Compiled)
-            .map_err(|e| wrong(format!("and could not be compiled afresh: {}", e.message)))?;
-        match selftest::check(&engine)? {
-            Ok(()) => Ok(OpenDevice(Mutex::new(engine))),
-            Err(again) => Err(wrong(format!(
-                "and so do freshly compiled ones ({again}): this compiler or driver miscompiles them"
-            ))),
+        const MISCOMPILED: &str = "this compiler or driver miscompiles them";
+        if origin == Kernels::Compiled {
+            return Err(refused(
+                PCE_ERR_DEVICE,
+                format!(", freshly compiled: {MISCOMPILED}"),
+            ));
         }
+        warn!(index, %failure, "the device's cached kernels failed their self-test; compiling them afresh");
+        let (engine, _) = A::open(index, Kernels::Compiled).map_err(|e| {
+            refused(
+                e.status,
+                format!(", and compiling them afresh failed: {}", e.message),
+            )
+        })?;
+        selftest::check(&engine).map_err(|again| {
+            refused(
+                PCE_ERR_DEVICE,
+                format!(", and so did freshly compiled ones ({again}): {MISCOMPILED}"),
+            )
+        })?;
+        Ok(OpenDevice(Mutex::new(engine)))
     }
 
     fn ntt_domain(device: &Self::Device, log_size: u32) -> Result<Self::Domain, PluginError> {

@@ -1,16 +1,18 @@
 //! A known-answer test of an open device's kernels, run before the device
-//! is handed out: a G1 and a G2 MSM of a few terms and a small forward
-//! NTT, each compared with blst's result on the host.
+//! is handed out: a G1 and a G2 MSM of a few terms and NTTs of 2^9
+//! (forward, and forward and inverse on the coset), each compared with the
+//! result computed on the host with blst.
 //!
 //! Why: the kernels a device runs come from a compiler this project does
 //! not control (NVRTC, a vendor's OpenCL compiler, or a compiled-kernel
 //! cache built elsewhere by another version), and a miscompiled kernel
-//! does not fail, it returns wrong points. The prover would then fail every
+//! need not fail: it can return wrong points. The prover would then fail every
 //! proof's verification and hand each partition to its fallback, slowly
 //! and without saying why. The test covers every MSM kernel (terms of
 //! scalar 1 go through the base sums, the others through the buckets with
-//! signed digits in several windows) and the NTT's, and takes
-//! milliseconds.
+//! signed digits in several windows) and the NTT's but the QAP step's own
+//! two pointwise kernels (`qap_mul`, `qap_combine`), in a few milliseconds
+//! (docs/benchmarks.md).
 
 use backend_api::ffi::{pce_fr, pce_scalar};
 use backend_api::interop::{
@@ -26,9 +28,10 @@ use group::Curve as _;
 use crate::engine::Engine;
 use crate::msm::{self, Curve, GroupBases, G1, G2};
 use crate::ntt;
+use crate::NTT_MAX_LOCAL_LOG;
 
-/// Log2 of the NTT checked.
-const NTT_LOG: u32 = 4;
+/// Log2 of the NTTs checked: one stage beyond the shared-memory stages.
+const NTT_LOG: u32 = NTT_MAX_LOCAL_LOG + 1;
 
 /// The MSM scalars: 1 and 0 (the terms the host splits off), -1 and two
 /// full-width values (every window, negative digits), a small one.
@@ -69,48 +72,73 @@ where
     Ok(as_host(&out)[0] == expected)
 }
 
-/// Whether the device's forward NTT of size 2^[`NTT_LOG`] equals the
-/// evaluation of the polynomial at the domain's points.
-fn ntt_matches<E: Engine>(engine: &E) -> Result<bool, PluginError> {
-    let n = 1usize << NTT_LOG;
-    let coefficients: Vec<Scalar> = (0..n as u64)
-        .map(|i| Scalar::ROOT_OF_UNITY.pow_vartime([i + 3]))
-        .collect();
+/// The polynomial's values at `offset · ω^j`, ω the root of unity of the
+/// domain of size 2^[`NTT_LOG`] (Horner's rule at each point).
+fn evaluations(coefficients: &[Scalar], offset: Scalar) -> Vec<Scalar> {
     let omega = root_of_unity(NTT_LOG);
-    let expected: Vec<Scalar> = (0..n as u64)
+    (0..coefficients.len() as u64)
         .map(|j| {
-            let point = omega.pow_vartime([j]);
+            let point = offset * omega.pow_vartime([j]);
             coefficients
                 .iter()
                 .rev()
                 .fold(Scalar::ZERO, |acc, c| acc * point + c)
         })
-        .collect();
-    let mut data: Vec<pce_fr> = scalars_as_fr(&coefficients).to_vec();
-    ntt::Domain::new(engine, NTT_LOG)?.transform(engine, false, false, &mut data)?;
-    Ok(fr_as_scalars(&data) == expected.as_slice())
+        .collect()
 }
 
-/// Runs the test on `engine`: `Ok(Err(what))` names the operations whose
-/// results are wrong; `Err` is an operation that failed outright.
-pub fn check<E: Engine>(engine: &E) -> Result<Result<(), String>, PluginError> {
-    let scalars = msm_scalars();
+/// The NTTs that go wrong on the device, of: the forward transform, the
+/// forward transform on the coset g·H, and the inverse of that (back to
+/// the coefficients), each compared with the host's evaluation. The coset
+/// transforms run the scaling kernel; 2^[`NTT_LOG`] is above the largest
+/// block of the shared-memory stages, so the global stages run too.
+fn wrong_ntts<E: Engine>(engine: &E) -> Result<Vec<&'static str>, PluginError> {
+    let n = 1usize << NTT_LOG;
+    let coefficients: Vec<Scalar> = (0..n as u64)
+        .map(|i| Scalar::ROOT_OF_UNITY.pow_vartime([i + 3]))
+        .collect();
+    let domain = ntt::Domain::new(engine, NTT_LOG)?;
+    let transform = |inverse: bool, coset: bool, values: &[Scalar]| {
+        let mut data: Vec<pce_fr> = scalars_as_fr(values).to_vec();
+        domain
+            .transform(engine, inverse, coset, &mut data)
+            .map(|()| fr_as_scalars(&data).to_vec())
+    };
     let mut wrong = Vec::new();
-    if !msm_matches::<G1, E, G1Affine>(engine, &scalars, g1_affines_as_pce, pce_g1_projectives)? {
-        wrong.push("G1 MSM");
-    }
-    if !msm_matches::<G2, E, G2Affine>(engine, &scalars, g2_affines_as_pce, pce_g2_projectives)? {
-        wrong.push("G2 MSM");
-    }
-    if !ntt_matches(engine)? {
+    if transform(false, false, &coefficients)? != evaluations(&coefficients, Scalar::ONE) {
         wrong.push("NTT");
     }
+    let on_coset = evaluations(&coefficients, Scalar::MULTIPLICATIVE_GENERATOR);
+    if transform(false, true, &coefficients)? != on_coset {
+        wrong.push("coset NTT");
+    }
+    if transform(true, true, &on_coset)? != coefficients {
+        wrong.push("inverse coset NTT");
+    }
+    Ok(wrong)
+}
+
+/// Runs the test on `engine`; the error names the operations whose results
+/// are wrong, or the one that failed outright and how.
+pub fn check<E: Engine>(engine: &E) -> Result<(), String> {
+    let failed =
+        |what: &'static str| move |e: PluginError| format!("the {what} failed: {}", e.message);
+    let scalars = msm_scalars();
+    let mut wrong = Vec::new();
+    if !msm_matches::<G1, E, G1Affine>(engine, &scalars, g1_affines_as_pce, pce_g1_projectives)
+        .map_err(failed("G1 MSM"))?
+    {
+        wrong.push("G1 MSM");
+    }
+    if !msm_matches::<G2, E, G2Affine>(engine, &scalars, g2_affines_as_pce, pce_g2_projectives)
+        .map_err(failed("G2 MSM"))?
+    {
+        wrong.push("G2 MSM");
+    }
+    wrong.extend(wrong_ntts(engine).map_err(failed("NTT"))?);
     if wrong.is_empty() {
-        Ok(Ok(()))
+        Ok(())
     } else {
-        Ok(Err(format!(
-            "results differ from blst's: {}",
-            wrong.join(", ")
-        )))
+        Err(format!("results differ from blst's: {}", wrong.join(", ")))
     }
 }

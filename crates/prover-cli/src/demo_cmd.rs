@@ -25,8 +25,9 @@ pub struct DemoArgs {
     /// Also prove the sector with this backend (device 0), with the same r
     /// and s: the two proofs must be identical byte for byte, e.g.
     /// `demo --backend cuda --reference cpu` on a new GPU. The backend
-    /// then gets no fallback: a partition it fails fails the demo, instead
-    /// of being proven by the fallback and compared with itself.
+    /// then gets no fallback (so --fallback is refused with it): a
+    /// partition it fails fails the demo, instead of being proven by the
+    /// fallback and compared with itself.
     #[arg(long, value_name = "BACKEND")]
     reference: Option<String>,
 }
@@ -126,6 +127,11 @@ pub fn demo(args: DemoArgs) -> Result<ExitCode> {
         prove: args,
         reference,
     } = args;
+    if reference.is_some() && args.fallback.as_deref().is_some_and(|f| f != "none") {
+        bail!(
+            "--fallback cannot be used with --reference: the demo checks the backend's own proofs"
+        );
+    }
     let dir = work_dir()?;
     let seed = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

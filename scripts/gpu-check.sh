@@ -179,9 +179,11 @@ step streamed-bases 60 env PCE_GPU_MEMORY_LIMIT=$STREAM_LIMIT "$PCE" backend-che
 # an H query of 134M points; a pool of random points repeated as bases):
 # each step's time, the device memory in use and the host's peak RSS. Two
 # partitions, the first warming up. The goal: under 1 s per partition.
-# With the plugin's info logs: the CUDA engine's host-side copy rates.
+# With the plugin's info logs: the CUDA engine's host-side copy rates, and
+# (PCE_GPU_PROFILE) each kernel's time on the device over both partitions
+# and the setup, as the device's own events measured it.
 rm -f "$WORK/partition.json"
-step partition-32gib 150 env RUST_LOG=warn,pce_plugin=info "$PCE" bench partition --shape 32GiB --backend "$BACKEND" \
+step partition-32gib 150 env RUST_LOG=warn,pce_plugin=info PCE_GPU_PROFILE=1 "$PCE" bench partition --shape 32GiB --backend "$BACKEND" \
   --runs 2 ${PARTITION_SIZES[@]+"${PARTITION_SIZES[@]}"} --json "$WORK/partition.json"
 step "bench-$BACKEND-vs-cpu" 150 env RUST_LOG=warn,pce_plugin=info "$PCE" bench backend "$BACKEND" --versus cpu \
   "${BENCH_SIZES[@]}" --reps 1
@@ -213,6 +215,9 @@ timing_lines() {
   # The CUDA engine's host-side copy rates, logged when a device closes.
   grep -h "host side of the device's copies" "$LOGS/partition-32gib.log" "$LOGS/bench-$BACKEND-vs-cpu.log" \
     2>/dev/null | sed -e 's/.*GB\/s) //' -e 's/^/copies: /'
+  # Each kernel's device time in the partitions, largest first.
+  grep -h "kernel time on the device" "$LOGS/partition-32gib.log" 2>/dev/null |
+    sed -e 's/.*kernel time on the device //' -e 's/ plugin=.*//' -e 's/^/kernel time: /'
   grep -h 'self-test' "$LOGS/compile-kernels.log" "$LOGS/c2-2kib-$BACKEND-vs-cpu.log" 2>/dev/null | sed 's/^/kernels: /'
   grep -E '^(device 0|as built|Fp|point|ptxas|-G)' "$LOGS/kernel-probe.log" 2>/dev/null | sed 's/^/probe: /'
   grep -E '"(backend|device|pce_load_or_record|params_read|witness|prove|finish|verify_seal|peak_rss_bytes)"|identical' \

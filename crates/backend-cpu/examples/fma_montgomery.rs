@@ -193,6 +193,194 @@ mod lanes {
         _mm256_sub_pd(_mm256_castsi256_pd(biased), _mm256_set1_pd(TWO_52))
     }
 
+    /// `−p⁻¹ mod 2^384` in 48-bit limbs, by Newton's iteration on six
+    /// words (each step doubles the correct low bits).
+    fn minus_inverse_wide() -> [u64; LIMBS] {
+        let low_product = |x: &[u64; 6], y: &[u64; 6]| -> [u64; 6] {
+            let mut out = [0u64; 6];
+            for i in 0..6 {
+                let mut carry = 0u128;
+                for j in 0..6 - i {
+                    let t = out[i + j] as u128 + x[i] as u128 * y[j] as u128 + carry;
+                    out[i + j] = t as u64;
+                    carry = t >> 64;
+                }
+            }
+            out
+        };
+        let mut inverse = [1u64, 0, 0, 0, 0, 0];
+        for _ in 0..9 {
+            // inverse · (2 − p · inverse)
+            let product = low_product(&MODULUS, &inverse);
+            let mut two_minus = [0u64; 6];
+            let mut borrow = 0u64;
+            for (k, word) in two_minus.iter_mut().enumerate() {
+                let minuend = if k == 0 { 2u64 } else { 0 };
+                let (d, b1) = minuend.overflowing_sub(product[k]);
+                let (d, b2) = d.overflowing_sub(borrow);
+                *word = d;
+                borrow = (b1 || b2) as u64;
+            }
+            inverse = low_product(&inverse, &two_minus);
+        }
+        // −inverse mod 2^384
+        let mut negated = [0u64; 6];
+        let mut borrow = 0u64;
+        for (k, word) in negated.iter_mut().enumerate() {
+            let (d, b1) = 0u64.overflowing_sub(inverse[k]);
+            let (d, b2) = d.overflowing_sub(borrow);
+            *word = d;
+            borrow = (b1 || b2) as u64;
+        }
+        limbs_of(&negated)
+    }
+
+    /// The bias of the separated product's columns: column k < 15 carries
+    /// `+SEPARATED_BIAS`, and column k > 0 the `−SEPARATED_BIAS / 2^48` its
+    /// lower neighbour's carry brings, so each column's 64-bit value stays
+    /// non-negative (logical shifts give its carry) and the total is
+    /// unchanged. Large enough for a column of a·b plus one of m·p.
+    const SEPARATED_BIAS: u64 = 1 << 56;
+
+    /// The constants of [`mul_separated`], broadcast to every lane.
+    pub struct SeparatedConstants {
+        modulus: Lanes,
+        minus_inverse: Lanes,
+        /// Per column: the bias minus both accumulators' starting bits.
+        offsets: [__m256i; 2 * LIMBS],
+        /// The same for a sum of two products' columns.
+        sum_offsets: [__m256i; 2 * LIMBS],
+    }
+
+    impl SeparatedConstants {
+        /// # Safety
+        /// The CPU must have AVX2 and FMA.
+        #[target_feature(enable = "avx2,fma")]
+        pub unsafe fn new() -> Self {
+            let starts = LOW_START_BITS.wrapping_add(HIGH_START_BITS);
+            let offset = |k: usize, products: u64| {
+                let mut offset = 0u64.wrapping_sub(starts.wrapping_mul(products));
+                if k < 2 * LIMBS - 1 {
+                    offset = offset.wrapping_add(SEPARATED_BIAS);
+                }
+                if k > 0 {
+                    offset = offset.wrapping_sub(SEPARATED_BIAS >> BITS);
+                }
+                _mm256_set1_epi64x(offset as i64)
+            };
+            let (mut offsets, mut sum_offsets) = (
+                [_mm256_setzero_si256(); 2 * LIMBS],
+                [_mm256_setzero_si256(); 2 * LIMBS],
+            );
+            for k in 0..2 * LIMBS {
+                offsets[k] = offset(k, 1);
+                sum_offsets[k] = offset(k, 2);
+            }
+            Self {
+                modulus: limbs_of(&MODULUS).map(|limb| _mm256_set1_pd(limb as f64)),
+                minus_inverse: minus_inverse_wide().map(|limb| _mm256_set1_pd(limb as f64)),
+                offsets,
+                sum_offsets,
+            }
+        }
+    }
+
+    /// The columns `0..COLUMNS` of `x·y` as 64-bit integers (each plus
+    /// both accumulators' starting bits, not yet carried), column by
+    /// column so that only one column's accumulators are live: no column
+    /// waits for another, so the FMA units see long runs of independent
+    /// work. (Plain loops here and below: a closure passed to
+    /// `array::from_fn` is not compiled with the caller's AVX2, and its
+    /// calls pass vectors through memory.)
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    fn columns<const COLUMNS: usize>(x: &Lanes, y: &Lanes) -> [__m256i; COLUMNS] {
+        let mut out = [_mm256_setzero_si256(); COLUMNS];
+        // The multiples of 2^48 of the previous column's products.
+        let mut high = _mm256_set1_pd(HIGH_START);
+        // Unrolled by hand: one call per column, each with constant bounds.
+        macro_rules! columns {
+            ($($k:literal)*) => {
+                $(if $k < COLUMNS {
+                    out[$k] = column::<$k>(x, y, &mut high);
+                })*
+            };
+        }
+        columns!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
+        out
+    }
+
+    /// Column `K` of `x·y`: its products' low halves plus `high`, the
+    /// previous column's high halves, which it replaces by its own.
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    fn column<const K: usize>(x: &Lanes, y: &Lanes, high: &mut __m256d) -> __m256i {
+        let mut low = _mm256_set1_pd(LOW_START);
+        let mut next = _mm256_set1_pd(HIGH_START);
+        for i in K.saturating_sub(LIMBS - 1)..=K.min(LIMBS - 1) {
+            product(x[i], y[K - i], &mut low, &mut next);
+        }
+        let column = _mm256_add_epi64(_mm256_castpd_si256(low), _mm256_castpd_si256(*high));
+        *high = next;
+        column
+    }
+
+    /// Adds `offsets` to the columns, and carries them into 48-bit limbs
+    /// from the lowest: one add, mask and shift a column.
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    fn carry<const COLUMNS: usize>(columns: &mut [__m256i; COLUMNS], offsets: &[__m256i]) {
+        let mask = _mm256_set1_epi64x(MASK as i64);
+        let mut carry = _mm256_setzero_si256();
+        for (column, offset) in columns.iter_mut().zip(offsets) {
+            let value = _mm256_add_epi64(_mm256_add_epi64(*column, *offset), carry);
+            carry = _mm256_srli_epi64::<48>(value);
+            *column = _mm256_and_si256(value, mask);
+        }
+    }
+
+    /// The limbs `from..from + LIMBS` as exact doubles.
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    fn doubles(limbs: &[__m256i], from: usize) -> Lanes {
+        let mut out = [_mm256_setzero_pd(); LIMBS];
+        for (value, &limb) in out.iter_mut().zip(&limbs[from..]) {
+            *value = to_double(limb);
+        }
+        out
+    }
+
+    /// [`mul`] with the reduction separated from the product (Montgomery's
+    /// reduction by whole numbers, not limb by limb): `T = a·b`,
+    /// `m = (T mod R)·(−p⁻¹) mod R`, `(T + m·p)/R`. Three products of
+    /// independent limb products joined by three carry chains of cheap
+    /// integer operations, instead of a chain of sixteen columns each
+    /// waiting for the previous column's factor.
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    pub fn mul_separated<const N: usize>(
+        a: &[Lanes; N],
+        b: &[Lanes; N],
+        c: &SeparatedConstants,
+    ) -> [Lanes; N] {
+        let mut result = [[_mm256_setzero_pd(); LIMBS]; N];
+        for n in 0..N {
+            let product: [__m256i; 2 * LIMBS] = columns(&a[n], &b[n]);
+            let mut low = [_mm256_setzero_si256(); LIMBS];
+            low.copy_from_slice(&product[..LIMBS]);
+            carry(&mut low, &c.offsets);
+            let mut m: [__m256i; LIMBS] = columns(&doubles(&low, 0), &c.minus_inverse);
+            carry(&mut m, &c.offsets);
+            let mut sum: [__m256i; 2 * LIMBS] = columns(&doubles(&m, 0), &c.modulus);
+            for (total, part) in sum.iter_mut().zip(&product) {
+                *total = _mm256_add_epi64(*total, *part);
+            }
+            carry(&mut sum, &c.sum_offsets);
+            result[n] = doubles(&sum, LIMBS);
+        }
+        result
+    }
+
     /// `a·b·2^−384 mod p` (blst's Montgomery product), below 2p for
     /// factors below 2p; `N` groups of four lanes at once, interleaved, so
     /// that one group's dependent steps overlap another's.
@@ -206,6 +394,36 @@ mod lanes {
         macro_rules! columns {
             ($($k:literal)*) => {
                 $(step::<$k, N>(a, b, &mut m, &mut result, &mut high, &mut carry, c);)*
+            };
+        }
+        columns!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
+        result
+    }
+
+    /// [`mul`] with `beside` called after every `EVERY` columns: the
+    /// integer multiplier (blst's products, called there) and the FMA
+    /// units are separate execution units, so a core that overlaps the two
+    /// streams gets both throughputs.
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    pub fn mul_beside<const N: usize, const EVERY: usize>(
+        a: &[Lanes; N],
+        b: &[Lanes; N],
+        c: &Constants,
+        mut beside: impl FnMut(),
+    ) -> [Lanes; N] {
+        let mut m = [[_mm256_setzero_pd(); LIMBS]; N];
+        let mut result = [[_mm256_setzero_pd(); LIMBS]; N];
+        let mut high = [_mm256_set1_pd(HIGH_START); N];
+        let mut carry = [_mm256_setzero_si256(); N];
+        macro_rules! columns {
+            ($($k:literal)*) => {
+                $(
+                    step::<$k, N>(a, b, &mut m, &mut result, &mut high, &mut carry, c);
+                    if ($k + 1) % EVERY == 0 {
+                        beside();
+                    }
+                )*
             };
         }
         columns!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
@@ -310,6 +528,8 @@ fn main() {
     let blst_of = |words: [u64; 6]| blst_fp { l: words };
     // SAFETY: checked above that the CPU has AVX2 and FMA.
     let constants = unsafe { Constants::new() };
+    // SAFETY: as above.
+    let separated_constants = unsafe { SeparatedConstants::new() };
 
     // Correctness.
     let count = 4096;
@@ -321,11 +541,15 @@ fn main() {
             std::array::from_fn(|l| limbs_of(&v[4 * chunk + l]))
         };
         // SAFETY: the CPU has AVX2 and FMA (checked above).
-        let out = unsafe {
+        let (interleaved, separated) = unsafe {
             let (x, y) = (from_limbs(&at(&a)), from_limbs(&at(&b)));
-            to_limbs(&mul::<1>(&[x], &[y], &constants)[0])
+            (
+                to_limbs(&mul::<1>(&[x], &[y], &constants)[0]),
+                to_limbs(&mul_separated::<1>(&[x], &[y], &separated_constants)[0]),
+            )
         };
-        for (lane, limbs) in out.iter().enumerate() {
+        for (lane, limbs) in interleaved.iter().chain(&separated).enumerate() {
+            let lane = lane % 4;
             let k = 4 * chunk + lane;
             let mut expected = blst_fp::default();
             // SAFETY: blst reads and writes valid field elements.
@@ -341,7 +565,10 @@ fn main() {
             }
         }
     }
-    println!("checked {count} products against blst: {failures} wrong");
+    println!(
+        "checked {count} products against blst, both ways (interleaved, separated): \
+         {failures} wrong"
+    );
     if failures > 0 {
         std::process::exit(1);
     }
@@ -357,7 +584,13 @@ fn main() {
     let blst_a: Vec<blst_fp> = a.iter().map(|&w| blst_of(w)).collect();
     let blst_b: Vec<blst_fp> = b.iter().map(|&w| blst_of(w)).collect();
     let repeats = 200;
-    fn throughput<const N: usize>(vectors: &[Lanes], constants: &Constants, repeats: usize) -> f64 {
+    /// Nanoseconds per product of `product` over independent products,
+    /// `N` groups of four lanes per call.
+    fn throughput<const N: usize>(
+        vectors: &[Lanes],
+        repeats: usize,
+        product: impl Fn(&[Lanes; N], &[Lanes; N]) -> [Lanes; N],
+    ) -> f64 {
         let mut out: Vec<[Lanes; N]> = vectors
             .chunks_exact(N)
             .map(|c| std::array::from_fn(|n| c[n]))
@@ -366,18 +599,63 @@ fn main() {
         let start = Instant::now();
         for _ in 0..repeats {
             for (k, v) in out.iter_mut().enumerate() {
-                // SAFETY: the CPU has AVX2 and FMA.
-                *v = unsafe { mul::<N>(v, &factors[(k + 1) % factors.len()], constants) };
+                *v = product(v, &factors[(k + 1) % factors.len()]);
             }
         }
         std::hint::black_box(&out);
-        start.elapsed().as_nanos() as f64 / (repeats * vectors.len() * 4) as f64
+        start.elapsed().as_nanos() as f64 / (repeats * (vectors.len() / N * N) * 4) as f64
     }
     for round in 0..5 {
-        let groups = [
-            throughput::<1>(&vectors, &constants, repeats),
-            throughput::<2>(&vectors, &constants, repeats),
-            throughput::<3>(&vectors[..vectors.len() / 3 * 3], &constants, repeats),
+        // SAFETY (each closure): the CPU has AVX2 and FMA (checked above).
+        let interleaved = [
+            throughput::<1>(&vectors, repeats, |x, y| unsafe { mul(x, y, &constants) }),
+            throughput::<2>(&vectors, repeats, |x, y| unsafe { mul(x, y, &constants) }),
+            throughput::<3>(&vectors, repeats, |x, y| unsafe { mul(x, y, &constants) }),
+        ];
+        let separated = [
+            throughput::<1>(&vectors, repeats, |x, y| unsafe {
+                mul_separated(x, y, &separated_constants)
+            }),
+            throughput::<2>(&vectors, repeats, |x, y| unsafe {
+                mul_separated(x, y, &separated_constants)
+            }),
+        ];
+        /// Nanoseconds per product with blst's products beside the FMA
+        /// units': 16 / EVERY of them per four lanes.
+        fn beside<const EVERY: usize>(
+            vectors: &[Lanes],
+            blst_a: &[blst_fp],
+            blst_b: &[blst_fp],
+            constants: &Constants,
+            repeats: usize,
+        ) -> f64 {
+            let mut out = vectors.to_vec();
+            let mut scalar = blst_a.to_vec();
+            let calls = 16 / EVERY;
+            let start = Instant::now();
+            for _ in 0..repeats {
+                let mut next = 0;
+                for k in 0..out.len() {
+                    let factor = vectors[(k + 1) % vectors.len()];
+                    // SAFETY: the CPU has AVX2 and FMA; blst reads and
+                    // writes valid field elements.
+                    out[k] = unsafe {
+                        mul_beside::<1, EVERY>(&[out[k]], &[factor], constants, || {
+                            let at = next % scalar.len();
+                            blst_fp_mul(&mut scalar[at], &scalar[at], &blst_b[at]);
+                            next += 1;
+                        })[0]
+                    };
+                }
+            }
+            std::hint::black_box((&out, &scalar));
+            let products = repeats * out.len() * (4 + calls);
+            start.elapsed().as_nanos() as f64 / products as f64
+        }
+        let mixed = [
+            beside::<4>(&vectors, &blst_a, &blst_b, &constants, repeats),
+            beside::<6>(&vectors, &blst_a, &blst_b, &constants, repeats),
+            beside::<8>(&vectors, &blst_a, &blst_b, &constants, repeats),
         ];
         let start = Instant::now();
         let mut out = blst_a.clone();
@@ -389,26 +667,43 @@ fn main() {
         }
         std::hint::black_box(&out);
         let blst_ns = start.elapsed().as_nanos() as f64 / (repeats * count) as f64;
-        let best = groups.iter().copied().fold(f64::INFINITY, f64::min);
+        let best = |times: &[f64]| times.iter().copied().fold(f64::INFINITY, f64::min);
         println!(
-            "round {round}: blst {blst_ns:.1} ns per product; FMA {:.1} ns (one group of four \
-             lanes), {:.1} (two), {:.1} (three): the best at {:.2}x blst's speed",
-            groups[0],
-            groups[1],
-            groups[2],
-            blst_ns / best
+            "round {round}: blst {blst_ns:.1} ns per product; FMA interleaved {:.1} ns (one \
+             group of four lanes), {:.1} (two), {:.1} (three), the best at {:.2}x blst's speed; \
+             separated {:.1} (one), {:.1} (two), the best at {:.2}x; beside blst's, {:.1} \
+             (four of blst's per four lanes), {:.1} (two), {:.1} (two, later), the best at {:.2}x",
+            interleaved[0],
+            interleaved[1],
+            interleaved[2],
+            blst_ns / best(&interleaved),
+            separated[0],
+            separated[1],
+            blst_ns / best(&separated),
+            mixed[0],
+            mixed[1],
+            mixed[2],
+            blst_ns / best(&mixed),
         );
     }
-    for round in 0..2 {
+    /// Nanoseconds per step of a chain of dependent products.
+    fn chain(vectors: &[Lanes], product: impl Fn(&Lanes, &Lanes) -> Lanes) -> f64 {
         let steps = 200_000;
         let start = Instant::now();
         let mut x = vectors[0];
         for k in 0..steps {
-            // SAFETY: the CPU has AVX2 and FMA.
-            x = unsafe { mul::<1>(&[x], &[vectors[k % vectors.len()]], &constants)[0] };
+            x = product(&x, &vectors[k % vectors.len()]);
         }
         std::hint::black_box(&x);
-        let fma_ns = start.elapsed().as_nanos() as f64 / steps as f64;
+        start.elapsed().as_nanos() as f64 / steps as f64
+    }
+    for round in 0..2 {
+        // SAFETY (each closure): the CPU has AVX2 and FMA (checked above).
+        let interleaved = chain(&vectors, |x, y| unsafe { mul(&[*x], &[*y], &constants)[0] });
+        let separated = chain(&vectors, |x, y| unsafe {
+            mul_separated(&[*x], &[*y], &separated_constants)[0]
+        });
+        let steps = 200_000;
         let start = Instant::now();
         let mut y = blst_a[0];
         for k in 0..steps {
@@ -418,7 +713,8 @@ fn main() {
         std::hint::black_box(&y);
         let blst_ns = start.elapsed().as_nanos() as f64 / steps as f64;
         println!(
-            "chain {round}: FMA {fma_ns:.1} ns per four products, blst {blst_ns:.1} ns per product"
+            "chain {round}: FMA interleaved {interleaved:.1} ns per four products, separated \
+             {separated:.1}; blst {blst_ns:.1} ns per product"
         );
     }
 }

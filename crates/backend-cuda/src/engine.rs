@@ -19,7 +19,8 @@ use std::time::Instant;
 use backend_api::ffi::pce_fr;
 use backend_api::plugin::{MemoryReport, PluginError};
 use cudarc::driver::sys::{
-    CUdevice_attribute, CUmemPool_attribute, CUmemoryPool, CUresult, CU_MEMHOSTALLOC_WRITECOMBINED,
+    CUdevice_attribute, CUevent_flags, CUmemPool_attribute, CUmemoryPool, CUresult,
+    CU_MEMHOSTALLOC_WRITECOMBINED,
 };
 use cudarc::driver::{
     result, CudaContext, CudaEvent, CudaFunction, CudaSlice, CudaStream, DevicePtr, DevicePtrMut,
@@ -30,6 +31,7 @@ use gpu_backend::engine::{
     STAGING_PIECE_BYTES,
 };
 use gpu_backend::plugin::Kernels;
+use gpu_backend::profile::{self, KernelTimes, Timing};
 
 use cudarc::nvrtc::Ptx;
 use rayon::prelude::*;
@@ -180,6 +182,9 @@ pub struct Engine {
     limits: Limits,
     /// The buffers allocated, against [`Limits::memory`].
     ledger: Ledger,
+    /// Each kernel launch's pair of timing events, with `$PCE_GPU_PROFILE`
+    /// set.
+    kernel_times: Option<Mutex<KernelTimes<LaunchEvents>>>,
     /// The device's current memory pool, which cudarc's stream-ordered
     /// allocations (`cuMemAllocAsync`) draw from, when the device has
     /// pools.
@@ -353,6 +358,7 @@ impl Engine {
             pool,
             ledger: Ledger::new(limits.memory),
             limits,
+            kernel_times: profile::requested().then(Mutex::default),
         };
         Ok((engine, origin))
     }
@@ -582,7 +588,16 @@ impl GpuEngine for Engine {
             block_dim: (block as u32, 1, 1),
             shared_mem_bytes: 0,
         };
-        let mut launch = self.stream.launch_builder(&self.functions[name]);
+        let (&name, function) = self.functions.get_key_value(name).ok_or_else(|| {
+            cuda_error(
+                &format!("running kernel {name}"),
+                DriverError(CUresult::CUDA_ERROR_NOT_FOUND),
+            )
+        })?;
+        let mut launch = self.stream.launch_builder(function);
+        if self.kernel_times.is_some() {
+            launch.record_kernel_launch(CUevent_flags::CU_EVENT_DEFAULT);
+        }
         for arg in args {
             match arg {
                 Arg::Buffer(buffer) => {
@@ -595,9 +610,13 @@ impl GpuEngine for Engine {
             };
         }
         // SAFETY: the argument types match the kernel's signature in kernels/.
-        unsafe { launch.launch(config) }
-            .map(drop)
-            .map_err(|e| cuda_error(&format!("running kernel {name}"), e))
+        let events = unsafe { launch.launch(config) }
+            .map_err(|e| cuda_error(&format!("running kernel {name}"), e))?;
+        if let (Some(times), Some((start, end))) = (&self.kernel_times, events) {
+            let mut times = times.lock().unwrap_or_else(PoisonError::into_inner);
+            times.record(name, LaunchEvents { start, end });
+        }
+        Ok(())
     }
 }
 
@@ -674,8 +693,26 @@ impl Tally {
     }
 }
 
+/// The events recorded just before and after a kernel launch.
+struct LaunchEvents {
+    start: CudaEvent,
+    end: CudaEvent,
+}
+
+impl Timing for LaunchEvents {
+    fn millis(&self) -> Result<f64, String> {
+        self.start
+            .elapsed_ms(&self.end)
+            .map(f64::from)
+            .map_err(|e| e.to_string())
+    }
+}
+
 impl Drop for Engine {
     fn drop(&mut self) {
+        if let Some(times) = &self.kernel_times {
+            times.lock().unwrap_or_else(PoisonError::into_inner).log();
+        }
         let (up_gb, up_seconds, up_rate) = self.copied.up.figures();
         let (down_gb, down_seconds, down_rate) = self.copied.down.figures();
         info!(

@@ -20,7 +20,8 @@ use gpu_backend::engine::{
     STAGING_PIECE_BYTES,
 };
 use gpu_backend::plugin::Kernels;
-use opencl3::command_queue::CommandQueue;
+use gpu_backend::profile::{self, KernelTimes, Timing};
+use opencl3::command_queue::{CommandQueue, CL_QUEUE_PROFILING_ENABLE};
 use opencl3::context::Context;
 use opencl3::event::Event;
 use opencl3::kernel::Kernel;
@@ -99,6 +100,22 @@ pub struct Engine {
     ledger: Ledger,
     /// The device, for memory queries.
     device: opencl3::device::Device,
+    /// Each kernel launch's profiling event, with `$PCE_GPU_PROFILE` set
+    /// (the kernels' queue then records them).
+    kernel_times: Option<Mutex<KernelTimes<LaunchEvent>>>,
+}
+
+/// A kernel launch's event on a profiling queue.
+struct LaunchEvent(Event);
+
+impl Timing for LaunchEvent {
+    fn millis(&self) -> Result<f64, String> {
+        let read = |e: opencl3::error_codes::ClError| e.to_string();
+        self.0.wait().map_err(read)?;
+        let start = self.0.profiling_command_start().map_err(read)?;
+        let end = self.0.profiling_command_end().map_err(read)?;
+        Ok(end.saturating_sub(start) as f64 / 1e6)
+    }
 }
 
 /// Work-group size when the algorithm leaves the choice to the engine.
@@ -116,16 +133,21 @@ impl Engine {
             Context::from_device(device).map_err(|e| cl_error("creating an OpenCL context", e))?;
         // clCreateCommandQueueWithProperties is OpenCL 2.0; 1.2 drivers
         // only have clCreateCommandQueue.
-        let create_queue = || {
-            CommandQueue::create_default_with_properties(&context, 0, 0)
+        let create_queue = |properties| {
+            CommandQueue::create_default_with_properties(&context, properties, 0)
                 .or_else(|_| {
                     #[allow(deprecated)]
-                    CommandQueue::create_default(&context, 0)
+                    CommandQueue::create_default(&context, properties)
                 })
                 .map_err(|e| cl_error("creating an OpenCL command queue", e))
         };
-        let queue = create_queue()?;
-        let copies = create_queue()?;
+        let profiled = profile::requested();
+        let queue = create_queue(if profiled {
+            CL_QUEUE_PROFILING_ENABLE
+        } else {
+            0
+        })?;
+        let copies = create_queue(0)?;
         let (program, origin) = program::build(&context, found, wanted)?;
         let mut kernels = HashMap::new();
         for name in KERNELS {
@@ -162,6 +184,7 @@ impl Engine {
             ledger: Ledger::new(limits.memory),
             limits,
             device: opencl3::device::Device::new(device.id()),
+            kernel_times: profiled.then(Mutex::default),
         };
         Ok((engine, origin))
     }
@@ -282,7 +305,13 @@ impl GpuEngine for Engine {
         if threads == 0 {
             return Ok(());
         }
-        let (kernel, max_group) = &self.kernels[name];
+        let (&name, (kernel, max_group)) = self.kernels.get_key_value(name).ok_or_else(|| {
+            cl_error(
+                &format!("running kernel {name}"),
+                // CL_INVALID_KERNEL_NAME
+                opencl3::error_codes::ClError(-46),
+            )
+        })?;
         let block = block.unwrap_or(DEFAULT_GROUP.min(*max_group));
         for (index, arg) in args.iter().enumerate() {
             let index = index as u32;
@@ -299,7 +328,7 @@ impl GpuEngine for Engine {
         // Whole groups: the kernels ignore the threads past their work.
         let global = threads.div_ceil(block) * block;
         // SAFETY: every argument of the kernel is set above.
-        unsafe {
+        let event = unsafe {
             self.queue.enqueue_nd_range_kernel(
                 kernel.get(),
                 1,
@@ -310,6 +339,10 @@ impl GpuEngine for Engine {
             )
         }
         .map_err(|e| cl_error(&format!("running kernel {name}"), e))?;
+        if let Some(times) = &self.kernel_times {
+            let mut times = times.lock().unwrap_or_else(PoisonError::into_inner);
+            times.record(name, LaunchEvent(event));
+        }
         Ok(())
     }
 }
@@ -319,5 +352,8 @@ impl Drop for Engine {
         // Pending uploads read the staging buffers, dropped after this.
         let _ = self.copies.finish();
         let _ = self.queue.finish();
+        if let Some(times) = &self.kernel_times {
+            times.lock().unwrap_or_else(PoisonError::into_inner).log();
+        }
     }
 }

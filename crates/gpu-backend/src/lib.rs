@@ -20,6 +20,7 @@ pub mod engine;
 pub mod msm;
 pub mod ntt;
 pub mod plugin;
+pub mod profile;
 pub mod selftest;
 mod source;
 

@@ -77,6 +77,10 @@ fn gpu_check_runs_on_opencl_and_brings_back_little() {
         );
     }
     assert!(summary.contains("partition: H MSM"), "{summary}");
+    assert!(
+        summary.contains("kernel time: kernel=G1_msm_buckets launches="),
+        "{summary}"
+    );
 
     let mut files = Vec::new();
     for entry in std::fs::read_dir(out.path()).unwrap() {

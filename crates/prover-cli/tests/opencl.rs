@@ -1,7 +1,8 @@
 //! The OpenCL plugin through the binary: it conforms on whatever OpenCL
 //! platform the machine has (PoCL in CI), its proofs equal the CPU
 //! plugin's, a machine without a platform gets a clean "no OpenCL" and exit
-//! status 3, and a corrupt program cache is rebuilt, never used.
+//! status 3, a corrupt program cache is rebuilt, never used, and kernel
+//! times are logged when asked for.
 //!
 //! Without any OpenCL platform the conformance tests print why they skip,
 //! except under CI (CI=true), where they fail: CI installs PoCL.
@@ -70,6 +71,74 @@ fn opencl_backend_conforms_and_proves_like_cpu() {
     }
     assert!(!out.contains("FAIL"), "{out}");
     assert!(!out.contains("ABSENT"), "{out}");
+}
+
+/// `PCE_GPU_PROFILE` makes the device time every kernel and the plugin
+/// log the totals when the device closes; without it, nothing is logged.
+#[test]
+fn kernel_times_are_logged_when_asked_for() {
+    let args = [
+        "backend-check",
+        "opencl",
+        "--max-log-ntt",
+        "4",
+        "--max-log-msm-g1",
+        "6",
+        "--max-log-msm-g2",
+        "4",
+        "--proofs",
+        "0",
+    ];
+    let cache = shared_cache();
+    let logs = OsStr::new("warn,pce_plugin=info");
+    let profiled = common::pce_prover(
+        &args,
+        &[
+            ("PCE_OPENCL_CACHE", cache.as_os_str()),
+            ("RUST_LOG", logs),
+            ("PCE_GPU_PROFILE", OsStr::new("1")),
+        ],
+    );
+    if skip_without_opencl(&profiled) {
+        return;
+    }
+    let out = text(&profiled);
+    assert_eq!(profiled.status.code(), Some(0), "{out}");
+    let times: Vec<&str> = out
+        .lines()
+        .filter(|line| line.contains("kernel time on the device"))
+        .collect();
+    for kernel in [
+        "G1_msm_buckets",
+        "G2_msm_buckets",
+        "ntt_local_stages",
+        "qap_combine",
+    ] {
+        let line = times
+            .iter()
+            .find(|line| line.contains(&format!("kernel={kernel} ")));
+        assert!(
+            line.is_some_and(|line| line.contains("launches=") && line.contains("total_ms=")),
+            "no time for {kernel} in {out}"
+        );
+    }
+    // Largest first.
+    let millis: Vec<f64> = times
+        .iter()
+        .map(|line| {
+            let field = line.split("total_ms=").nth(1).unwrap();
+            field.split_whitespace().next().unwrap().parse().unwrap()
+        })
+        .collect();
+    assert!(millis.windows(2).all(|pair| pair[0] >= pair[1]), "{out}");
+
+    let plain = common::pce_prover(
+        &args,
+        &[("PCE_OPENCL_CACHE", cache.as_os_str()), ("RUST_LOG", logs)],
+    );
+    let out = text(&plain);
+    assert_eq!(plain.status.code(), Some(0), "{out}");
+    assert!(!out.contains("kernel time"), "{out}");
 }
 
 #[test]

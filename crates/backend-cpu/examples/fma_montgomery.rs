@@ -19,10 +19,20 @@
 //! limbs), product scanning with the reduction interleaved: a column's
 //! factor `m` comes from its low bits by three 32-bit integer products
 //! (`vpmuludq`), its carry `(column + m·p₀) / 2^48`, an exact integer, from
-//! one more FMA. The program checks the product against blst's
-//! `blst_fp_mul` on random values, then times both over independent
-//! products (a batch-affine adder's situation: with one, two or three
-//! groups of four lanes interleaved in one call) and as a dependent chain.
+//! one more FMA. That chain of sixteen columns, each waiting for the
+//! previous column's `m`, bounds it, so two more variants are timed:
+//! - separated: `T = a·b`, then `m = (T mod R)·(−p⁻¹) mod R` as a whole
+//!   (a half product), then `(T + m·p)/R`: three products of independent
+//!   limb products joined by three carry chains of one-cycle integer
+//!   operations;
+//! - beside: the interleaved product with calls of blst's (scalar, `mulx`)
+//!   product between its columns, since the integer multiplier and the FMA
+//!   units are separate execution units a core could keep busy together.
+//!
+//! The program checks the products against blst's `blst_fp_mul` on random
+//! values, then times them over independent products (a batch-affine
+//! adder's situation: with one, two or three groups of four lanes
+//! interleaved in one call) and as a dependent chain.
 //! It does not decide for the backend: the MSM keeps blst's multiplication
 //! unless this shows a win (docs/benchmarks.md records the outcome).
 
@@ -605,6 +615,38 @@ fn main() {
         std::hint::black_box(&out);
         start.elapsed().as_nanos() as f64 / (repeats * (vectors.len() / N * N) * 4) as f64
     }
+    /// Nanoseconds per product with blst's products beside the FMA
+    /// units': 16 / EVERY of them per four lanes.
+    fn beside<const EVERY: usize>(
+        vectors: &[Lanes],
+        blst_a: &[blst_fp],
+        blst_b: &[blst_fp],
+        constants: &Constants,
+        repeats: usize,
+    ) -> f64 {
+        let mut out = vectors.to_vec();
+        let mut scalar = blst_a.to_vec();
+        let calls = 16 / EVERY;
+        let start = Instant::now();
+        for _ in 0..repeats {
+            let mut next = 0;
+            for k in 0..out.len() {
+                let factor = vectors[(k + 1) % vectors.len()];
+                // SAFETY: the CPU has AVX2 and FMA; blst reads and
+                // writes valid field elements.
+                out[k] = unsafe {
+                    mul_beside::<1, EVERY>(&[out[k]], &[factor], constants, || {
+                        let at = next % scalar.len();
+                        blst_fp_mul(&mut scalar[at], &scalar[at], &blst_b[at]);
+                        next += 1;
+                    })[0]
+                };
+            }
+        }
+        std::hint::black_box((&out, &scalar));
+        let products = repeats * out.len() * (4 + calls);
+        start.elapsed().as_nanos() as f64 / products as f64
+    }
     for round in 0..5 {
         // SAFETY (each closure): the CPU has AVX2 and FMA (checked above).
         let interleaved = [
@@ -620,38 +662,6 @@ fn main() {
                 mul_separated(x, y, &separated_constants)
             }),
         ];
-        /// Nanoseconds per product with blst's products beside the FMA
-        /// units': 16 / EVERY of them per four lanes.
-        fn beside<const EVERY: usize>(
-            vectors: &[Lanes],
-            blst_a: &[blst_fp],
-            blst_b: &[blst_fp],
-            constants: &Constants,
-            repeats: usize,
-        ) -> f64 {
-            let mut out = vectors.to_vec();
-            let mut scalar = blst_a.to_vec();
-            let calls = 16 / EVERY;
-            let start = Instant::now();
-            for _ in 0..repeats {
-                let mut next = 0;
-                for k in 0..out.len() {
-                    let factor = vectors[(k + 1) % vectors.len()];
-                    // SAFETY: the CPU has AVX2 and FMA; blst reads and
-                    // writes valid field elements.
-                    out[k] = unsafe {
-                        mul_beside::<1, EVERY>(&[out[k]], &[factor], constants, || {
-                            let at = next % scalar.len();
-                            blst_fp_mul(&mut scalar[at], &scalar[at], &blst_b[at]);
-                            next += 1;
-                        })[0]
-                    };
-                }
-            }
-            std::hint::black_box((&out, &scalar));
-            let products = repeats * out.len() * (4 + calls);
-            start.elapsed().as_nanos() as f64 / products as f64
-        }
         let mixed = [
             beside::<4>(&vectors, &blst_a, &blst_b, &constants, repeats),
             beside::<6>(&vectors, &blst_a, &blst_b, &constants, repeats),
@@ -672,7 +682,7 @@ fn main() {
             "round {round}: blst {blst_ns:.1} ns per product; FMA interleaved {:.1} ns (one \
              group of four lanes), {:.1} (two), {:.1} (three), the best at {:.2}x blst's speed; \
              separated {:.1} (one), {:.1} (two), the best at {:.2}x; beside blst's, {:.1} \
-             (four of blst's per four lanes), {:.1} (two), {:.1} (two, later), the best at {:.2}x",
+             (four of blst's per four lanes), {:.1} (two), {:.1} (two, later ones), the best at {:.2}x",
             interleaved[0],
             interleaved[1],
             interleaved[2],

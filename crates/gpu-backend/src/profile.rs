@@ -21,7 +21,7 @@ use tracing::{info, warn};
 pub const PROFILE_ENV: &str = "PCE_GPU_PROFILE";
 
 /// Launches recorded before their times are read: bounds the events held
-/// (a 32 GiB partition launches a few thousand kernels).
+/// between reads, and a read stalls the host only once per that many.
 pub const RESOLVE_EVERY: usize = 1024;
 
 /// Whether `$PCE_GPU_PROFILE` asks for kernel times.

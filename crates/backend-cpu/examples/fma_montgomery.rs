@@ -397,17 +397,7 @@ mod lanes {
     #[inline]
     #[target_feature(enable = "avx2,fma")]
     pub fn mul<const N: usize>(a: &[Lanes; N], b: &[Lanes; N], c: &Constants) -> [Lanes; N] {
-        let mut m = [[_mm256_setzero_pd(); LIMBS]; N];
-        let mut result = [[_mm256_setzero_pd(); LIMBS]; N];
-        let mut high = [_mm256_set1_pd(HIGH_START); N];
-        let mut carry = [_mm256_setzero_si256(); N];
-        macro_rules! columns {
-            ($($k:literal)*) => {
-                $(step::<$k, N>(a, b, &mut m, &mut result, &mut high, &mut carry, c);)*
-            };
-        }
-        columns!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
-        result
+        mul_beside::<N, { 2 * LIMBS }>(a, b, c, || {})
     }
 
     /// [`mul`] with `beside` called after every `EVERY` columns: the

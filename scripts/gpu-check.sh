@@ -196,12 +196,22 @@ if [ "$BACKEND" = cuda ] && [ $((DEADLINE - $(date +%s))) -gt 120 ] &&
     --msm-g1 16..22 --msm-g2 16..20 --ntt 16..24 --reps 1
 fi
 
-# Last, when a check has failed and the kernel probe was carried: which
-# field or curve function goes wrong, for the kernels as built and for
-# variants (functions inlined, optimisation off), each compiled by this
-# machine's NVRTC (crates/backend-cuda/examples/kernel_probe.rs).
-if [ "$BACKEND" = cuda ] && [ "$FAILED" != 0 ] && [ -x "$BIN_DIR/kernel_probe" ]; then
-  step kernel-probe 90 "$BIN_DIR/kernel_probe" 60
+# Last, when the kernel probe was carried: each field and curve function
+# against blst, for the kernels as built and for variants of them
+# (functions inlined or not, optimisation off, the 32-bit-word field
+# product, fewer registers for more occupancy), each compiled by this
+# machine's NVRTC (crates/backend-cuda/examples/kernel_probe.rs): which
+# function goes wrong when a check above failed. Then, while time is left,
+# the speed of each variant that passed, in a short benchmark against the
+# CPU plugin (the ratios compare the variants), with its kernels' registers.
+if [ "$BACKEND" = cuda ] && [ -x "$BIN_DIR/kernel_probe" ]; then
+  step kernel-probe 90 "$BIN_DIR/kernel_probe" 60 "$WORK/variants"
+  for variant in $(sed -n 's/.* PASS (.*\[\(.*\)\]$/\1/p' "$LOGS/kernel-probe.log" 2>/dev/null); do
+    case "$variant" in ptxas-O0 | device-debug) continue ;; esac
+    [ $((DEADLINE - $(date +%s))) -gt 40 ] || break
+    step "variant-$variant" 40 env PCE_CUDA_CACHE="$WORK/variants/$variant" RUST_LOG=warn,pce_plugin=debug \
+      "$PCE" bench backend cuda --versus cpu --msm-g1 22..22 --msm-g2 20..20 --ntt 22..22 --reps 2
+  done
 fi
 
 # timing_lines: the lines of the logs that carry timings.
@@ -219,7 +229,16 @@ timing_lines() {
   grep -h "kernel time on the device" "$LOGS/partition-32gib.log" 2>/dev/null |
     sed -e 's/.*kernel time on the device //' -e 's/ plugin=.*//' -e 's/^/kernel time: /'
   grep -h 'self-test' "$LOGS/compile-kernels.log" "$LOGS/c2-2kib-$BACKEND-vs-cpu.log" 2>/dev/null | sed 's/^/kernels: /'
-  grep -E '^(device 0|as built|Fp|point|ptxas|-G)' "$LOGS/kernel-probe.log" 2>/dev/null | sed 's/^/probe: /'
+  grep -E '^(device 0|as built|Fp|point|32-bit|2 blocks|ptxas|-G)' "$LOGS/kernel-probe.log" 2>/dev/null | sed 's/^/probe: /'
+  for log in "$LOGS"/variant-*.log; do
+    [ -e "$log" ] || continue
+    local name
+    name=$(basename "$log" .log)
+    grep -E '^(MSM|NTT)' "$log" | sed "s/^/$name: /"
+    grep -h 'self-test' "$log" | sed -e 's/.*pce_plugin: //' -e "s/^/$name: /"
+    grep -h 'kernel resources' "$log" | grep -E 'buckets|ntt_global' |
+      sed -e 's/.*kernel resources //' -e 's/ plugin=.*//' -e "s/^/$name: /"
+  done
   grep -E '"(backend|device|pce_load_or_record|params_read|witness|prove|finish|verify_seal|peak_rss_bytes)"|identical' \
     "$LOGS/c2-2kib-$BACKEND-vs-cpu.log" 2>/dev/null | sed "s/^ */2 KiB C2, $BACKEND then cpu: /"
 }

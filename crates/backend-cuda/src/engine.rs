@@ -35,7 +35,7 @@ use gpu_backend::profile::{self, KernelTimes, Timing};
 
 use cudarc::nvrtc::Ptx;
 use rayon::prelude::*;
-use tracing::{info, warn};
+use tracing::{debug, info, warn};
 
 use crate::compile;
 use crate::driver::{check_index, cuda_error};
@@ -156,6 +156,20 @@ fn resident_threads(function: &CudaFunction, most: u32) -> Result<u32, DriverErr
     let blocks =
         function.occupancy_max_active_blocks_per_multiprocessor(DEFAULT_BLOCK as u32, 0, None)?;
     Ok(blocks.saturating_mul(DEFAULT_BLOCK as u32).clamp(1, most))
+}
+
+/// Logs what `function` takes of a multiprocessor (registers and local
+/// memory a thread, as compiled): occupancy and spills are the first thing
+/// to read when a kernel is slower than its arithmetic.
+fn log_resources(name: &str, function: &CudaFunction) {
+    match (function.num_regs(), function.local_size_bytes()) {
+        (Ok(registers), Ok(local_bytes)) => {
+            debug!(kernel = name, registers, local_bytes, "kernel resources")
+        }
+        (Err(error), _) | (_, Err(error)) => {
+            debug!(kernel = name, %error, "kernel resources unknown")
+        }
+    }
 }
 
 /// A field element passed to a kernel by value.
@@ -322,6 +336,9 @@ impl Engine {
             g2_bucket_threads,
             "threads resident at once: device, MSM bucket kernels"
         );
+        for (name, function) in &functions {
+            log_resources(name, function);
+        }
         let pool = Pool::keeping(&context);
         let memory = context.total_mem().map_err(query)? as u64;
         let created = |e| cuda_error("creating CUDA streams and events", e);

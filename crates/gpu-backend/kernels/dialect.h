@@ -29,7 +29,6 @@ typedef uint u32;
 #define LOCAL_ID() ((u32)get_local_id(0))
 #define GROUP_ID() ((u32)get_group_id(0))
 #define SYNC_THREADS() barrier(CLK_LOCAL_MEM_FENCE)
-#define MUL_HI(a, b) mul_hi((u64)(a), (u64)(b))
 
 #elif defined(__CUDACC__) || defined(__CUDACC_RTC__)
 
@@ -41,7 +40,14 @@ typedef unsigned int u32;
 #ifndef MAX_BLOCK_THREADS
 #error "MAX_BLOCK_THREADS must be defined by the compiler options"
 #endif
-#define KERNEL extern "C" __global__ __launch_bounds__(MAX_BLOCK_THREADS)
+/* KERNEL_MIN_BLOCKS (default 1): blocks each multiprocessor should hold at
+ * once; more caps the registers a thread may use (65536 / (blocks x
+ * MAX_BLOCK_THREADS)), trading spills for occupancy (on an H200, 2 and 4
+ * spilled and were slower: docs/benchmarks.md). */
+#ifndef KERNEL_MIN_BLOCKS
+#define KERNEL_MIN_BLOCKS 1
+#endif
+#define KERNEL extern "C" __global__ __launch_bounds__(MAX_BLOCK_THREADS, KERNEL_MIN_BLOCKS)
 #define GLOBAL
 #define SHARED __shared__
 #define DEVICE static __device__ __forceinline__
@@ -53,7 +59,6 @@ typedef unsigned int u32;
 #define LOCAL_ID() (threadIdx.x)
 #define GROUP_ID() (blockIdx.x)
 #define SYNC_THREADS() __syncthreads()
-#define MUL_HI(a, b) __umul64hi((a), (b))
 
 #else
 #error "kernels/ compile as OpenCL C or CUDA C++ only"
@@ -62,19 +67,6 @@ typedef unsigned int u32;
 /* Token pasting through one level of expansion, for the templates. */
 #define PASTE_(a, b) a##_##b
 #define PASTE(a, b) PASTE_(a, b)
-
-/* lo(a * b + c + *carry); *carry becomes the high word. Cannot overflow:
- * (2^64 - 1)^2 + 2 (2^64 - 1) = 2^128 - 1. */
-DEVICE u64 mac(u64 a, u64 b, u64 c, u64 *carry) {
-  u64 lo = a * b;
-  u64 hi = MUL_HI(a, b);
-  lo += c;
-  hi += lo < c;
-  lo += *carry;
-  hi += lo < *carry;
-  *carry = hi;
-  return lo;
-}
 
 /* a + b + *carry (carry 0 or 1); *carry becomes the carry out. */
 DEVICE u64 add_carry(u64 a, u64 b, u64 *carry) {

@@ -5,15 +5,17 @@
  *   FIELD         the type name (Fr, Fp), also the prefix of its functions;
  *   FIELD_LIMBS   number of 64-bit limbs, little-endian;
  *   FIELD_MODULUS the modulus as a brace list of limbs;
- *   FIELD_INV     -modulus^-1 mod 2^64;
+ *   FIELD_INV     -modulus^-1 mod 2^64 (the product uses its low 32 bits,
+ *                 -modulus^-1 mod 2^32);
  *   FIELD_ONE     R mod modulus (1 in Montgomery form) as a brace list;
  *   FIELD_MUL     the qualifier of the multiplication: DEVICE (inlined)
  *                 or DEVICE_CALL (a function, see dialect.h).
  * The layout is blst's (blst_fr, blst_fp), so host buffers are used as is.
  *
- * Both BLS12-381 moduli leave the top bit of the top limb clear. Sums of
- * two reduced elements therefore fit in FIELD_LIMBS limbs, and the
- * multiplication is the CIOS variant without the extra carry word.
+ * Both BLS12-381 moduli leave the top bit of the top limb clear (their top
+ * 32-bit words are below 2^31 - 1). Sums of two reduced elements
+ * therefore fit in FIELD_LIMBS limbs, and the multiplication is the CIOS
+ * variant without the extra carry word.
  */
 
 typedef struct {
@@ -89,25 +91,51 @@ DEVICE FIELD F_(dbl)(FIELD a) { return F_(add)(a, a); }
 
 DEVICE FIELD F_(neg)(FIELD a) { return F_(sub)(F_(zero)(), a); }
 
-/* a b R^-1 mod modulus (CIOS, one reduction step per limb of b). */
+/* a b R^-1 mod modulus: CIOS on 32-bit words, one reduction step per word
+ * of b. GPUs multiply 32-bit words natively (a 32 x 32 + 64-bit product
+ * is one instruction on NVIDIA's), where a product of 64-bit limbs and its
+ * high half take several instructions and its carries comparisons: the
+ * same algorithm on twice the words is faster (docs/benchmarks.md). Each
+ * step's sum fits 64 bits: (2^32 - 1)^2 + 2 (2^32 - 1) = 2^64 - 1. */
+#define WORDS (2 * FIELD_LIMBS)
 FIELD_MUL FIELD F_(mul)(FIELD a, FIELD b) {
   FIELD m = F_(modulus)();
-  FIELD t = F_(zero)();
+  u32 x[WORDS], y[WORDS], p[WORDS], t[WORDS];
 #pragma unroll
   for (int i = 0; i < FIELD_LIMBS; i++) {
-    u64 carry = 0;
-#pragma unroll
-    for (int j = 0; j < FIELD_LIMBS; j++) t.l[j] = mac(a.l[j], b.l[i], t.l[j], &carry);
-    u64 high = carry;
-    u64 q = t.l[0] * FIELD_INV;
-    carry = 0;
-    mac(q, m.l[0], t.l[0], &carry);
-#pragma unroll
-    for (int j = 1; j < FIELD_LIMBS; j++) t.l[j - 1] = mac(q, m.l[j], t.l[j], &carry);
-    t.l[FIELD_LIMBS - 1] = high + carry;
+    x[2 * i] = (u32)a.l[i];
+    x[2 * i + 1] = (u32)(a.l[i] >> 32);
+    y[2 * i] = (u32)b.l[i];
+    y[2 * i + 1] = (u32)(b.l[i] >> 32);
+    p[2 * i] = (u32)m.l[i];
+    p[2 * i + 1] = (u32)(m.l[i] >> 32);
+    t[2 * i] = 0;
+    t[2 * i + 1] = 0;
   }
-  return F_(reduce_once)(t);
+#pragma unroll
+  for (int i = 0; i < WORDS; i++) {
+    u64 acc = 0;
+#pragma unroll
+    for (int j = 0; j < WORDS; j++) {
+      acc = (u64)x[j] * y[i] + t[j] + (acc >> 32);
+      t[j] = (u32)acc;
+    }
+    u32 high = (u32)(acc >> 32);
+    u32 q = t[0] * (u32)FIELD_INV;
+    acc = (u64)q * p[0] + t[0];
+#pragma unroll
+    for (int j = 1; j < WORDS; j++) {
+      acc = (u64)q * p[j] + t[j] + (acc >> 32);
+      t[j - 1] = (u32)acc;
+    }
+    t[WORDS - 1] = high + (u32)(acc >> 32);
+  }
+  FIELD r;
+#pragma unroll
+  for (int i = 0; i < FIELD_LIMBS; i++) r.l[i] = (u64)t[2 * i] | ((u64)t[2 * i + 1] << 32);
+  return F_(reduce_once)(r);
 }
+#undef WORDS
 
 DEVICE FIELD F_(sqr)(FIELD a) { return F_(mul)(a, a); }
 

@@ -9,6 +9,15 @@ typedef struct {
   Fp c0, c1;
 } Fp2;
 
+/* The qualifier of the Fp2 products: calls, like the Fp product (see
+ * dialect.h). A compiler option -DFP2_MUL=DEVICE inlines them
+ * (kernel_probe builds that as a variant: on one H200 it was right where
+ * the calls gave wrong G2 points, on another both were wrong, and inlined
+ * they made G2 MSMs slower: docs/benchmarks.md). */
+#ifndef FP2_MUL
+#define FP2_MUL DEVICE_CALL
+#endif
+
 DEVICE Fp2 Fp2_zero(void) {
   Fp2 z = {Fp_zero(), Fp_zero()};
   return z;
@@ -39,7 +48,7 @@ DEVICE Fp2 Fp2_neg(Fp2 a) {
 }
 
 /* Karatsuba: three Fp multiplications. */
-DEVICE_CALL Fp2 Fp2_mul(Fp2 a, Fp2 b) {
+FP2_MUL Fp2 Fp2_mul(Fp2 a, Fp2 b) {
   Fp v0 = Fp_mul(a.c0, b.c0);
   Fp v1 = Fp_mul(a.c1, b.c1);
   Fp cross = Fp_mul(Fp_add(a.c0, a.c1), Fp_add(b.c0, b.c1));
@@ -48,7 +57,7 @@ DEVICE_CALL Fp2 Fp2_mul(Fp2 a, Fp2 b) {
 }
 
 /* (c0 + c1 u)^2 = (c0 + c1)(c0 - c1) + 2 c0 c1 u. */
-DEVICE_CALL Fp2 Fp2_sqr(Fp2 a) {
+FP2_MUL Fp2 Fp2_sqr(Fp2 a) {
   Fp product = Fp_mul(a.c0, a.c1);
   Fp2 r = {Fp_mul(Fp_add(a.c0, a.c1), Fp_sub(a.c0, a.c1)), Fp_dbl(product)};
   return r;

@@ -204,7 +204,9 @@ fi
 # function goes wrong when a check above failed. Then, while time is left,
 # the speed of each variant that passed, in a short benchmark against the
 # CPU plugin (the ratios compare the variants), with its kernels' registers.
-if [ "$BACKEND" = cuda ] && [ -x "$BIN_DIR/kernel_probe" ]; then
+# The probe runs when a check failed, or when time is left for the benches.
+if [ "$BACKEND" = cuda ] && [ -x "$BIN_DIR/kernel_probe" ] &&
+  { [ "$FAILED" != 0 ] || [ $((DEADLINE - $(date +%s))) -gt 150 ]; }; then
   step kernel-probe 90 "$BIN_DIR/kernel_probe" 60 "$WORK/variants"
   for variant in $(sed -n 's/.* PASS (.*\[\(.*\)\]$/\1/p' "$LOGS/kernel-probe.log" 2>/dev/null); do
     case "$variant" in ptxas-O0 | device-debug) continue ;; esac
@@ -229,7 +231,7 @@ timing_lines() {
   grep -h "kernel time on the device" "$LOGS/partition-32gib.log" 2>/dev/null |
     sed -e 's/.*kernel time on the device //' -e 's/ plugin=.*//' -e 's/^/kernel time: /'
   grep -h 'self-test' "$LOGS/compile-kernels.log" "$LOGS/c2-2kib-$BACKEND-vs-cpu.log" 2>/dev/null | sed 's/^/kernels: /'
-  grep -E '^(device 0|as built|Fp|point|32-bit|2 blocks|ptxas|-G)' "$LOGS/kernel-probe.log" 2>/dev/null | sed 's/^/probe: /'
+  grep -E '^(device 0|as built|Fp|point|2 blocks|ptxas|-G)' "$LOGS/kernel-probe.log" 2>/dev/null | sed 's/^/probe: /'
   for log in "$LOGS"/variant-*.log; do
     [ -e "$log" ] || continue
     local name
@@ -244,7 +246,7 @@ timing_lines() {
 }
 
 summary() {
-  echo "== pce-prover GPU check, $(date -u +%Y-%m-%d), $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
+  echo "== pce-prover GPU check, $(date -u +%Y-%m-%d), $(nvidia-smi --query-gpu=name,driver_version,uuid --format=csv,noheader 2>/dev/null | head -1)"
   printf '%-22s %-14s %10s\n' step status time
   for row in "${ROWS[@]}"; do echo "$row"; done
   echo
@@ -264,7 +266,7 @@ if [ -n "${OUT:-}" ]; then
   summary >"$OUT/summary.txt"
   {
     echo "{\"date\": \"$(date -u +%Y-%m-%dT%H:%M:%SZ)\", \"backend\": \"$BACKEND\","
-    echo " \"gpu\": $(json_string "$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | head -1)"),"
+    echo " \"gpu\": $(json_string "$(nvidia-smi --query-gpu=name,driver_version,memory.total,uuid --format=csv,noheader 2>/dev/null | head -1)"),"
     echo " \"steps\": ["
     (IFS=,; echo "  ${STEPS_JSON[*]}")
     echo " ],"

@@ -11,7 +11,10 @@
 //! device's machine with its NVRTC (variants in parallel, each given a
 //! time limit), run in one thread, its outputs compared with blst's. A
 //! variant that fails says whether its wrong points still lie on their
-//! curve and runs again with a 64 KiB stack a thread; the first line names
+//! curve and runs again with a 64 KiB stack a thread; every variant runs
+//! again after a kernel that leaves patterns in local memory, and says
+//! whether its outputs changed (a read of memory it never wrote, which
+//! compute-sanitizer's initcheck does not see in local memory); the first line names
 //! the GPU (UUID), the driver's CUDA version and the stack a thread starts
 //! with, since the same CUBIN has given right G2 points on one H200 and
 //! wrong ones on another.
@@ -72,6 +75,17 @@ extern "C" __global__ void pce_probe(const Fp2 *fields, const G2_affine *g2, con
   }
   PROBE_CURVE(G2, g2, g2_out)
   PROBE_CURVE(G1, g1, g1_out)
+}
+
+/* Fills 16 KiB of the calling thread's local memory with a pattern: run
+ * in one thread before the probe, it leaves that pattern where the
+ * probe's stack will be, so a probe reading local memory it never wrote
+ * gives results that change with the pattern. The read through an index
+ * the compiler cannot know keeps every store. */
+extern "C" __global__ void pce_scribble(u64 pattern, u64 *sink) {
+  u64 junk[2048];
+  for (u32 i = 0; i < 2048; i++) junk[i] = pattern ^ i;
+  sink[0] = junk[(u32)(pattern >> 53) & 2047];
 }
 "#;
 
@@ -240,13 +254,17 @@ struct Outcome {
     wrong_on_curve: usize,
     /// The probe kernel's registers and local memory a thread.
     resources: String,
+    /// Every output as bytes, to compare runs.
+    outputs: Vec<u8>,
 }
 
-/// Runs the probe of `cubin` on `case`.
+/// Runs the probe of `cubin` on `case`, after [`pce_scribble`]'s pattern
+/// `scribble` when there is one.
 fn run(
     context: &std::sync::Arc<CudaContext>,
     cubin: &[u8],
     case: &Case,
+    scribble: Option<u64>,
 ) -> Result<Outcome, String> {
     let error = |e: cudarc::driver::DriverError| e.to_string();
     let module = context
@@ -258,6 +276,21 @@ fn run(
         _ => "resources unknown".to_owned(),
     };
     let stream = context.default_stream();
+    // One thread in a block of one: a block of the default 1024 threads
+    // asks for more registers than a multiprocessor has.
+    let one_thread = LaunchConfig {
+        grid_dim: (1, 1, 1),
+        block_dim: (1, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    if let Some(pattern) = scribble {
+        let scribbler = module.load_function("pce_scribble").map_err(error)?;
+        let mut sink = stream.alloc_zeros::<u64>(1).map_err(error)?;
+        let mut launch = stream.launch_builder(&scribbler);
+        launch.arg(&pattern).arg(&mut sink);
+        // SAFETY: pce_scribble takes a u64 and writes one u64 to `sink`.
+        unsafe { launch.launch(one_thread) }.map_err(error)?;
+    }
     let fields = stream.clone_htod(&bytes(&case.fields)).map_err(error)?;
     let g2 = stream
         .clone_htod(&bytes::<pce_g2_affine>(g2_affines_as_pce(&case.g2)))
@@ -282,19 +315,15 @@ fn run(
         .arg(&mut field_out)
         .arg(&mut g2_out)
         .arg(&mut g1_out);
-    // One thread in a block of one: a block of the default 1024 threads
-    // asks for more registers than a multiprocessor has.
-    let one_thread = LaunchConfig {
-        grid_dim: (1, 1, 1),
-        block_dim: (1, 1, 1),
-        shared_mem_bytes: 0,
-    };
     // SAFETY: the arguments match pce_probe's signature: three inputs and
     // three outputs of the sizes it writes.
     unsafe { launch.launch(one_thread) }.map_err(error)?;
     let field_out: Vec<blst_fp2> = values(&stream.clone_dtoh(&field_out).map_err(error)?, 5);
     let g2_out: Vec<pce_g2_projective> = values(&stream.clone_dtoh(&g2_out).map_err(error)?, 5);
     let g1_out: Vec<pce_g1_projective> = values(&stream.clone_dtoh(&g1_out).map_err(error)?, 5);
+    let mut outputs = bytes(&field_out);
+    outputs.extend(bytes(&g2_out));
+    outputs.extend(bytes(&g1_out));
     let mut passed = Vec::new();
     let mut wrong_on_curve = 0;
     for (got, want) in field_out.iter().zip(&case.fields_expected) {
@@ -312,6 +341,7 @@ fn run(
         passed,
         wrong_on_curve,
         resources,
+        outputs,
     })
 }
 
@@ -362,8 +392,14 @@ fn with_stack<T>(
     Ok(result)
 }
 
-/// The row of one variant: PASS, or FAIL with the checks that failed,
-/// whether the wrong points lie on their curve, and whether a
+/// Patterns [`pce_scribble`] leaves in local memory before the probe
+/// runs again.
+const SCRIBBLES: [u64; 2] = [0x5555_5555_5555_5555, 0xaaaa_aaaa_aaaa_aaaa];
+
+/// The row of one variant: PASS or FAIL (with the checks that failed and
+/// whether the wrong points lie on their curve), then whether its outputs
+/// change when local memory held other values before it ran (a read of
+/// memory the probe never wrote) and, for a FAIL, whether a
 /// [`LARGE_STACK`] cures it.
 fn verdict(context: &std::sync::Arc<CudaContext>, cubin: &[u8], case: &Case) -> String {
     let failures = |outcome: &Outcome| -> Vec<&str> {
@@ -374,21 +410,39 @@ fn verdict(context: &std::sync::Arc<CudaContext>, cubin: &[u8], case: &Case) -> 
             .map(|(check, _)| *check)
             .collect()
     };
-    let outcome = match run(context, cubin, case) {
+    let outcome = match run(context, cubin, case, None) {
         Ok(outcome) => outcome,
         Err(error) => return format!("ERROR: {error}"),
     };
+    let mut stale = "outputs the same after other values in local memory".to_owned();
+    for pattern in SCRIBBLES {
+        match run(context, cubin, case, Some(pattern)) {
+            Ok(again) if again.outputs == outcome.outputs => {}
+            Ok(_) => {
+                stale = format!("OUTPUTS CHANGE after {pattern:#x} in local memory");
+                break;
+            }
+            Err(error) => {
+                stale = format!("local memory scribbled: error: {error}");
+                break;
+            }
+        }
+    }
     let failed = failures(&outcome);
     if failed.is_empty() {
-        return format!("PASS (all {} checks; {})", CHECKS.len(), outcome.resources);
+        return format!(
+            "PASS (all {} checks; {}; {stale})",
+            CHECKS.len(),
+            outcome.resources
+        );
     }
-    let again = match with_stack(context, LARGE_STACK, || run(context, cubin, case)) {
+    let again = match with_stack(context, LARGE_STACK, || run(context, cubin, case, None)) {
         Ok(Ok(outcome)) if failures(&outcome).is_empty() => "passes".to_owned(),
         Ok(Ok(outcome)) => format!("fails {} checks", failures(&outcome).len()),
         Ok(Err(error)) | Err(error) => format!("error: {error}"),
     };
     format!(
-        "FAIL: {}; {} of the wrong points on their curve; {}; with a {} KiB stack it {again}",
+        "FAIL: {}; {} of the wrong points on their curve; {}; {stale}; with a {} KiB stack it {again}",
         failed.join("; "),
         outcome.wrong_on_curve,
         outcome.resources,

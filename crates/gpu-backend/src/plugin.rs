@@ -110,7 +110,11 @@ impl<A: GpuApi> Plugin for GpuPlugin<A> {
                 ),
             )
         };
-        const MISCOMPILED: &str = "this compiler or driver miscompiles them";
+        // The same kernels have been right on one H200 and wrong on another
+        // (docs/benchmarks.md): the message names no culprit.
+        const MISCOMPILED: &str = "they compute wrong results on this device as built \
+            here, so it is refused (kernel_probe shows which function; --backend cpu \
+            proves on the CPU)";
         if origin == Kernels::Compiled {
             return Err(refused(
                 PCE_ERR_DEVICE,

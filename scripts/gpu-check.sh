@@ -198,8 +198,8 @@ fi
 
 # Last, when the kernel probe was carried: each field and curve function
 # against blst, for the kernels as built and for variants of them
-# (functions inlined or not, optimisation off, the 32-bit-word field
-# product, fewer registers for more occupancy), each compiled by this
+# (functions inlined or not, optimisation off, fewer registers for more
+# occupancy), each compiled by this
 # machine's NVRTC (crates/backend-cuda/examples/kernel_probe.rs): which
 # function goes wrong when a check above failed. Then, while time is left,
 # the speed of each variant that passed, in a short benchmark against the

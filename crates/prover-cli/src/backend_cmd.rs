@@ -1,6 +1,7 @@
 //! `backend-check` and `devices`: loading a plugin and exercising it.
 
 use std::process::ExitCode;
+use std::time::Instant;
 
 use anyhow::Result;
 use backend_api::{Backend, BackendError, Device};
@@ -130,6 +131,13 @@ pub fn bench(args: BenchBackendArgs) -> Result<ExitCode> {
 pub struct DevicesArgs {
     /// Backend: a name (cpu, opencl, cuda, ...) or the path of a plugin library.
     backend: String,
+    /// Also open each device, as a proof would: a GPU plugin loads or
+    /// compiles its kernels and checks them against the CPU (its
+    /// self-test), and refuses a device whose kernels compute wrong
+    /// results. Says which devices can be used; exit status 1 if one
+    /// cannot.
+    #[arg(long)]
+    open: bool,
 }
 
 /// Loads the backend, or says why not with the load-failure exit status.
@@ -254,6 +262,7 @@ pub fn devices(args: DevicesArgs) -> Result<ExitCode> {
             operations.join(", ")
         }
     );
+    let mut refused = false;
     for d in devices {
         println!(
             "  [{}] {} ({}), {:.1} GiB, {} compute units, id {}",
@@ -264,6 +273,23 @@ pub fn devices(args: DevicesArgs) -> Result<ExitCode> {
             d.compute_units,
             d.id
         );
+        if args.open {
+            let started = Instant::now();
+            match backend.open(d.index) {
+                Ok(_) => println!(
+                    "      opens: usable (opened in {:.2} s)",
+                    started.elapsed().as_secs_f64()
+                ),
+                Err(error) => {
+                    println!("      refused: {error}");
+                    refused = true;
+                }
+            }
+        }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(if refused {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }

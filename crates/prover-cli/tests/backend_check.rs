@@ -74,9 +74,14 @@ fn cpu_backend_conforms_without_ifma() {
         assert!(out.contains(&format!("PASS  QAP h 2^{log},")), "{out}");
     }
     assert!(!out.contains("FAIL"), "{out}");
-    let devices = common::pce_prover(&["devices", "cpu"], &off);
+    let devices = common::pce_prover(&["devices", "cpu", "--open"], &off);
     let listing = text(&devices);
+    assert_eq!(devices.status.code(), Some(0), "{listing}");
     assert!(listing.contains("CPU ("), "{listing}");
+    assert!(
+        listing.contains("      opens: usable (opened in "),
+        "{listing}"
+    );
     assert!(
         listing.contains("optional operations: qap_h, device_memory, ntt_scratch_bytes"),
         "{listing}"
@@ -126,6 +131,17 @@ fn broken_backends_fail_cleanly() {
             assert!(out.contains(line), "mode {mode}: missing {line:?} in {out}");
         }
     }
+
+    // A device the plugin refuses to open (as a GPU whose kernels fail
+    // their self-test): `devices` lists it, and with --open says it is
+    // refused and why, and fails.
+    let listed = pce_prover(&["devices", broken], "refuse-open");
+    assert_eq!(listed.status.code(), Some(0), "{}", text(&listed));
+    let opened = pce_prover(&["devices", broken, "--open"], "refuse-open");
+    let out = text(&opened);
+    assert_eq!(opened.status.code(), Some(1), "{out}");
+    assert!(out.contains("      refused: "), "{out}");
+    assert!(out.contains("its kernels failed their self-test"), "{out}");
 
     let missing = pce_prover(&["backend-check", "no-such-backend"], "");
     assert_eq!(missing.status.code(), Some(4), "{}", text(&missing));

@@ -8,6 +8,7 @@
 //! | `v1` | the entry point refuses the host and claims ABI version 1, as a plugin built against the old header |
 //! | `log` | `device_count` logs a warning and a debug message through `tracing` |
 //! | `no-driver` | `device_count` fails with `PCE_ERR_NO_DRIVER` |
+//! | `refuse-open` | `device_open` fails with `PCE_ERR_DEVICE`, as a GPU plugin whose kernels fail their self-test |
 //! | `error` | NTT and MSM fail with `PCE_ERR_DEVICE` and a message |
 //! | `panic` | NTT and MSM panic |
 //! | `hang` | NTT and MSM never return |
@@ -91,6 +92,12 @@ impl Plugin for Broken {
     }
 
     fn device_open(_: u32) -> Result<(), PluginError> {
+        if mode() == "refuse-open" {
+            return Err(PluginError::new(
+                ffi::PCE_ERR_DEVICE,
+                "simulated device refused: its kernels failed their self-test",
+            ));
+        }
         Self::device_count().map(|_| ())
     }
 

@@ -514,7 +514,7 @@ fn main() -> Result<(), String> {
         };
         let (name, slug) = (VARIANTS[index].name, VARIANTS[index].slug);
         if let (Some(dir), Ok(cubin)) = (&cubin_dir, &cubin) {
-            let dir = dir.join(VARIANTS[index].slug);
+            let dir = dir.join(slug);
             std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
             gpu_backend::cache::write(&cache_path(&dir, &arch), cubin);
         }

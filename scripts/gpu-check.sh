@@ -199,7 +199,7 @@ fi
 # Last, when the kernel probe was carried: each field and curve function
 # against blst, for the kernels as built and for variants of them
 # (functions inlined or not, optimisation off, fewer registers for more
-# occupancy), each compiled by this
+# occupancy, PTX compiled by the driver), each compiled by this
 # machine's NVRTC (crates/backend-cuda/examples/kernel_probe.rs): which
 # function goes wrong when a check above failed. Then, while time is left,
 # the speed of each variant that passed, in a short benchmark against the
@@ -231,7 +231,7 @@ timing_lines() {
   grep -h "kernel time on the device" "$LOGS/partition-32gib.log" 2>/dev/null |
     sed -e 's/.*kernel time on the device //' -e 's/ plugin=.*//' -e 's/^/kernel time: /'
   grep -h 'self-test' "$LOGS/compile-kernels.log" "$LOGS/c2-2kib-$BACKEND-vs-cpu.log" 2>/dev/null | sed 's/^/kernels: /'
-  grep -E '^(device 0|as built|Fp|point|2 blocks|ptxas|-G)' "$LOGS/kernel-probe.log" 2>/dev/null | sed 's/^/probe: /'
+  grep -E '^(device 0|as built|PTX|Fp|point|2 blocks|ptxas|-G)' "$LOGS/kernel-probe.log" 2>/dev/null | sed 's/^/probe: /'
   for log in "$LOGS"/variant-*.log; do
     [ -e "$log" ] || continue
     local name

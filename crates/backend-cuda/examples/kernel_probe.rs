@@ -1,7 +1,8 @@
 //! Checks the kernels' field and curve functions on a CUDA device against
 //! blst, one function at a time, for the kernels as built and for variants
 //! of them (functions inlined or not, compiler optimisation off, fewer
-//! registers for more occupancy).
+//! registers for more occupancy, NVRTC's PTX compiled by the driver's own
+//! compiler instead of NVRTC's).
 //!
 //! `backend-check` says that an MSM differs from the reference; this says
 //! which function differs, and whether a variant of the source or of the
@@ -22,12 +23,12 @@
 //! ```sh
 //! cargo run --release -p backend-cuda --example kernel_probe -- [SECONDS_PER_COMPILE [DIR]]
 //! ```
-//! With DIR, each variant's CUBIN (all the kernels, and the probe) is also
-//! written to DIR/<variant>/ under the name the plugin looks the kernels up
-//! by, so that `PCE_CUDA_CACHE=DIR/<variant> pce-prover backend-check cuda`
+//! With DIR, each variant's module (CUBIN or PTX: all the kernels, and the
+//! probe) is also written to DIR/<variant>/ under the name the plugin looks
+//! the kernels up by, so that `PCE_CUDA_CACHE=DIR/<variant> pce-prover backend-check cuda`
 //! runs the whole plugin on that variant; but a variant that fails the
-//! plugin's self-test is replaced there by the kernels as built when the
-//! device opens (the plugin warns), and the check then runs on those. Exit
+//! plugin's self-test is replaced there by other builds when the device
+//! opens (the plugin warns), and the check then runs on those. Exit
 //! status 0 when the kernels as built pass every check.
 //!
 //! All variants run in one CUDA context: a variant whose kernel faults
@@ -109,52 +110,68 @@ const CHECKS: [&str; 15] = [
     "G1 add_affine doubling",
 ];
 
-/// A variant of the kernels: textual replacements in the source and extra
-/// NVRTC options.
+/// A variant of the kernels: textual replacements in the source, extra
+/// NVRTC options, and what NVRTC hands the driver.
 struct Variant {
     name: &'static str,
     /// Its directory under DIR.
     slug: &'static str,
     replace: &'static [(&'static str, &'static str)],
     options: &'static [&'static str],
+    /// A CUBIN (NVRTC's machine code), or PTX that the driver compiles
+    /// with its own compiler when it loads the module.
+    output: Output,
 }
 
-const VARIANTS: [Variant; 6] = [
+const VARIANTS: [Variant; 7] = [
     Variant {
         name: "as built",
         slug: "as-built",
         replace: &[],
         options: &[],
+        output: Output::Cubin,
+    },
+    Variant {
+        name: "PTX, driver compiles",
+        slug: "driver-compiled",
+        replace: &[],
+        options: &[],
+        output: Output::Ptx,
     },
     Variant {
         name: "Fp2 products inlined",
         slug: "fp2-inlined",
         replace: &[],
         options: &["-DFP2_MUL=DEVICE"],
+        output: Output::Cubin,
     },
     Variant {
         name: "point ops inlined",
         slug: "points-inlined",
         replace: &[("DEVICE_CALL G_(", "DEVICE G_(")],
         options: &[],
+        output: Output::Cubin,
     },
     Variant {
         name: "2 blocks per SM",
         slug: "blocks2",
         replace: &[],
         options: &["-DKERNEL_MIN_BLOCKS=2"],
+        output: Output::Cubin,
     },
     Variant {
         name: "ptxas -O0",
         slug: "ptxas-O0",
         replace: &[],
         options: &["--ptxas-options=-O0"],
+        output: Output::Cubin,
     },
     Variant {
         name: "-G (no optimisation)",
         slug: "device-debug",
         replace: &[],
         options: &["--device-debug"],
+        output: Output::Cubin,
     },
 ];
 
@@ -258,17 +275,17 @@ struct Outcome {
     outputs: Vec<u8>,
 }
 
-/// Runs the probe of `cubin` on `case`, after [`pce_scribble`]'s pattern
+/// Runs the probe of module image `image` (a CUBIN or PTX) on `case`, after [`pce_scribble`]'s pattern
 /// `scribble` when there is one.
 fn run(
     context: &std::sync::Arc<CudaContext>,
-    cubin: &[u8],
+    image: &[u8],
     case: &Case,
     scribble: Option<u64>,
 ) -> Result<Outcome, String> {
     let error = |e: cudarc::driver::DriverError| e.to_string();
     let module = context
-        .load_module(Ptx::from_binary(cubin.to_vec()))
+        .load_module(Ptx::from_binary(image.to_vec()))
         .map_err(error)?;
     let probe = module.load_function("pce_probe").map_err(error)?;
     let resources = match (probe.num_regs(), probe.local_size_bytes()) {
@@ -401,7 +418,7 @@ const SCRIBBLES: [u64; 2] = [0x5555_5555_5555_5555, 0xaaaa_aaaa_aaaa_aaaa];
 /// change when local memory held other values before it ran (a read of
 /// memory the probe never wrote) and, for a FAIL, whether a
 /// [`LARGE_STACK`] cures it.
-fn verdict(context: &std::sync::Arc<CudaContext>, cubin: &[u8], case: &Case) -> String {
+fn verdict(context: &std::sync::Arc<CudaContext>, image: &[u8], case: &Case) -> String {
     let failures = |outcome: &Outcome| -> Vec<&str> {
         CHECKS
             .iter()
@@ -410,13 +427,13 @@ fn verdict(context: &std::sync::Arc<CudaContext>, cubin: &[u8], case: &Case) -> 
             .map(|(check, _)| *check)
             .collect()
     };
-    let outcome = match run(context, cubin, case, None) {
+    let outcome = match run(context, image, case, None) {
         Ok(outcome) => outcome,
         Err(error) => return format!("ERROR: {error}"),
     };
     let mut stale = "outputs the same after other values in local memory".to_owned();
     for pattern in SCRIBBLES {
-        match run(context, cubin, case, Some(pattern)) {
+        match run(context, image, case, Some(pattern)) {
             Ok(again) if again.outputs == outcome.outputs => {}
             Ok(_) => {
                 stale = format!("OUTPUTS CHANGE after {pattern:#x} in local memory");
@@ -436,7 +453,7 @@ fn verdict(context: &std::sync::Arc<CudaContext>, cubin: &[u8], case: &Case) -> 
             outcome.resources
         );
     }
-    let again = match with_stack(context, LARGE_STACK, || run(context, cubin, case, None)) {
+    let again = match with_stack(context, LARGE_STACK, || run(context, image, case, None)) {
         Ok(Ok(outcome)) if failures(&outcome).is_empty() => "passes".to_owned(),
         Ok(Ok(outcome)) => format!("fails {} checks", failures(&outcome).len()),
         Ok(Err(error)) | Err(error) => format!("error: {error}"),
@@ -498,8 +515,15 @@ fn main() -> Result<(), String> {
         let (sender, arch) = (sender.clone(), arch.clone());
         std::thread::spawn(move || {
             let started = Instant::now();
-            let cubin = compile_source(&source, &arch, variant.options, Output::Cubin);
-            let _ = sender.send((index, cubin.map_err(|e| e.message), started.elapsed()));
+            let image =
+                compile_source(&source, &arch, variant.options, variant.output).map(|mut image| {
+                    // The driver's module loader takes PTX as a C string.
+                    if variant.output == Output::Ptx {
+                        image.push(0);
+                    }
+                    image
+                });
+            let _ = sender.send((index, image.map_err(|e| e.message), started.elapsed()));
         });
     }
     drop(sender);
@@ -509,29 +533,29 @@ fn main() -> Result<(), String> {
     let mut as_built_passed = false;
     while rows.iter().any(Option::is_none) {
         let left = deadline.saturating_duration_since(Instant::now());
-        let Ok((index, cubin, took)) = receiver.recv_timeout(left) else {
+        let Ok((index, image, took)) = receiver.recv_timeout(left) else {
             break;
         };
         let (name, slug) = (VARIANTS[index].name, VARIANTS[index].slug);
-        if let (Some(dir), Ok(cubin)) = (&cubin_dir, &cubin) {
+        if let (Some(dir), Ok(image)) = (&cubin_dir, &image) {
             let dir = dir.join(slug);
             std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-            gpu_backend::cache::write(&cache_path(&dir, &arch), cubin);
+            gpu_backend::cache::write(&cache_path(&dir, &arch), image);
         }
         let Some(context) = &context else {
-            match cubin {
-                Ok(cubin) => println!(
+            match image {
+                Ok(image) => println!(
                     "{name:<22} {:>6.1} s  compiled ({} bytes)",
                     took.as_secs_f64(),
-                    cubin.len()
+                    image.len()
                 ),
                 Err(error) => println!("{name:<22} {:>6.1} s  ERROR: {error}", took.as_secs_f64()),
             }
             rows[index] = Some(String::new());
             continue;
         };
-        let verdict = match cubin {
-            Ok(cubin) => verdict(context, &cubin, &case),
+        let verdict = match image {
+            Ok(image) => verdict(context, &image, &case),
             Err(error) => format!("ERROR: {error}"),
         };
         if index == 0 {

@@ -66,7 +66,8 @@ pub enum Output {
     /// NVRTC (PTX of a newer ISA version would).
     Cubin,
     /// PTX only, several times faster to produce: enough to check that the
-    /// kernels compile (CI has NVRTC but no GPU).
+    /// kernels compile (CI has NVRTC but no GPU); also what the driver
+    /// compiles itself ([`Kernels::DriverCompiled`]).
     Ptx,
 }
 
@@ -141,16 +142,32 @@ pub fn compile_source(
     Ok(compiled)
 }
 
-/// The CUBIN for `sm_<arch>`, from the cache when `wanted` allows and it
-/// holds a valid copy (NVRTC is not loaded then), else compiled and
-/// cached; with where it came from.
+/// The module image for `sm_<arch>` that `wanted` asks for, with where it
+/// came from: from the cache when `wanted` allows and it holds a valid
+/// copy (NVRTC is not loaded then), else compiled and cached. The image is
+/// what the driver's module loader takes: a CUBIN, or for
+/// [`Kernels::DriverCompiled`] NVRTC's PTX (NUL-terminated), which the
+/// driver compiles itself when it loads it. A PTX that passed the
+/// self-test stays in the cache under the CUBIN's name and is loaded (and
+/// compiled by the driver, which keeps its own cache) from then on.
 pub fn kernels(arch: &str, wanted: Kernels) -> Result<(Vec<u8>, Kernels), PluginError> {
-    if wanted == Kernels::Cached {
-        if let Some(cubin) = cache_dir().and_then(|dir| cached(&dir, arch)) {
-            return Ok((cubin, Kernels::Cached));
+    match wanted {
+        Kernels::Cached => {
+            if let Some(image) = cache_dir().and_then(|dir| cached(&dir, arch)) {
+                return Ok((image, Kernels::Cached));
+            }
+            Ok((rebuild(arch)?, Kernels::Compiled))
+        }
+        Kernels::Compiled => Ok((rebuild(arch)?, Kernels::Compiled)),
+        Kernels::DriverCompiled => {
+            let mut ptx = compile(arch, Output::Ptx)?;
+            ptx.push(0);
+            if let Some(dir) = cache_dir() {
+                cache::write(&cache_path(&dir, arch), &ptx);
+            }
+            Ok((ptx, Kernels::DriverCompiled))
         }
     }
-    Ok((rebuild(arch)?, Kernels::Compiled))
 }
 
 /// Compiles the CUBIN for `sm_<arch>` and replaces the cached one.

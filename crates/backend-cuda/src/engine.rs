@@ -293,17 +293,24 @@ impl Engine {
         let query = |e| cuda_error("querying the CUDA device", e);
         let (major, minor) = context.compute_capability().map_err(query)?;
         let arch = format!("{major}{minor}");
-        let (cubin, mut origin) = compile::kernels(&arch, wanted)?;
-        let module = match context.load_module(Ptx::from_binary(cubin)) {
+        let (image, mut origin) = compile::kernels(&arch, wanted)?;
+        let module = match context.load_module(Ptx::from_binary(image)) {
             Ok(module) => module,
             Err(error) if origin == Kernels::Cached => {
-                // A cached CUBIN the driver refuses (built by a newer NVRTC):
-                // compiled once more here, then it is a real error.
+                // A cached image the driver refuses (a CUBIN or PTX from a
+                // newer NVRTC): compiled once more here, then it is a real
+                // error.
                 warn!(arch, %error, "the cached CUDA kernels did not load; compiling them again");
                 origin = Kernels::Compiled;
                 context
                     .load_module(Ptx::from_binary(compile::rebuild(&arch)?))
                     .map_err(|e| cuda_error("loading the compiled kernels", e))?
+            }
+            Err(error) if origin == Kernels::DriverCompiled => {
+                return Err(cuda_error(
+                    "compiling NVRTC's PTX with the driver's compiler",
+                    error,
+                ))
             }
             Err(error) => return Err(cuda_error("loading the compiled kernels", error)),
         };

@@ -32,6 +32,8 @@ impl GpuApi for CudaApi {
     const DESCRIPTION: &'static CStr =
         c"pce-prover CUDA backend: NVRTC-compiled shared kernels, radix-2 NTT with shared-memory stages, bucket MSM with 0/1 split";
     type Engine = Engine;
+    /// The driver JIT-compiles NVRTC's PTX with its own compiler.
+    const DRIVER_COMPILER: bool = true;
 
     fn device_count() -> Result<u32, PluginError> {
         driver::count()

@@ -30,6 +30,8 @@ impl GpuApi for OpenClApi {
     const DESCRIPTION: &'static CStr =
         c"pce-prover OpenCL backend: radix-2 NTT with local-memory stages, bucket MSM with 0/1 split";
     type Engine = Engine;
+    /// The driver's compiler is the only one.
+    const DRIVER_COMPILER: bool = false;
 
     fn device_count() -> Result<u32, PluginError> {
         Ok(platform::devices()?.len() as u32)

@@ -31,6 +31,9 @@ pub trait GpuApi: 'static {
     fn device_count() -> Result<u32, PluginError>;
     /// Describes device `index`.
     fn device_info(index: u32) -> Result<DeviceDescription, PluginError>;
+    /// Whether the API has a second compiler for [`Kernels::DriverCompiled`]
+    /// (CUDA: the driver's own, from PTX).
+    const DRIVER_COMPILER: bool;
     /// Opens device `index` with kernels from where `wanted` says; also
     /// says where they came from (compiled when the cache had none).
     fn open(index: u32, wanted: Kernels) -> Result<(Self::Engine, Kernels), PluginError>;
@@ -45,6 +48,111 @@ pub enum Kernels {
     /// Compiled, replacing any cached copy: asked for after the cached
     /// kernels failed the self-test.
     Compiled,
+    /// Compiled by the GPU driver's own compiler from the intermediate code
+    /// the API's compiler produced (CUDA: NVRTC's PTX through the driver's
+    /// JIT, not NVRTC's machine code), replacing any cached copy: asked
+    /// for, where the API has one ([`GpuApi::DRIVER_COMPILER`]), after
+    /// freshly compiled kernels failed the self-test too. Another code
+    /// generator for the same source: the last try before the device is
+    /// refused.
+    DriverCompiled,
+}
+
+impl Kernels {
+    /// Which kernels, in a message.
+    fn describe(self) -> &'static str {
+        match self {
+            Kernels::Cached => "cached",
+            Kernels::Compiled => "freshly compiled",
+            Kernels::DriverCompiled => "compiled by the driver",
+        }
+    }
+
+    /// What to try after kernels from here failed their self-test.
+    fn next(self, driver_compiler: bool) -> Option<Kernels> {
+        match self {
+            Kernels::Cached => Some(Kernels::Compiled),
+            Kernels::Compiled if driver_compiler => Some(Kernels::DriverCompiled),
+            Kernels::Compiled | Kernels::DriverCompiled => None,
+        }
+    }
+}
+
+/// The first kernels that pass `check` (the [`selftest`]): the cached
+/// ones, else freshly compiled ones, else (with `driver_compiler`) the
+/// driver's build, each opened by `open`. When every build fails `check`
+/// the error says how each failed; an `open` that fails ends the tries
+/// (the first with its own error, a later one with the failures so far).
+fn open_checked<E>(
+    api: &str,
+    index: u32,
+    driver_compiler: bool,
+    mut open: impl FnMut(Kernels) -> Result<(E, Kernels), PluginError>,
+    mut check: impl FnMut(&E) -> Result<(), String>,
+) -> Result<E, PluginError> {
+    let mut failures: Vec<String> = Vec::new();
+    let refused = |status, failures: &[String], end: &str| {
+        PluginError::new(
+            status,
+            format!(
+                "{api} device {index}: its kernels failed their self-test ({}){end}",
+                failures.join("; ")
+            ),
+        )
+    };
+    let mut wanted = Kernels::Cached;
+    loop {
+        let (engine, origin) = match open(wanted) {
+            Ok(opened) => opened,
+            Err(error) if failures.is_empty() => return Err(error),
+            Err(error) => {
+                let end = format!(
+                    ", and opening the device with kernels {} failed: {}",
+                    wanted.describe(),
+                    error.message
+                );
+                return Err(refused(error.status, &failures, &end));
+            }
+        };
+        let started = std::time::Instant::now();
+        match check(&engine) {
+            Ok(()) => {
+                let seconds = started.elapsed().as_secs_f64();
+                info!(
+                    index,
+                    seconds,
+                    kernels = origin.describe(),
+                    "the device's kernels passed their self-test"
+                );
+                return Ok(engine);
+            }
+            Err(failure) => failures.push(format!("{}: {failure}", origin.describe())),
+        }
+        drop(engine);
+        match origin.next(driver_compiler) {
+            Some(next) => {
+                warn!(
+                    index,
+                    failure = failures.last().map(String::as_str),
+                    "the device's {} kernels failed their self-test; trying them {}",
+                    origin.describe(),
+                    next.describe()
+                );
+                wanted = next;
+            }
+            // The same kernels have been right on one H200 and wrong on
+            // another (docs/benchmarks.md): the message names no culprit.
+            None => {
+                return Err(refused(
+                    PCE_ERR_DEVICE,
+                    &failures,
+                    ": they compute wrong results on this device as built here, so it is \
+                     refused (kernel_probe shows which function; --backend cpu proves on the \
+                     CPU)",
+                ))
+            }
+        }
+    }
 }
 
 /// The plugin of GPU API `A`.
@@ -83,57 +191,17 @@ impl<A: GpuApi> Plugin for GpuPlugin<A> {
         A::device_info(index)
     }
 
-    /// The device with kernels that pass the [`selftest`]: the cached
-    /// ones, or else freshly compiled ones; a device whose freshly compiled
-    /// kernels fail it is refused.
+    /// The device with kernels that pass the [`selftest`] ([`open_checked`]);
+    /// a device whose every build fails it is refused.
     fn device_open(index: u32) -> Result<Self::Device, PluginError> {
-        let (engine, origin) = A::open(index, Kernels::Cached)?;
-        let started = std::time::Instant::now();
-        let failure = match selftest::check(&engine) {
-            Ok(()) => {
-                let seconds = started.elapsed().as_secs_f64();
-                info!(
-                    index,
-                    seconds, "the device's kernels passed their self-test"
-                );
-                return Ok(OpenDevice(Mutex::new(engine)));
-            }
-            Err(failure) => failure,
-        };
-        drop(engine);
-        let refused = |status, detail: String| {
-            let api = A::NAME.to_string_lossy();
-            PluginError::new(
-                status,
-                format!(
-                    "{api} device {index}: its kernels failed their self-test ({failure}){detail}"
-                ),
-            )
-        };
-        // The same kernels have been right on one H200 and wrong on another
-        // (docs/benchmarks.md): the message names no culprit.
-        const MISCOMPILED: &str = "they compute wrong results on this device as built \
-            here, so it is refused (kernel_probe shows which function; --backend cpu \
-            proves on the CPU)";
-        if origin == Kernels::Compiled {
-            return Err(refused(
-                PCE_ERR_DEVICE,
-                format!(", freshly compiled: {MISCOMPILED}"),
-            ));
-        }
-        warn!(index, %failure, "the device's cached kernels failed their self-test; compiling them afresh");
-        let (engine, _) = A::open(index, Kernels::Compiled).map_err(|e| {
-            refused(
-                e.status,
-                format!(", and compiling them afresh failed: {}", e.message),
-            )
-        })?;
-        selftest::check(&engine).map_err(|again| {
-            refused(
-                PCE_ERR_DEVICE,
-                format!(", and so did freshly compiled ones ({again}): {MISCOMPILED}"),
-            )
-        })?;
+        let api = A::NAME.to_string_lossy();
+        let engine = open_checked(
+            &api,
+            index,
+            A::DRIVER_COMPILER,
+            |wanted| A::open(index, wanted),
+            selftest::check,
+        )?;
         Ok(OpenDevice(Mutex::new(engine)))
     }
 
@@ -196,5 +264,141 @@ impl<A: GpuApi> Plugin for GpuPlugin<A> {
                 "result group differs from the bases' group",
             )),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use backend_api::ffi::PCE_ERR_NO_DRIVER;
+
+    /// A fake device: the kernels it was opened with, and whether they
+    /// pass the self-test.
+    struct Opened {
+        kernels: Kernels,
+        right: bool,
+    }
+
+    /// Runs [`open_checked`] on a fake API whose builds from
+    /// `Kernels::Cached` on return `builds` in turn (where each came from,
+    /// whether it is right; `None`: the open fails), and returns the
+    /// kernels asked for and the result.
+    fn tries(
+        driver_compiler: bool,
+        builds: &[Option<(Kernels, bool)>],
+    ) -> (Vec<Kernels>, Result<Kernels, PluginError>) {
+        let mut asked = Vec::new();
+        let mut builds = builds.iter();
+        let result = open_checked(
+            "fake",
+            3,
+            driver_compiler,
+            |wanted| {
+                asked.push(wanted);
+                match builds.next().expect("no more builds than tries") {
+                    Some((kernels, right)) => Ok((
+                        Opened {
+                            kernels: *kernels,
+                            right: *right,
+                        },
+                        *kernels,
+                    )),
+                    None => Err(PluginError::new(PCE_ERR_NO_DRIVER, "no compiler")),
+                }
+            },
+            |opened| {
+                if opened.right {
+                    Ok(())
+                } else {
+                    Err(format!("G2 wrong ({:?})", opened.kernels))
+                }
+            },
+        );
+        (asked, result.map(|opened| opened.kernels))
+    }
+
+    use Kernels::{Cached, Compiled, DriverCompiled};
+
+    #[test]
+    fn right_cached_kernels_are_used_without_compiling() {
+        let (asked, result) = tries(true, &[Some((Cached, true))]);
+        assert_eq!(asked, [Cached]);
+        assert_eq!(result.unwrap(), Cached);
+    }
+
+    #[test]
+    fn wrong_cached_kernels_are_compiled_afresh() {
+        let (asked, result) = tries(true, &[Some((Cached, false)), Some((Compiled, true))]);
+        assert_eq!(asked, [Cached, Compiled]);
+        assert_eq!(result.unwrap(), Compiled);
+    }
+
+    #[test]
+    fn wrong_fresh_kernels_go_to_the_drivers_compiler_where_there_is_one() {
+        let builds = [
+            Some((Cached, false)),
+            Some((Compiled, false)),
+            Some((DriverCompiled, true)),
+        ];
+        let (asked, result) = tries(true, &builds);
+        assert_eq!(asked, [Cached, Compiled, DriverCompiled]);
+        assert_eq!(result.unwrap(), DriverCompiled);
+
+        // Nothing cached: the first open compiled, so the next try is the
+        // driver's, not NVRTC again.
+        let (asked, result) = tries(
+            true,
+            &[Some((Compiled, false)), Some((DriverCompiled, true))],
+        );
+        assert_eq!(asked, [Cached, DriverCompiled]);
+        assert_eq!(result.unwrap(), DriverCompiled);
+    }
+
+    #[test]
+    fn a_device_whose_every_build_is_wrong_is_refused_with_each_reason() {
+        let (asked, result) = tries(false, &[Some((Cached, false)), Some((Compiled, false))]);
+        assert_eq!(asked, [Cached, Compiled]);
+        let error = result.unwrap_err();
+        assert_eq!(error.status, PCE_ERR_DEVICE);
+        assert!(
+            error.message.starts_with(
+                "fake device 3: its kernels failed their self-test (cached: G2 wrong (Cached); \
+                 freshly compiled: G2 wrong (Compiled)): they compute wrong results"
+            ),
+            "{}",
+            error.message
+        );
+
+        let builds = [
+            Some((Cached, false)),
+            Some((Compiled, false)),
+            Some((DriverCompiled, false)),
+        ];
+        let error = tries(true, &builds).1.unwrap_err();
+        assert!(
+            error
+                .message
+                .contains("; compiled by the driver: G2 wrong (DriverCompiled))"),
+            "{}",
+            error.message
+        );
+    }
+
+    #[test]
+    fn a_failed_open_ends_the_tries_with_its_error() {
+        // The first open's error is the device's.
+        let error = tries(true, &[None]).1.unwrap_err();
+        assert_eq!(
+            (error.status, error.message.as_str()),
+            (PCE_ERR_NO_DRIVER, "no compiler")
+        );
+        // A later one's comes after the self-test failures so far.
+        let error = tries(true, &[Some((Cached, false)), None]).1.unwrap_err();
+        assert_eq!(error.status, PCE_ERR_NO_DRIVER);
+        assert_eq!(
+            error.message,
+            "fake device 3: its kernels failed their self-test (cached: G2 wrong (Cached)), \
+             and opening the device with kernels freshly compiled failed: no compiler"
+        );
     }
 }

@@ -33,6 +33,8 @@ if [ -n "${QUICK:-}" ]; then
   STREAM_SIZES=(--max-log-ntt 4 --max-log-msm-g1 10 --max-log-msm-g2 8 --proofs 0)
   BENCH_SIZES=(--msm-g1 10..12 --msm-g2 8..9 --ntt 10..14)
   PARTITION_SIZES=(--shrink 10 --pool-log 12)
+  SORTED_CHECK_SIZES=(--max-log-ntt 2 --max-log-msm-g1 10 --max-log-msm-g2 8 --proofs 0)
+  SORTED_BENCH_SIZES=(--msm-g1 10..12 --msm-g2 8..9 --ntt 10..10)
   # PoCL proves the 2 KiB sector in about 3.5 minutes on 2 Zen 3 cores and
   # took more than 5 on 2 Xeon cores (its 2^22 H MSM in emulated kernels).
   DEMO_LIMIT=900
@@ -44,6 +46,8 @@ else
   STREAM_SIZES=(--max-log-ntt 4 --max-log-msm-g1 19 --max-log-msm-g2 18 --proofs 0)
   BENCH_SIZES=(--msm-g1 20..26 --msm-g2 20..24 --ntt 20..27)
   PARTITION_SIZES=()
+  SORTED_CHECK_SIZES=(--max-log-ntt 4 --max-log-msm-g1 20 --max-log-msm-g2 18 --proofs 1)
+  SORTED_BENCH_SIZES=(--msm-g1 20..26 --msm-g2 20..23 --ntt 20..20)
   DEMO_LIMIT=150
 fi
 PCE="$BIN_DIR/pce-prover"
@@ -187,6 +191,18 @@ step partition-32gib 150 env RUST_LOG=warn,pce_plugin=info PCE_GPU_PROFILE=1 "$P
   --runs 2 ${PARTITION_SIZES[@]+"${PARTITION_SIZES[@]}"} --json "$WORK/partition.json"
 step "bench-$BACKEND-vs-cpu" 150 env RUST_LOG=warn,pce_plugin=info "$PCE" bench backend "$BACKEND" --versus cpu \
   "${BENCH_SIZES[@]}" --reps 1
+# The sorted MSM (PCE_GPU_MSM=sorted: the terms' digits sorted by bucket,
+# each bucket summed in registers; the default is the per-thread bucket
+# kernel timed above): checked against blst and the CPU plugin's proofs,
+# then timed on the partition and against the CPU plugin, to compare with
+# the default's figures above.
+rm -f "$WORK/partition-sorted.json"
+step sorted-check 60 env PCE_GPU_MSM=sorted "$PCE" backend-check "$BACKEND" "${SORTED_CHECK_SIZES[@]}"
+step sorted-partition 100 env PCE_GPU_MSM=sorted RUST_LOG=warn,pce_plugin=info PCE_GPU_PROFILE=1 \
+  "$PCE" bench partition --shape 32GiB --backend "$BACKEND" \
+  --runs 1 ${PARTITION_SIZES[@]+"${PARTITION_SIZES[@]}"} --json "$WORK/partition-sorted.json"
+step sorted-bench 90 env PCE_GPU_MSM=sorted "$PCE" bench backend "$BACKEND" --versus cpu \
+  "${SORTED_BENCH_SIZES[@]}" --reps 1
 # The OpenCL checks only when more than two minutes are left.
 if [ "$BACKEND" = cuda ] && [ $((DEADLINE - $(date +%s))) -gt 120 ] &&
   "$PCE" devices opencl >"$LOGS/opencl-devices.log" 2>&1; then
@@ -224,6 +240,11 @@ timing_lines() {
   fi
   grep -E '^(32 GiB|backend|step|point pools|bases to|NTT domain|QAP|h to|H MSM|L MSM|A MSM|B G1|B G2|partition|device memory|host peak)' \
     "$LOGS/partition-32gib.log" 2>/dev/null | sed 's/^/partition: /'
+  grep -E '^(MSM|NTT)' "$LOGS/sorted-bench.log" 2>/dev/null | sed "s/^/sorted $BACKEND vs cpu: /"
+  grep -E '^(QAP|H MSM|L MSM|A MSM|B G1|B G2|partition)' "$LOGS/sorted-partition.log" 2>/dev/null |
+    sed 's/^/partition, sorted MSM: /'
+  grep -h "kernel time on the device" "$LOGS/sorted-partition.log" 2>/dev/null | grep -E 'msm|sorted' |
+    sed -e 's/.*kernel time on the device //' -e 's/ plugin=.*//' -e 's/^/kernel time, sorted MSM: /'
   # The CUDA engine's host-side copy rates, logged when a device closes.
   grep -h "host side of the device's copies" "$LOGS/partition-32gib.log" "$LOGS/bench-$BACKEND-vs-cpu.log" \
     2>/dev/null | sed -e 's/.*GB\/s) //' -e 's/^/copies: /'

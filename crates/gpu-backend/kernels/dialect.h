@@ -29,6 +29,8 @@ typedef uint u32;
 #define LOCAL_ID() ((u32)get_local_id(0))
 #define GROUP_ID() ((u32)get_group_id(0))
 #define SYNC_THREADS() barrier(CLK_LOCAL_MEM_FENCE)
+/* *p += 1 atomically, for a u32 in global memory; the old value. */
+#define ATOMIC_INC(p) atomic_inc(p)
 
 #elif defined(__CUDACC__) || defined(__CUDACC_RTC__)
 
@@ -59,6 +61,7 @@ typedef unsigned int u32;
 #define LOCAL_ID() (threadIdx.x)
 #define GROUP_ID() (blockIdx.x)
 #define SYNC_THREADS() __syncthreads()
+#define ATOMIC_INC(p) atomicAdd((p), 1u)
 
 #else
 #error "kernels/ compile as OpenCL C or CUDA C++ only"

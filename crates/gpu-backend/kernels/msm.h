@@ -105,6 +105,118 @@ KERNEL void G_(msm_finish)(GLOBAL const G_(xyzz) *acc, u32 count, GLOBAL G_(jaco
   out[t] = G_(to_jacobian)(acc[t]);
 }
 
+/* k p, for k < 2^32: double and add from the top bit. */
+DEVICE G_(xyzz) G_(times)(G_(xyzz) p, u32 k) {
+  G_(xyzz) r = G_(infinity)();
+  for (u32 bit = 1u << 31; bit != 0; bit >>= 1) {
+    r = G_(double)(r);
+    if (k & bit) r = G_(add)(r, p);
+  }
+  return r;
+}
+
+/*
+ * The sorted MSM (sort.h gives the entries in bucket order, `offsets[b]`
+ * the first entry of bucket b, offsets[buckets] their number).
+ *
+ * msm_sorted_sums: thread t adds up entries [t segment, (t + 1) segment) in
+ * registers, one run of equal bucket at a time, so every thread has the
+ * same work however unevenly the digits fall into buckets. A run that is
+ * its whole bucket goes to sums[b]; a bucket cut by segment boundaries
+ * leaves its first piece in tails[t0] (the last run of its first segment
+ * t0) and the others in heads[t] (the first run of each later segment),
+ * which sorted_bucket adds up. Entries of empty buckets are never read.
+ */
+KERNEL void G_(msm_sorted_sums)(GLOBAL const G_(affine) *bases, GLOBAL const u32 *entries,
+                                GLOBAL const u32 *offsets, u32 buckets, u32 segment,
+                                GLOBAL G_(xyzz) *sums, GLOBAL G_(xyzz) *heads,
+                                GLOBAL G_(xyzz) *tails) {
+  u32 t = THREAD_ID();
+  u32 total = offsets[buckets];
+  u32 begin = t * segment;
+  if (segment == 0 || begin / segment != t || begin >= total) return;
+  u32 end = min(begin + segment, total);
+  /* The last bucket whose first entry is at or before `begin`. */
+  u32 low = 0, high = buckets;
+  while (high - low > 1) {
+    u32 middle = low + (high - low) / 2;
+    if (offsets[middle] <= begin) {
+      low = middle;
+    } else {
+      high = middle;
+    }
+  }
+  u32 b = low;
+  for (u32 i = begin; i < end;) {
+    while (offsets[b + 1] <= i) b++;
+    u32 stop = min(end, offsets[b + 1]);
+    G_(xyzz) acc = G_(infinity)();
+    /* Each base is loaded one addition ahead: the load's latency overlaps
+     * the previous addition instead of stalling the next. */
+    u32 entry = entries[i];
+    G_(affine) base = bases[entry & 0x7fffffffu];
+    for (u32 j = i; j < stop; j++) {
+      u32 sign = entry >> 31;
+      G_(affine) current = base;
+      if (j + 1 < stop) {
+        entry = entries[j + 1];
+        base = bases[entry & 0x7fffffffu];
+      }
+      acc = G_(add_affine)(acc, sign ? G_(affine_neg)(current) : current);
+    }
+    if (i == begin && offsets[b] < begin) {
+      heads[t] = acc;
+    } else if (stop < offsets[b + 1]) {
+      tails[t] = acc;
+    } else {
+      sums[b] = acc;
+    }
+    i = stop;
+  }
+}
+
+/* The sum of bucket b's points, from what msm_sorted_sums wrote. */
+DEVICE G_(xyzz) G_(sorted_bucket)(GLOBAL const u32 *offsets, u32 b, u32 segment,
+                                  GLOBAL const G_(xyzz) *sums, GLOBAL const G_(xyzz) *heads,
+                                  GLOBAL const G_(xyzz) *tails) {
+  u32 start = offsets[b];
+  u32 stop = offsets[b + 1];
+  if (start == stop) return G_(infinity)();
+  u32 first = start / segment;
+  u32 last = (stop - 1) / segment;
+  if (first == last) return sums[b];
+  G_(xyzz) sum = tails[first];
+  for (u32 t = first + 1; t <= last; t++) sum = G_(add)(sum, heads[t]);
+  return sum;
+}
+
+/* The window sums of the sorted MSM as partial sums for msm_reduce:
+ * thread t = part * windows + window sums the buckets of its part of its
+ * window, sum over them of magnitude * bucket, by the running-sum trick
+ * from the part's top bucket (weights 1, 2, ... from its bottom one) plus
+ * (bottom magnitude - 1) * the part's total. */
+KERNEL void G_(msm_sorted_reduce)(GLOBAL const u32 *offsets, u32 bits, u32 windows, u32 parts,
+                                  u32 segment, GLOBAL const G_(xyzz) *sums,
+                                  GLOBAL const G_(xyzz) *heads, GLOBAL const G_(xyzz) *tails,
+                                  GLOBAL G_(xyzz) *partials) {
+  u32 t = THREAD_ID();
+  if (t >= windows * parts) return;
+  u32 window = t % windows;
+  u32 part = t / windows;
+  u32 magnitudes = 1u << (bits - 1);
+  u32 per = (magnitudes + parts - 1) / parts;
+  u32 low = min(part * per, magnitudes);
+  u32 high = min(low + per, magnitudes);
+  G_(xyzz) running = G_(infinity)();
+  G_(xyzz) sum = G_(infinity)();
+  for (u32 m = high; m > low; m--) {
+    u32 b = window * magnitudes + m - 1;
+    running = G_(add)(running, G_(sorted_bucket)(offsets, b, segment, sums, heads, tails));
+    sum = G_(add)(sum, running);
+  }
+  partials[t] = G_(add)(sum, G_(times)(running, low));
+}
+
 #undef G_
 #undef K_
 #undef CURVE

@@ -406,23 +406,29 @@ impl<E: Engine> Engine for AllocationWatch<'_, E> {
 }
 
 /// Kernel names of [`crate::source`] every engine must create.
-pub const KERNELS: [&str; 16] = [
+pub const KERNELS: [&str; 22] = [
     "ntt_bit_reverse",
     "ntt_local_stages",
     "ntt_global_stage",
     "ntt_scale",
     "qap_mul",
     "qap_combine",
+    "msm_digits",
+    "msm_scan",
     "G1_msm_buckets",
     "G1_sum_bases",
     "G1_msm_reduce",
     "G1_msm_combine",
     "G1_msm_finish",
+    "G1_msm_sorted_sums",
+    "G1_msm_sorted_reduce",
     "G2_msm_buckets",
     "G2_sum_bases",
     "G2_msm_reduce",
     "G2_msm_combine",
     "G2_msm_finish",
+    "G2_msm_sorted_sums",
+    "G2_msm_sorted_reduce",
 ];
 
 /// Largest piece an engine copies through one staging buffer: larger

@@ -50,7 +50,7 @@ use backend_api::ffi::{
 use backend_api::plugin::split::Split;
 use backend_api::plugin::{HostPoints, PluginError, Points, Storage};
 
-use tracing::warn;
+use tracing::{debug, warn};
 
 use crate::engine::{bytes_of, AllocationWatch, Arg, Engine, Limits, Plain};
 
@@ -185,6 +185,168 @@ impl MsmPlan {
     }
 }
 
+/// Threads of the one block of `msm_scan` (kernels/sort.h's SCAN_THREADS).
+const SCAN_THREADS: usize = 256;
+
+/// Widest window of the sorted MSM: 2^19 buckets a window.
+const MAX_SORTED_BITS: u32 = 20;
+
+/// Fewest entries one thread of `msm_sorted_sums` adds (unless there are
+/// fewer): below it, more of the buckets are cut between threads and summed
+/// again from their pieces.
+const MIN_SEGMENT: u64 = 16;
+
+/// Which MSM the terms of scalars other than 0 and 1 go through, from
+/// `PCE_GPU_MSM`: `buckets` (the default) or `sorted`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    /// `msm_buckets`: a thread per (slice, window), its own buckets in
+    /// device memory.
+    Buckets,
+    /// The terms' digits sorted by bucket (kernels/sort.h), each bucket
+    /// summed in registers (`msm_sorted_sums`), then every window's buckets
+    /// (`msm_sorted_reduce`).
+    Sorted,
+}
+
+impl Method {
+    /// The environment variable that chooses.
+    pub const ENV: &'static str = "PCE_GPU_MSM";
+
+    /// The method `PCE_GPU_MSM` names; the default for anything else (with
+    /// a warning).
+    pub fn from_env() -> Self {
+        match std::env::var(Self::ENV).as_deref() {
+            Err(_) | Ok("") | Ok("buckets") => Method::Buckets,
+            Ok("sorted") => Method::Sorted,
+            Ok(other) => {
+                warn!(
+                    value = other,
+                    "{} is buckets or sorted; using buckets",
+                    Self::ENV
+                );
+                Method::Buckets
+            }
+        }
+    }
+}
+
+/// How the sorted MSM runs one job: `windows` signed windows of `bits`
+/// bits, each window's buckets summed in `parts` parts. The entries (a
+/// term's non-zero digit each) are spread over the threads of
+/// `msm_sorted_sums` once their number is known ([`Self::segment`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SortedPlan {
+    /// Window width in bits.
+    pub bits: u32,
+    /// Number of windows covering 256 bits.
+    pub windows: u32,
+    /// Parts each window's buckets are summed in.
+    pub parts: u32,
+}
+
+impl SortedPlan {
+    /// The plan for `terms` terms on a device that runs about
+    /// `parallel_threads` threads at once, in at most `max_bytes` of
+    /// device memory ([`Self::bytes`], with points of `xyzz_bytes`).
+    ///
+    /// Every term adds one point per window (in the bucket sums, spread
+    /// evenly over the threads); every window then sums its 2^(bits−1)
+    /// buckets with about 2^bits additions, in parts. Wider windows mean
+    /// fewer windows and more buckets: the plan minimises the additions
+    /// of a thread, counted in waves of `parallel_threads`, among the
+    /// plans whose buffers take at most `max_bytes` together and
+    /// `max_buffer` each. `None` where no plan fits: the entries alone take
+    /// four bytes per term and window, which the bucket kernel does not
+    /// need.
+    pub fn new(
+        terms: usize,
+        parallel_threads: u32,
+        (max_bytes, max_buffer): (u64, u64),
+        xyzz_bytes: u64,
+    ) -> Option<Self> {
+        let terms = terms.max(1) as u64;
+        let parallel = u64::from(parallel_threads.max(1));
+        let mut best: Option<(u64, SortedPlan)> = None;
+        for bits in 2..=MAX_SORTED_BITS {
+            let windows = SIGNED_BITS.div_ceil(bits);
+            let entries = terms * u64::from(windows);
+            let half = 1u64 << (bits - 1);
+            let parts = (parallel / u64::from(windows)).clamp(1, half);
+            let plan = SortedPlan {
+                bits,
+                windows,
+                parts: parts as u32,
+            };
+            let bytes = plan.bytes(terms, parallel_threads, xyzz_bytes);
+            if bytes > max_bytes
+                || plan.largest_buffer(terms, xyzz_bytes) > max_buffer
+                || entries > u64::from(u32::MAX)
+            {
+                continue;
+            }
+            // One wave of threads adding `segment` entries each.
+            let sums = u64::from(Self::segment(entries, parallel_threads));
+            let reduce = (u64::from(windows) * parts).div_ceil(parallel)
+                * (2 * half.div_ceil(parts) + 2 * u64::from(bits));
+            let cost = sums + reduce;
+            if best.is_none_or(|(best_cost, _)| cost < best_cost) {
+                best = Some((cost, plan));
+            }
+        }
+        best.map(|(_, plan)| plan)
+    }
+
+    /// Buckets of all windows: 2^(bits−1) a window.
+    pub fn buckets(&self) -> u64 {
+        u64::from(self.windows) << (self.bits - 1)
+    }
+
+    /// Entries of `terms` terms at most: one per window each.
+    pub fn entries(&self, terms: u64) -> u64 {
+        terms * u64::from(self.windows)
+    }
+
+    /// Entries each thread of the bucket sums adds, for `entries` entries
+    /// on a device running `parallel_threads` threads at once: one wave,
+    /// but no fewer than [`MIN_SEGMENT`] a thread.
+    pub fn segment(entries: u64, parallel_threads: u32) -> u32 {
+        let segment = entries.div_ceil(u64::from(parallel_threads.max(1)));
+        segment.max(MIN_SEGMENT).min(u64::from(u32::MAX)) as u32
+    }
+
+    /// Threads of the reduction, and partial sums it leaves.
+    pub fn reduce_threads(&self) -> u32 {
+        self.windows * self.parts
+    }
+
+    /// Bytes of the largest buffer for `terms` terms: the entries' or the
+    /// bucket sums'.
+    pub fn largest_buffer(&self, terms: u64, xyzz_bytes: u64) -> u64 {
+        (4 * self.entries(terms)).max(xyzz_bytes * self.buckets())
+    }
+
+    /// Threads of the bucket sums for at most `entries` entries: no more
+    /// than `parallel_threads` ([`Self::segment`]).
+    pub fn most_segments(entries: u64, parallel_threads: u32) -> u64 {
+        entries
+            .div_ceil(MIN_SEGMENT)
+            .min(u64::from(parallel_threads.max(1)))
+    }
+
+    /// Device bytes the plan needs for `terms` terms on a device running
+    /// `parallel_threads` threads at once: the entries, three words a
+    /// bucket (counts, first entries, cursors), a point a bucket, two
+    /// points per thread of the sums (heads, tails) and the partial sums.
+    pub fn bytes(&self, terms: u64, parallel_threads: u32, xyzz_bytes: u64) -> u64 {
+        let entries = self.entries(terms);
+        let segments = Self::most_segments(entries, parallel_threads);
+        4 * entries
+            + 4 * (3 * self.buckets() + 2)
+            + xyzz_bytes * (self.buckets() + 2 * segments + u64::from(self.reduce_threads()))
+    }
+}
+
 /// The device memory one MSM call plans with (see the module doc).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Budget {
@@ -192,8 +354,11 @@ struct Budget {
     job_terms: usize,
     /// Fewest terms of one job: [`Self::narrower`] stops there.
     least_job_terms: usize,
-    /// Most points of buckets and partial sums.
+    /// Most points of buckets and partial sums (in one buffer).
     points: u64,
+    /// Most bytes of the sorted MSM's buffers together (each within the
+    /// device's largest buffer).
+    bytes: u64,
 }
 
 impl Budget {
@@ -223,12 +388,12 @@ impl Budget {
             .max(1);
         let least = most.min(MIN_JOB_TERMS);
         let job_terms = (available / 2 / (2 * TERM_BYTES)).clamp(least, most);
-        let buckets =
-            (available - (2 * TERM_BYTES * job_terms).min(available)).min(limits.max_alloc);
+        let room = available - (2 * TERM_BYTES * job_terms).min(available);
         Self {
             job_terms: job_terms as usize,
             least_job_terms: least as usize,
-            points: buckets / xyzz,
+            points: room.min(limits.max_alloc) / xyzz,
+            bytes: room,
         }
     }
 
@@ -239,6 +404,7 @@ impl Budget {
         let narrower = Self {
             job_terms: (self.job_terms / 2).max(self.least_job_terms),
             points: self.points / 2,
+            bytes: self.bytes / 2,
             ..self
         };
         (narrower.job_terms < self.job_terms || self.points > MIN_PLAN_POINTS).then_some(narrower)
@@ -269,6 +435,10 @@ pub trait Curve {
     const COMBINE_KERNEL: &'static str;
     /// Accumulators to Jacobian results.
     const FINISH_KERNEL: &'static str;
+    /// The sorted MSM's bucket sums.
+    const SORTED_SUMS_KERNEL: &'static str;
+    /// The sorted MSM's window sums.
+    const SORTED_REDUCE_KERNEL: &'static str;
 }
 
 /// G1.
@@ -290,6 +460,8 @@ impl Curve for G1 {
     const REDUCE_KERNEL: &'static str = "G1_msm_reduce";
     const COMBINE_KERNEL: &'static str = "G1_msm_combine";
     const FINISH_KERNEL: &'static str = "G1_msm_finish";
+    const SORTED_SUMS_KERNEL: &'static str = "G1_msm_sorted_sums";
+    const SORTED_REDUCE_KERNEL: &'static str = "G1_msm_sorted_reduce";
 }
 
 impl Curve for G2 {
@@ -305,6 +477,8 @@ impl Curve for G2 {
     const REDUCE_KERNEL: &'static str = "G2_msm_reduce";
     const COMBINE_KERNEL: &'static str = "G2_msm_combine";
     const FINISH_KERNEL: &'static str = "G2_msm_finish";
+    const SORTED_SUMS_KERNEL: &'static str = "G2_msm_sorted_sums";
+    const SORTED_REDUCE_KERNEL: &'static str = "G2_msm_sorted_reduce";
 }
 
 /// Where bases live.
@@ -350,9 +524,9 @@ impl<B> Bases<B> {
 }
 
 /// Points of `A` in `bytes`, at least one; indices on the device are
-/// 32-bit.
+/// 31-bit (the sorted MSM keeps a digit's sign in bit 31 of its entries).
 fn points_in<A>(bytes: u64) -> usize {
-    (bytes / size_of::<A>() as u64).clamp(1, u64::from(u32::MAX)) as usize
+    (bytes / size_of::<A>() as u64).clamp(1, i32::MAX as u64) as usize
 }
 
 impl<A: Plain, B> GroupBases<A, B> {
@@ -442,8 +616,29 @@ struct Staged {
 ///
 /// Within the [`Budget`] of the engine's free memory; when a device buffer
 /// is refused, again in half the budget, until the least one fails too or
-/// [`MAX_NARROWING`] retries have.
+/// [`MAX_NARROWING`] retries have. By the [`Method`] `PCE_GPU_MSM` names.
 pub fn msm<C: Curve, E: Engine>(
+    engine: &E,
+    bases: &GroupBases<C::Affine, E::Buffer>,
+    offset: usize,
+    count: usize,
+    scalars: &[pce_scalar],
+    out: &mut [C::Point],
+) -> Result<(), PluginError> {
+    msm_by::<C, E>(
+        Method::from_env(),
+        engine,
+        bases,
+        offset,
+        count,
+        scalars,
+        out,
+    )
+}
+
+/// [`msm`] by `method`.
+fn msm_by<C: Curve, E: Engine>(
+    method: Method,
     engine: &E,
     bases: &GroupBases<C::Affine, E::Buffer>,
     offset: usize,
@@ -458,7 +653,8 @@ pub fn msm<C: Curve, E: Engine>(
     let mut budget = Budget::new::<C, E>(engine, bases, count, out.len());
     let mut narrowed = 0;
     loop {
-        match msm_within::<C, _>(&watch, bases, (offset, count), scalars, out, budget) {
+        let within = (method, budget);
+        match msm_within::<C, _>(&watch, bases, (offset, count), scalars, out, within) {
             Err(error) if watch.refused(&error) && narrowed < MAX_NARROWING => {
                 match budget.narrower() {
                     Some(narrower) => {
@@ -474,14 +670,14 @@ pub fn msm<C: Curve, E: Engine>(
     }
 }
 
-/// [`msm`] within `budget`.
+/// [`msm`] by `method` within `budget`.
 fn msm_within<C: Curve, E: Engine>(
     engine: &E,
     bases: &GroupBases<C::Affine, E::Buffer>,
     (offset, count): (usize, usize),
     scalars: &[pce_scalar],
     out: &mut [C::Point],
-    budget: Budget,
+    (method, budget): (Method, Budget),
 ) -> Result<(), PluginError> {
     let chunks: Vec<(usize, Range<usize>)> = (0..bases.len.div_ceil(bases.chunk_len))
         .filter_map(|chunk| {
@@ -514,7 +710,7 @@ fn msm_within<C: Curve, E: Engine>(
         Terms::new(&scalars[start..start + job.range.len()], first as u32..)
     };
 
-    let mut run = Run::<C, E>::new(engine, bases, out.len(), budget)?;
+    let mut run = Run::<C, E>::new(engine, bases, out.len(), method, budget)?;
     if let Some((chunk, _)) = chunks.first() {
         run.stage_bases(*chunk, 0)?;
     }
@@ -575,6 +771,21 @@ impl<B> Scratch<B> {
         Ok(self.buffer.as_mut().expect("just allocated"))
     }
 
+    /// [`Self::get`], with a buffer it allocates filled with zeros.
+    fn zeroed<E: Engine<Buffer = B>>(
+        &mut self,
+        engine: &E,
+        bytes: usize,
+    ) -> Result<&mut B, PluginError> {
+        if self.buffer.is_none() || self.bytes < bytes {
+            let mut buffer = engine.buffer(bytes)?;
+            engine.write(&mut buffer, &vec![0; bytes])?;
+            self.buffer = Some(buffer);
+            self.bytes = bytes;
+        }
+        Ok(self.buffer.as_mut().expect("just allocated"))
+    }
+
     /// The buffer the last job staged.
     fn staged(&self) -> &B {
         self.buffer.as_ref().expect("staged before the kernels run")
@@ -622,8 +833,41 @@ struct Run<'a, C: Curve, E: Engine> {
     terms: [TermBuffers<E::Buffer>; 2],
     buckets: Scratch<E::Buffer>,
     partials: Scratch<E::Buffer>,
+    /// The sorted MSM's buffers ([`Method::Sorted`]).
+    sorted: SortedBuffers<E::Buffer>,
+    method: Method,
     budget: Budget,
     curve: PhantomData<C>,
+}
+
+/// The device buffers of the sorted MSM, reused from job to job.
+struct SortedBuffers<B> {
+    /// Entries per bucket; all zero between jobs (`msm_scan` zeroes what
+    /// it read).
+    counts: Scratch<B>,
+    offsets: Scratch<B>,
+    cursors: Scratch<B>,
+    /// The number of entries, for the host.
+    total: Scratch<B>,
+    entries: Scratch<B>,
+    sums: Scratch<B>,
+    heads: Scratch<B>,
+    tails: Scratch<B>,
+}
+
+impl<B> Default for SortedBuffers<B> {
+    fn default() -> Self {
+        Self {
+            counts: Scratch::default(),
+            offsets: Scratch::default(),
+            cursors: Scratch::default(),
+            total: Scratch::default(),
+            entries: Scratch::default(),
+            sums: Scratch::default(),
+            heads: Scratch::default(),
+            tails: Scratch::default(),
+        }
+    }
 }
 
 impl<'a, C: Curve, E: Engine> Run<'a, C, E> {
@@ -631,6 +875,7 @@ impl<'a, C: Curve, E: Engine> Run<'a, C, E> {
         engine: &'a E,
         bases: &'a GroupBases<C::Affine, E::Buffer>,
         batch: usize,
+        method: Method,
         budget: Budget,
     ) -> Result<Self, PluginError> {
         let bytes = batch * C::XYZZ_BYTES;
@@ -645,6 +890,8 @@ impl<'a, C: Curve, E: Engine> Run<'a, C, E> {
             terms: Default::default(),
             buckets: Scratch::default(),
             partials: Scratch::default(),
+            sorted: SortedBuffers::default(),
+            method,
             budget,
             curve: PhantomData,
         })
@@ -678,10 +925,7 @@ impl<'a, C: Curve, E: Engine> Run<'a, C, E> {
     fn launch(&mut self, job: &Job, staged: Staged, slot: usize) -> Result<(), PluginError> {
         let engine = self.engine;
         let limits = engine.limits();
-        let bases = match &self.bases.place {
-            Place::Device(buffers) => &buffers[job.chunk],
-            Place::Host(_) => self.streamed[job.position % 2].staged(),
-        };
+        let bases = job_bases(self.bases, &self.streamed, job);
         let terms = &self.terms[slot];
         if staged.ones > 0 {
             let room = u32::try_from(self.budget.points).unwrap_or(u32::MAX);
@@ -702,9 +946,25 @@ impl<'a, C: Curve, E: Engine> Run<'a, C, E> {
             accumulate::<C, E>(engine, partials, 0, 1, slices, &self.acc, job.k)?;
         }
         if staged.terms > 0 {
+            match self.method {
+                Method::Buckets => self.buckets(job, slot, staged.terms)?,
+                Method::Sorted => self.sorted(job, slot, staged.terms)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// The bucket kernel over the `count` terms of `job` in terms slot
+    /// `slot`, its sums added to the job's accumulator.
+    fn buckets(&mut self, job: &Job, slot: usize, count: u32) -> Result<(), PluginError> {
+        let engine = self.engine;
+        let bases = job_bases(self.bases, &self.streamed, job);
+        let terms = &self.terms[slot];
+        let k = job.k;
+        {
             let plan = MsmPlan::new(
-                staged.terms as usize,
-                C::bucket_threads(&limits),
+                count as usize,
+                C::bucket_threads(&engine.limits()),
                 self.budget.points,
             );
             let buckets = self
@@ -721,7 +981,7 @@ impl<'a, C: Curve, E: Engine> Run<'a, C, E> {
                     Arg::Buffer(bases),
                     Arg::Buffer(terms.indices.staged()),
                     Arg::Buffer(terms.scalars.staged()),
-                    Arg::U32(staged.terms),
+                    Arg::U32(count),
                     Arg::U32(plan.bits),
                     Arg::U32(plan.windows),
                     Arg::U32(plan.slices),
@@ -736,10 +996,134 @@ impl<'a, C: Curve, E: Engine> Run<'a, C, E> {
                 plan.windows,
                 plan.slices,
                 &self.acc,
-                job.k,
+                k,
             )?;
         }
         Ok(())
+    }
+
+    /// The sorted MSM over the `count` terms of `job` in terms slot `slot`,
+    /// its sums added to the job's accumulator: the digits counted per bucket, the counts scanned
+    /// into each bucket's first entry, the entries placed, the buckets
+    /// summed, then each window's buckets (kernels/sort.h, kernels/msm.h).
+    fn sorted(&mut self, job: &Job, slot: usize, count: u32) -> Result<(), PluginError> {
+        let engine = self.engine;
+        let bases = job_bases(self.bases, &self.streamed, job);
+        let terms = &self.terms[slot];
+        let k = job.k;
+        let xyzz = C::XYZZ_BYTES;
+        let limits = engine.limits();
+        let Some(plan) = SortedPlan::new(
+            count as usize,
+            C::bucket_threads(&limits),
+            (self.budget.bytes, limits.max_alloc),
+            xyzz as u64,
+        ) else {
+            debug!(terms = count, budget = ?self.budget, "no sorted MSM plan fits; the bucket kernel instead");
+            return self.buckets(job, slot, count);
+        };
+        let buckets = plan.buckets() as usize;
+        let most = plan.entries(u64::from(count));
+        let parallel = C::bucket_threads(&limits);
+        let most_segments = SortedPlan::most_segments(most, parallel) as usize;
+        let buffers = &mut self.sorted;
+        let counts = buffers.counts.zeroed(engine, 4 * buckets)?;
+        let offsets = buffers.offsets.get(engine, 4 * (buckets + 1))?;
+        let cursors = buffers.cursors.get(engine, 4 * buckets)?;
+        let total = buffers.total.get(engine, 4)?;
+        let entries = buffers.entries.get(engine, 4 * most as usize)?;
+        let sums = buffers.sums.get(engine, xyzz * buckets)?;
+        let heads = buffers.heads.get(engine, xyzz * most_segments)?;
+        let tails = buffers.tails.get(engine, xyzz * most_segments)?;
+        let partials = self
+            .partials
+            .get(engine, xyzz * plan.reduce_threads() as usize)?;
+        let digits = |place: u32| {
+            engine.launch(
+                "msm_digits",
+                count as usize,
+                None,
+                &[
+                    Arg::Buffer(terms.scalars.staged()),
+                    Arg::Buffer(terms.indices.staged()),
+                    Arg::U32(count),
+                    Arg::U32(plan.bits),
+                    Arg::U32(plan.windows),
+                    Arg::U32(place),
+                    Arg::Buffer(counts),
+                    Arg::Buffer(cursors),
+                    Arg::Buffer(entries),
+                ],
+            )
+        };
+        digits(0)?;
+        engine.launch(
+            "msm_scan",
+            SCAN_THREADS,
+            Some(SCAN_THREADS),
+            &[
+                Arg::Buffer(counts),
+                Arg::U32(buckets as u32),
+                Arg::Buffer(offsets),
+                Arg::Buffer(cursors),
+                Arg::Buffer(total),
+            ],
+        )?;
+        digits(1)?;
+        // How many digits are not zero (small scalars leave most windows
+        // empty) decides how the sums spread over the threads: a wait for
+        // two short kernels and four bytes.
+        let mut found = [0u32];
+        engine.download(total, &mut found)?;
+        let segment = SortedPlan::segment(u64::from(found[0]), parallel);
+        let threads = found[0].div_ceil(segment) as usize;
+        debug!(
+            ?plan,
+            terms = count,
+            entries = found[0],
+            segment,
+            "sorted MSM job"
+        );
+        engine.launch(
+            C::SORTED_SUMS_KERNEL,
+            threads,
+            None,
+            &[
+                Arg::Buffer(bases),
+                Arg::Buffer(entries),
+                Arg::Buffer(offsets),
+                Arg::U32(buckets as u32),
+                Arg::U32(segment),
+                Arg::Buffer(sums),
+                Arg::Buffer(heads),
+                Arg::Buffer(tails),
+            ],
+        )?;
+        engine.launch(
+            C::SORTED_REDUCE_KERNEL,
+            plan.reduce_threads() as usize,
+            None,
+            &[
+                Arg::Buffer(offsets),
+                Arg::U32(plan.bits),
+                Arg::U32(plan.windows),
+                Arg::U32(plan.parts),
+                Arg::U32(segment),
+                Arg::Buffer(sums),
+                Arg::Buffer(heads),
+                Arg::Buffer(tails),
+                Arg::Buffer(partials),
+            ],
+        )?;
+        accumulate::<C, E>(
+            engine,
+            partials,
+            plan.bits,
+            plan.windows,
+            plan.parts,
+            &self.acc,
+            k,
+        )
     }
 
     /// The accumulators as Jacobian points, copied into `out`.
@@ -756,6 +1140,19 @@ impl<'a, C: Curve, E: Engine> Run<'a, C, E> {
             ],
         )?;
         self.engine.download(&results, out)
+    }
+}
+
+/// The device buffer of `job`'s bases: resident, or the streaming slot its
+/// chunk was uploaded to.
+fn job_bases<'b, A, B>(
+    bases: &'b GroupBases<A, B>,
+    streamed: &'b [Scratch<B>; 2],
+    job: &Job,
+) -> &'b B {
+    match &bases.place {
+        Place::Device(buffers) => &buffers[job.chunk],
+        Place::Host(_) => streamed[job.position % 2].staged(),
     }
 }
 
@@ -864,6 +1261,9 @@ mod tests {
         fault: Option<&'static str>,
         /// Failures so.
         faults: std::cell::Cell<usize>,
+        /// Launches of the bucket kernel and of the sorted MSM's sums.
+        bucket_launches: std::cell::Cell<usize>,
+        sorted_launches: std::cell::Cell<usize>,
     }
 
     impl Mock {
@@ -973,7 +1373,7 @@ mod tests {
             &self,
             name: &str,
             threads: usize,
-            _block: Option<usize>,
+            block: Option<usize>,
             args: &[Arg<'_, MockBuffer>],
         ) -> Result<(), PluginError> {
             self.fail(name)?;
@@ -988,6 +1388,10 @@ mod tests {
                 Arg::U32(value) => value,
                 _ => panic!("{name}: argument {i} is not a u32"),
             };
+            if let Some(sort) = name.strip_prefix("msm_") {
+                self.sort(sort, threads, block, args);
+                return Ok(());
+            }
             let (group, kernel) = name.split_once('_').unwrap();
             let (affine, xyzz, jacobian) = match group {
                 "G1" => (G1_AFFINE_BYTES, G1::XYZZ_BYTES, G1_PROJECTIVE_BYTES),
@@ -1012,6 +1416,7 @@ mod tests {
                     }
                 }
                 "msm_buckets" => {
+                    self.bucket_launches.set(self.bucket_launches.get() + 1);
                     let bases = buffer(0).borrow().clone();
                     let (indices, scalars) =
                         (buffer(1).borrow().clone(), buffer(2).borrow().clone());
@@ -1057,6 +1462,82 @@ mod tests {
                     let total = value(&acc, xyzz, index).wrapping_add(result);
                     set(&mut acc, xyzz, index, total);
                 }
+                "msm_sorted_sums" => {
+                    self.sorted_launches.set(self.sorted_launches.get() + 1);
+                    let (bases, entries) = (buffer(0).borrow().clone(), buffer(1).borrow().clone());
+                    let offsets = buffer(2).borrow().clone();
+                    let (buckets, segment) = (int(3) as usize, int(4) as usize);
+                    let (sums, heads, tails) = (buffer(5), buffer(6), buffer(7));
+                    let first = |b: usize| index(&offsets, b);
+                    let total = first(buckets);
+                    assert!(
+                        threads >= total.div_ceil(segment),
+                        "{name}: too few threads"
+                    );
+                    for t in 0..total.div_ceil(segment) {
+                        let (begin, end) = (t * segment, (t * segment + segment).min(total));
+                        let mut i = begin;
+                        while i < end {
+                            let b = (0..buckets).find(|&b| first(b + 1) > i).unwrap();
+                            let stop = end.min(first(b + 1));
+                            let acc = (i..stop).fold(0u64, |acc, j| {
+                                let entry = index(&entries, j);
+                                let base = value(&bases, affine, entry & 0x7fff_ffff);
+                                let signed = if entry >> 31 == 1 {
+                                    base.wrapping_neg()
+                                } else {
+                                    base
+                                };
+                                acc.wrapping_add(signed)
+                            });
+                            let (to, at) = if i == begin && first(b) < begin {
+                                (&heads, t)
+                            } else if stop < first(b + 1) {
+                                (&tails, t)
+                            } else {
+                                (&sums, b)
+                            };
+                            set(&mut to.borrow_mut(), xyzz, at, acc);
+                            i = stop;
+                        }
+                    }
+                }
+                "msm_sorted_reduce" => {
+                    let offsets = buffer(0).borrow().clone();
+                    let (bits, windows, parts, segment) = (int(1), int(2), int(3), int(4) as usize);
+                    let (sums, heads, tails) = (
+                        buffer(5).borrow().clone(),
+                        buffer(6).borrow().clone(),
+                        buffer(7).borrow().clone(),
+                    );
+                    let partials = buffer(8);
+                    assert!(threads >= (windows * parts) as usize);
+                    let magnitudes = 1u32 << (bits - 1);
+                    let per = magnitudes.div_ceil(parts);
+                    let bucket = |b: usize| -> u64 {
+                        let (start, stop) = (index(&offsets, b), index(&offsets, b + 1));
+                        if start == stop {
+                            return 0;
+                        }
+                        let (first, last) = (start / segment, (stop - 1) / segment);
+                        if first == last {
+                            return value(&sums, xyzz, b);
+                        }
+                        (first + 1..=last).fold(value(&tails, xyzz, first), |sum, t| {
+                            sum.wrapping_add(value(&heads, xyzz, t))
+                        })
+                    };
+                    for t in 0..windows * parts {
+                        let (window, part) = (t % windows, t / windows);
+                        let low = (part * per).min(magnitudes);
+                        let high = (low + per).min(magnitudes);
+                        let sum = (low + 1..=high).fold(0u64, |sum, m| {
+                            let b = (window * magnitudes + m - 1) as usize;
+                            sum.wrapping_add(u64::from(m).wrapping_mul(bucket(b)))
+                        });
+                        set(&mut partials.borrow_mut(), xyzz, t as usize, sum);
+                    }
+                }
                 "msm_finish" => {
                     let (acc, count, out) = (buffer(0).borrow().clone(), int(1), buffer(2));
                     for t in 0..count as usize {
@@ -1066,6 +1547,72 @@ mod tests {
                 _ => panic!("unknown kernel {name}"),
             }
             Ok(())
+        }
+    }
+
+    impl Mock {
+        /// kernels/sort.h's kernels `msm_<kernel>`. The entries of a
+        /// bucket are placed from the last term to the first, an order the
+        /// device's atomics may give as well.
+        fn sort(
+            &self,
+            kernel: &str,
+            threads: usize,
+            block: Option<usize>,
+            args: &[Arg<'_, MockBuffer>],
+        ) {
+            let buffer = |i: usize| match &args[i] {
+                Arg::Buffer(buffer) => (*buffer).clone(),
+                _ => panic!("msm_{kernel}: argument {i} is not a buffer"),
+            };
+            let int = |i: usize| match args[i] {
+                Arg::U32(value) => value,
+                _ => panic!("msm_{kernel}: argument {i} is not a u32"),
+            };
+            let set_u32 = |buffer: &MockBuffer, i: usize, v: usize| {
+                buffer.borrow_mut()[4 * i..4 * i + 4].copy_from_slice(&(v as u32).to_le_bytes());
+            };
+            match kernel {
+                "digits" => {
+                    let (scalars, indices) =
+                        (buffer(0).borrow().clone(), buffer(1).borrow().clone());
+                    let (count, bits, windows, place) = (int(2), int(3), int(4), int(5) == 1);
+                    let (counts, cursors, entries) = (buffer(6), buffer(7), buffer(8));
+                    assert!(threads >= count as usize);
+                    for i in (0..count as usize).rev() {
+                        for w in 0..windows {
+                            let digit = signed_digit(&scalars[32 * i..32 * i + 32], w, bits);
+                            if digit == 0 {
+                                continue;
+                            }
+                            let b = (w << (bits - 1)) as usize + digit.unsigned_abs() as usize - 1;
+                            let slot = if place { &cursors } else { &counts };
+                            let at = index(&slot.borrow(), b);
+                            set_u32(slot, b, at + 1);
+                            if place {
+                                let entry = index(&indices, i) | usize::from(digit < 0) << 31;
+                                set_u32(&entries, at, entry);
+                            }
+                        }
+                    }
+                }
+                "scan" => {
+                    assert_eq!((threads, block), (SCAN_THREADS, Some(SCAN_THREADS)));
+                    let (counts, n) = (buffer(0), int(1) as usize);
+                    let (offsets, cursors, total) = (buffer(2), buffer(3), buffer(4));
+                    let mut running = 0;
+                    for b in 0..n {
+                        let c = index(&counts.borrow(), b);
+                        set_u32(&offsets, b, running);
+                        set_u32(&cursors, b, running);
+                        set_u32(&counts, b, 0);
+                        running += c;
+                    }
+                    set_u32(&offsets, n, running);
+                    set_u32(&total, 0, running);
+                }
+                _ => panic!("unknown kernel msm_{kernel}"),
+            }
         }
     }
 
@@ -1128,6 +1675,11 @@ mod tests {
         budget: Option<Budget>,
         /// See [`Mock::fault`].
         fault: Option<&'static str>,
+        /// The MSM's method.
+        method: Method,
+        /// The device's largest buffer, when not the chunk of bases
+        /// (streamed bases only: resident ones are cut into such buffers).
+        largest_buffer: Option<u64>,
     }
 
     impl Default for Memory {
@@ -1137,6 +1689,8 @@ mod tests {
                 refuse_above: usize::MAX,
                 budget: None,
                 fault: None,
+                method: Method::Buckets,
+                largest_buffer: None,
             }
         }
     }
@@ -1150,6 +1704,8 @@ mod tests {
         refused: usize,
         /// Failures of [`Mock::fault`].
         faults: usize,
+        /// Launches of the bucket kernel, and of the sorted MSM's sums.
+        launches: (usize, usize),
     }
 
     /// [`check_mock`] in `memory`.
@@ -1172,7 +1728,7 @@ mod tests {
                 parallel_threads,
                 g1_bucket_threads: parallel_threads,
                 g2_bucket_threads: parallel_threads,
-                max_alloc: chunk_points * point,
+                max_alloc: memory.largest_buffer.unwrap_or(chunk_points * point),
                 memory: if streamed {
                     16 * chunk_points * point
                 } else {
@@ -1188,6 +1744,8 @@ mod tests {
             refused: Default::default(),
             fault: memory.fault,
             faults: Default::default(),
+            bucket_launches: Default::default(),
+            sorted_launches: Default::default(),
         };
         let mut seed = len as u64 ^ u64::from(parallel_threads) << 32;
         let values: Vec<u64> = (0..len).map(|_| random(&mut seed)).collect();
@@ -1214,16 +1772,23 @@ mod tests {
             })
             .collect();
         let mut out = vec![C::Point::default(); batch];
+        let method = memory.method;
         let result = match memory.budget {
-            Some(budget) => {
-                msm_within::<C, Mock>(&engine, &bases, (offset, count), &scalars, &mut out, budget)
-            }
-            None => msm::<C, Mock>(&engine, &bases, offset, count, &scalars, &mut out),
+            Some(budget) => msm_within::<C, Mock>(
+                &engine,
+                &bases,
+                (offset, count),
+                &scalars,
+                &mut out,
+                (method, budget),
+            ),
+            None => msm_by::<C, Mock>(method, &engine, &bases, offset, count, &scalars, &mut out),
         };
         let outcome = Outcome {
             error: result.err(),
             refused: engine.refused.get(),
             faults: engine.faults.get(),
+            launches: (engine.bucket_launches.get(), engine.sorted_launches.get()),
         };
         if outcome.error.is_some() {
             return outcome;
@@ -1279,6 +1844,7 @@ mod tests {
             job_terms: 12,
             least_job_terms: 12,
             points: 16,
+            bytes: 16 * G1::XYZZ_BYTES as u64,
         };
         for timing in [Timing::Early, Timing::Late] {
             for (streamed, len, chunk, threads, shape) in [
@@ -1294,6 +1860,100 @@ mod tests {
                 assert!(outcome.error.is_none(), "{:?}", outcome.error);
             }
         }
+    }
+
+    #[test]
+    fn the_sorted_msm_sums_right_over_chunks_slots_and_jobs() {
+        // Room for sorted plans, and jobs of 12 terms in the second run of
+        // each shape (several jobs a chunk, buckets cut between threads).
+        let short_jobs = Budget {
+            job_terms: 12,
+            least_job_terms: 12,
+            points: 1 << 14,
+            bytes: 1 << 22,
+        };
+        for timing in [Timing::Early, Timing::Late] {
+            for (streamed, len, chunk, threads, shape) in [
+                (false, 300, 1024, 64, (5, 290, 2)),
+                (true, 100, 8, 8, (3, 90, 3)),
+                (true, 100, 8, 8, (17, 0, 2)),
+            ] {
+                for budget in [None, Some(short_jobs)] {
+                    let memory = Memory {
+                        budget,
+                        method: Method::Sorted,
+                        largest_buffer: streamed.then_some(1 << 24),
+                        ..Memory::default()
+                    };
+                    let outcome =
+                        check_mock_in::<G1>(timing, streamed, len, chunk, threads, shape, memory);
+                    assert!(outcome.error.is_none(), "{:?}", outcome.error);
+                    let (buckets, sorted) = outcome.launches;
+                    assert_eq!(buckets, 0, "{shape:?}");
+                    assert!(sorted > 0 || shape.1 == 0, "{shape:?}");
+                }
+            }
+            let memory = Memory {
+                method: Method::Sorted,
+                largest_buffer: Some(1 << 24),
+                ..Memory::default()
+            };
+            let outcome = check_mock_in::<G2>(timing, true, 40, 4, 8, (5, 30, 2), memory);
+            assert!(outcome.error.is_none(), "{:?}", outcome.error);
+            assert_eq!(outcome.launches.0, 0);
+        }
+    }
+
+    #[test]
+    fn the_sorted_msm_leaves_to_the_bucket_kernel_what_does_not_fit() {
+        let memory = Memory {
+            budget: Some(Budget {
+                job_terms: 12,
+                least_job_terms: 12,
+                points: 16,
+                bytes: 16 * G1::XYZZ_BYTES as u64,
+            }),
+            method: Method::Sorted,
+            ..Memory::default()
+        };
+        let outcome = check_mock_in::<G1>(Timing::Late, false, 300, 1024, 64, (5, 290, 2), memory);
+        assert!(outcome.error.is_none(), "{:?}", outcome.error);
+        let (buckets, sorted) = outcome.launches;
+        assert!(buckets > 0 && sorted == 0, "{:?}", outcome.launches);
+    }
+
+    #[test]
+    fn sorted_plans_fit_their_bytes_and_cover_the_scalar() {
+        let xyzz = G1::XYZZ_BYTES as u64;
+        for terms in [1usize, 7, 1000, 1 << 16, 1 << 22, 1 << 27] {
+            for threads in [1u32, 8, 1 << 10, 33792] {
+                let room = 64u64 << 30;
+                let plan =
+                    SortedPlan::new(terms, threads, (room, room), xyzz).expect("64 GiB fits");
+                assert!(plan.bytes(terms as u64, threads, xyzz) <= room, "{plan:?}");
+                assert!(plan.bits * plan.windows >= SIGNED_BITS, "{plan:?}");
+                assert!(
+                    plan.parts >= 1 && plan.parts <= 1 << (plan.bits - 1),
+                    "{plan:?}"
+                );
+                assert!(
+                    plan.entries(terms as u64) <= u64::from(u32::MAX),
+                    "{plan:?}"
+                );
+            }
+        }
+        // A large MSM on a large GPU: wide windows; a tiny one: narrow.
+        let room = (64 << 30, 64 << 30);
+        assert!(SortedPlan::new(1 << 27, 33792, room, xyzz).unwrap().bits >= 16);
+        assert!(SortedPlan::new(7, 33792, room, xyzz).unwrap().bits <= 4);
+        // The entries alone (four bytes a term and window) overflow it.
+        let small = (1 << 20, 1 << 20);
+        assert_eq!(SortedPlan::new(1 << 20, 1024, small, xyzz), None);
+        // Each buffer within the largest the device allows.
+        let plan = SortedPlan::new(1 << 12, 1024, (1 << 30, 1 << 30), xyzz).unwrap();
+        let largest = plan.largest_buffer(1 << 12, xyzz);
+        let narrow = SortedPlan::new(1 << 12, 1024, (1 << 30, largest - 1), xyzz).unwrap();
+        assert!(narrow.largest_buffer(1 << 12, xyzz) < largest, "{narrow:?}");
     }
 
     /// The budget of an MSM of `count` terms over 2^20 resident G1 points
@@ -1317,6 +1977,8 @@ mod tests {
             refused: Default::default(),
             fault: None,
             faults: Default::default(),
+            bucket_launches: Default::default(),
+            sorted_launches: Default::default(),
         };
         // The mock's bases are never read here: one buffer stands in for
         // the chunk.
@@ -1410,6 +2072,7 @@ mod tests {
             job_terms: 1 << 20,
             least_job_terms: 1 << 16,
             points: 1 << 30,
+            bytes: 1 << 40,
         };
         let mut steps = 0;
         while let Some(narrower) = budget.narrower() {

@@ -38,7 +38,7 @@ pub fn compiler_defines() -> Vec<String> {
 }
 
 /// The files, in the order they are concatenated.
-const PARTS: [(&str, &str); 16] = [
+const PARTS: [(&str, &str); 17] = [
     ("dialect.h", include_str!("../kernels/dialect.h")),
     ("fr.h", include_str!("../kernels/fr.h")),
     ("field.h", include_str!("../kernels/field.h")),
@@ -48,6 +48,7 @@ const PARTS: [(&str, &str); 16] = [
     ("field_end.h", include_str!("../kernels/field_end.h")),
     ("fp2.h", include_str!("../kernels/fp2.h")),
     ("scalar.h", include_str!("../kernels/scalar.h")),
+    ("sort.h", include_str!("../kernels/sort.h")),
     ("g1.h", include_str!("../kernels/g1.h")),
     ("curve.h", include_str!("../kernels/curve.h")),
     ("msm.h", include_str!("../kernels/msm.h")),

@@ -69,6 +69,9 @@ fn gpu_check_runs_on_opencl_and_brings_back_little() {
         "streamed-bases",
         "partition-32gib",
         "bench-opencl-vs-cpu",
+        "sorted-check",
+        "sorted-partition",
+        "sorted-bench",
     ] {
         let row = summary.lines().find(|l| l.starts_with(step));
         assert!(
@@ -81,6 +84,12 @@ fn gpu_check_runs_on_opencl_and_brings_back_little() {
         summary.contains("kernel time: kernel=G1_msm_buckets launches="),
         "{summary}"
     );
+    assert!(summary.contains("partition, sorted MSM: H MSM"), "{summary}");
+    assert!(
+        summary.contains("kernel time, sorted MSM: kernel=G1_msm_sorted_sums launches="),
+        "{summary}"
+    );
+    assert!(summary.contains("sorted opencl vs cpu: MSM G1"), "{summary}");
 
     let mut files = Vec::new();
     for entry in std::fs::read_dir(out.path()).unwrap() {
@@ -107,7 +116,7 @@ fn gpu_check_runs_on_opencl_and_brings_back_little() {
     );
     let timings: serde_json::Value =
         serde_json::from_slice(&std::fs::read(out.path().join("timings.json")).unwrap()).unwrap();
-    assert_eq!(timings["steps"].as_array().unwrap().len(), 7, "{timings}");
+    assert_eq!(timings["steps"].as_array().unwrap().len(), 10, "{timings}");
     let partition: serde_json::Value =
         serde_json::from_slice(&std::fs::read(out.path().join("partition.json")).unwrap()).unwrap();
     assert_eq!(partition["total_seconds"].as_array().unwrap().len(), 2);

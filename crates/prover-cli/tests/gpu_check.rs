@@ -84,12 +84,18 @@ fn gpu_check_runs_on_opencl_and_brings_back_little() {
         summary.contains("kernel time: kernel=G1_msm_buckets launches="),
         "{summary}"
     );
-    assert!(summary.contains("partition, sorted MSM: H MSM"), "{summary}");
+    assert!(
+        summary.contains("partition, sorted MSM: H MSM"),
+        "{summary}"
+    );
     assert!(
         summary.contains("kernel time, sorted MSM: kernel=G1_msm_sorted_sums launches="),
         "{summary}"
     );
-    assert!(summary.contains("sorted opencl vs cpu: MSM G1"), "{summary}");
+    assert!(
+        summary.contains("sorted opencl vs cpu: MSM G1"),
+        "{summary}"
+    );
 
     let mut files = Vec::new();
     for entry in std::fs::read_dir(out.path()).unwrap() {

@@ -213,10 +213,11 @@ impl Method {
     /// The environment variable that chooses.
     pub const ENV: &'static str = "PCE_GPU_MSM";
 
-    /// The method `PCE_GPU_MSM` names; the default for anything else (with
-    /// a warning).
+    /// The method `PCE_GPU_MSM` names, read once per process; the default
+    /// for anything else (with a warning).
     pub fn from_env() -> Self {
-        match std::env::var(Self::ENV).as_deref() {
+        static METHOD: std::sync::OnceLock<Method> = std::sync::OnceLock::new();
+        *METHOD.get_or_init(|| match std::env::var(Self::ENV).as_deref() {
             Err(_) | Ok("") | Ok("buckets") => Method::Buckets,
             Ok("sorted") => Method::Sorted,
             Ok(other) => {
@@ -227,7 +228,7 @@ impl Method {
                 );
                 Method::Buckets
             }
-        }
+        })
     }
 }
 

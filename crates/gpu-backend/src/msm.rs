@@ -4,6 +4,13 @@
 //! chunks of at most one buffer, or on the host when they exceed the
 //! device's memory (then each MSM uploads them chunk by chunk).
 //!
+//! The terms of other scalars go through one of two methods ([`Method`],
+//! `PCE_GPU_MSM`): the bucket kernel (the default: a thread per slice of
+//! terms and window, its buckets in device memory, [`MsmPlan`]) or the
+//! sorted MSM (the digits sorted by bucket on the device, each bucket
+//! summed in registers, [`SortedPlan`]), which falls back to the bucket
+//! kernel for a job whose entries do not fit.
+//!
 //! PoRep witnesses are mostly zeros and ones, so the host first splits the
 //! scalars (backend-api's [`Split`], over base indices): zeros are dropped,
 //! ones go to the `sum_bases`
@@ -1085,21 +1092,25 @@ impl<'a, C: Curve, E: Engine> Run<'a, C, E> {
             segment,
             "sorted MSM job"
         );
-        engine.launch(
-            C::SORTED_SUMS_KERNEL,
-            threads,
-            None,
-            &[
-                Arg::Buffer(bases),
-                Arg::Buffer(entries),
-                Arg::Buffer(offsets),
-                Arg::U32(buckets as u32),
-                Arg::U32(segment),
-                Arg::Buffer(sums),
-                Arg::Buffer(heads),
-                Arg::Buffer(tails),
-            ],
-        )?;
+        // Terms here have scalars other than 0 and 1, so one digit at least;
+        // no entries would leave every bucket empty, and no thread to launch.
+        if threads > 0 {
+            engine.launch(
+                C::SORTED_SUMS_KERNEL,
+                threads,
+                None,
+                &[
+                    Arg::Buffer(bases),
+                    Arg::Buffer(entries),
+                    Arg::Buffer(offsets),
+                    Arg::U32(buckets as u32),
+                    Arg::U32(segment),
+                    Arg::Buffer(sums),
+                    Arg::Buffer(heads),
+                    Arg::Buffer(tails),
+                ],
+            )?;
+        }
         engine.launch(
             C::SORTED_REDUCE_KERNEL,
             plan.reduce_threads() as usize,

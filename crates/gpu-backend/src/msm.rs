@@ -4,13 +4,6 @@
 //! chunks of at most one buffer, or on the host when they exceed the
 //! device's memory (then each MSM uploads them chunk by chunk).
 //!
-//! The terms of other scalars go through one of two methods ([`Method`],
-//! `PCE_GPU_MSM`): the bucket kernel (the default: a thread per slice of
-//! terms and window, its buckets in device memory, [`MsmPlan`]) or the
-//! sorted MSM (the digits sorted by bucket on the device, each bucket
-//! summed in registers, [`SortedPlan`]), which falls back to the bucket
-//! kernel for a job whose entries do not fit.
-//!
 //! PoRep witnesses are mostly zeros and ones, so the host first splits the
 //! scalars (backend-api's [`Split`], over base indices): zeros are dropped,
 //! ones go to the `sum_bases`
@@ -18,6 +11,10 @@
 //! in one bucket), and only the rest go to the bucket kernel, as
 //! (base index, scalar) pairs. [`MsmPlan`] picks the window size for the
 //! bucket kernel from the number of terms and the device's parallelism.
+//! `PCE_GPU_MSM=sorted` ([`Method`]) sends them to the sorted MSM instead
+//! (the digits sorted by bucket on the device, each bucket summed in
+//! registers, [`SortedPlan`]), which leaves to the bucket kernel a job
+//! whose entries do not fit.
 //!
 //! Everything after the upload of the terms happens on the device: the
 //! per-thread partial sums are reduced there (`msm_reduce`, then

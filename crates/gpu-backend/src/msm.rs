@@ -200,6 +200,19 @@ const MAX_SORTED_BITS: u32 = 20;
 /// again from their pieces.
 const MIN_SEGMENT: u64 = 16;
 
+/// Threads of `msm_sorted_sums` per thread of the bucket kernel the device
+/// holds at once (the parallelism the plans count): the sums kernel uses
+/// fewer registers (162 a thread for G1 on sm_90, against 254) and runs in
+/// blocks of [`SORTED_SUMS_BLOCK`], so a multiprocessor may hold more of
+/// its threads; launching several times as many keeps it full to the end,
+/// at the price of more buckets cut between threads.
+const SORTED_SUMS_OVERSUBSCRIPTION: u64 = 8;
+
+/// Threads per block of `msm_sorted_sums`: with 162 registers a thread, an
+/// sm_90 multiprocessor holds three blocks of 128 (12 warps) where it holds
+/// one of 256 (8 warps).
+const SORTED_SUMS_BLOCK: usize = 128;
+
 /// Which MSM the terms of scalars other than 0 and 1 go through, from
 /// `PCE_GPU_MSM`: `buckets` (the default) or `sorted`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -290,8 +303,8 @@ impl SortedPlan {
             {
                 continue;
             }
-            // One wave of threads adding `segment` entries each.
-            let sums = u64::from(Self::segment(entries, parallel_threads));
+            // The entries in equal shares over the threads running at once.
+            let sums = entries.div_ceil(parallel).max(MIN_SEGMENT);
             let reduce = (u64::from(windows) * parts).div_ceil(parallel)
                 * (2 * half.div_ceil(parts) + 2 * u64::from(bits));
             let cost = sums + reduce;
@@ -313,10 +326,12 @@ impl SortedPlan {
     }
 
     /// Entries each thread of the bucket sums adds, for `entries` entries
-    /// on a device running `parallel_threads` threads at once: one wave,
-    /// but no fewer than [`MIN_SEGMENT`] a thread.
+    /// on a device running `parallel_threads` threads of the bucket kernel
+    /// at once: [`SORTED_SUMS_OVERSUBSCRIPTION`] times as many threads, but
+    /// no fewer than [`MIN_SEGMENT`] entries a thread.
     pub fn segment(entries: u64, parallel_threads: u32) -> u32 {
-        let segment = entries.div_ceil(u64::from(parallel_threads.max(1)));
+        let threads = SORTED_SUMS_OVERSUBSCRIPTION * u64::from(parallel_threads.max(1));
+        let segment = entries.div_ceil(threads);
         segment.max(MIN_SEGMENT).min(u64::from(u32::MAX)) as u32
     }
 
@@ -331,12 +346,12 @@ impl SortedPlan {
         (4 * self.entries(terms)).max(xyzz_bytes * self.buckets())
     }
 
-    /// Threads of the bucket sums for at most `entries` entries: no more
-    /// than `parallel_threads` ([`Self::segment`]).
+    /// Threads of the bucket sums for at most `entries` entries
+    /// ([`Self::segment`]).
     pub fn most_segments(entries: u64, parallel_threads: u32) -> u64 {
         entries
             .div_ceil(MIN_SEGMENT)
-            .min(u64::from(parallel_threads.max(1)))
+            .min(SORTED_SUMS_OVERSUBSCRIPTION * u64::from(parallel_threads.max(1)))
     }
 
     /// Device bytes the plan needs for `terms` terms on a device running
@@ -1095,7 +1110,7 @@ impl<'a, C: Curve, E: Engine> Run<'a, C, E> {
             engine.launch(
                 C::SORTED_SUMS_KERNEL,
                 threads,
-                None,
+                Some(SORTED_SUMS_BLOCK),
                 &[
                     Arg::Buffer(bases),
                     Arg::Buffer(entries),

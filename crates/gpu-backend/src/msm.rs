@@ -1033,10 +1033,13 @@ impl<'a, C: Curve, E: Engine> Run<'a, C, E> {
         let k = job.k;
         let xyzz = C::XYZZ_BYTES;
         let limits = engine.limits();
+        // Each buffer within what the bucket kernel's buckets may take (the
+        // device's largest buffer, halved with the budget after a refusal).
+        let max_buffer = self.budget.points.saturating_mul(xyzz as u64);
         let Some(plan) = SortedPlan::new(
             count as usize,
             C::bucket_threads(&limits),
-            (self.budget.bytes, limits.max_alloc),
+            (self.budget.bytes, max_buffer),
             xyzz as u64,
         ) else {
             debug!(terms = count, budget = ?self.budget, "no sorted MSM plan fits; the bucket kernel instead");
@@ -2045,14 +2048,17 @@ mod tests {
         // once the bases are in: the first plans' buckets are refused,
         // narrower ones go through.
         for timing in [Timing::Early, Timing::Late] {
-            let memory = Memory {
-                refuse_above: 200 << 10,
-                ..Memory::default()
-            };
-            let outcome =
-                check_mock_in::<G1>(timing, false, 3000, 4096, 4096, (1, 2998, 2), memory);
-            assert!(outcome.error.is_none(), "{:?}", outcome.error);
-            assert!(outcome.refused > 0, "nothing was refused");
+            for method in [Method::Buckets, Method::Sorted] {
+                let memory = Memory {
+                    refuse_above: 200 << 10,
+                    method,
+                    ..Memory::default()
+                };
+                let outcome =
+                    check_mock_in::<G1>(timing, false, 3000, 4096, 4096, (1, 2998, 2), memory);
+                assert!(outcome.error.is_none(), "{method:?}: {:?}", outcome.error);
+                assert!(outcome.refused > 0, "{method:?}: nothing was refused");
+            }
         }
     }
 
@@ -2077,13 +2083,24 @@ mod tests {
         // A kernel fault reported as out of resources, page-locked memory
         // the host could not allocate: out of memory, but no device buffer
         // was refused, so the MSM fails at once.
-        for fault in ["G1_msm_buckets", "G1_sum_bases", "write_async"] {
+        let faults = [
+            ("G1_msm_buckets", Method::Buckets),
+            ("G1_sum_bases", Method::Buckets),
+            ("write_async", Method::Buckets),
+            ("msm_digits", Method::Sorted),
+            ("msm_scan", Method::Sorted),
+            ("G1_msm_sorted_sums", Method::Sorted),
+            ("G1_msm_sorted_reduce", Method::Sorted),
+        ];
+        for (fault, method) in faults {
             let memory = Memory {
                 fault: Some(fault),
+                method,
                 ..Memory::default()
             };
+            // Chunks of 16384 points: buffers large enough for a sorted plan.
             let outcome =
-                check_mock_in::<G1>(Timing::Late, false, 3000, 1024, 64, (1, 2998, 2), memory);
+                check_mock_in::<G1>(Timing::Late, false, 3000, 16384, 64, (1, 2998, 2), memory);
             let error = outcome.error.expect("the fault fails the MSM");
             assert_eq!(error.status, backend_api::ffi::PCE_ERR_OUT_OF_MEMORY);
             assert_eq!((outcome.faults, outcome.refused), (1, 0), "{fault}");

@@ -165,6 +165,25 @@ step devices 30 "$PCE" devices "$BACKEND"
 # is generous.
 step compile-kernels 180 env RUST_LOG=info "$PCE" backend-check "$BACKEND" \
   --max-log-ntt 1 --max-log-msm-g1 4 --max-log-msm-g2 4 --proofs 0
+
+# kernel_probe (when carried): each field and curve function against blst,
+# for the kernels as built and for variants of them (functions inlined or
+# not, optimisation off, fewer registers for more occupancy, PTX compiled
+# by the driver), each compiled by this machine's NVRTC
+# (crates/backend-cuda/examples/kernel_probe.rs): which function goes
+# wrong. It runs at once when the kernels failed a self-test on opening
+# (even if another build then passed: the evidence of a machine that gets
+# them wrong comes before the benchmarks can use up the time), else at the
+# end when a check failed or time is left.
+PROBED=
+run_probe() {
+  PROBED=1
+  step kernel-probe 90 "$BIN_DIR/kernel_probe" 60 "$WORK/variants"
+}
+if [ "$BACKEND" = cuda ] && [ -x "$BIN_DIR/kernel_probe" ] &&
+  grep -q 'failed their self-test' "$LOGS/compile-kernels.log" 2>/dev/null; then
+  run_probe
+fi
 # The first proof on the device, before anything else can eat the time:
 # a fresh 2 KiB sector proven with the CPU plugin and with this backend,
 # with the same r and s, each checked with verify_seal, and compared byte
@@ -212,18 +231,15 @@ if [ "$BACKEND" = cuda ] && [ $((DEADLINE - $(date +%s))) -gt 120 ] &&
     --msm-g1 16..22 --msm-g2 16..20 --ntt 16..24 --reps 1
 fi
 
-# Last, when the kernel probe was carried: each field and curve function
-# against blst, for the kernels as built and for variants of them
-# (functions inlined or not, optimisation off, fewer registers for more
-# occupancy, PTX compiled by the driver), each compiled by this
-# machine's NVRTC (crates/backend-cuda/examples/kernel_probe.rs): which
-# function goes wrong when a check above failed. Then, while time is left,
-# the speed of each variant that passed, in a short benchmark against the
-# CPU plugin (the ratios compare the variants), with its kernels' registers.
-# The probe runs when a check failed, or when time is left for the benches.
-if [ "$BACKEND" = cuda ] && [ -x "$BIN_DIR/kernel_probe" ] &&
+# Last, the kernel probe (see above) unless it ran already, when a check
+# failed or time is left; then, while time is left, the speed of each
+# variant that passed, in a short benchmark against the CPU plugin (the
+# ratios compare the variants), with its kernels' registers.
+if [ "$BACKEND" = cuda ] && [ -x "$BIN_DIR/kernel_probe" ] && [ -z "$PROBED" ] &&
   { [ "$FAILED" != 0 ] || [ $((DEADLINE - $(date +%s))) -gt 150 ]; }; then
-  step kernel-probe 90 "$BIN_DIR/kernel_probe" 60 "$WORK/variants"
+  run_probe
+fi
+if [ -n "$PROBED" ]; then
   for variant in $(sed -n 's/.* PASS (.*\[\(.*\)\]$/\1/p' "$LOGS/kernel-probe.log" 2>/dev/null); do
     case "$variant" in ptxas-O0 | device-debug) continue ;; esac
     [ $((DEADLINE - $(date +%s))) -gt 40 ] || break

@@ -275,8 +275,8 @@ struct Outcome {
     outputs: Vec<u8>,
 }
 
-/// Runs the probe of module image `image` (a CUBIN or PTX) on `case`, after [`pce_scribble`]'s pattern
-/// `scribble` when there is one.
+/// Runs the probe of module image `image` (a CUBIN or PTX) on `case`,
+/// after [`pce_scribble`]'s pattern `scribble` when there is one.
 fn run(
     context: &std::sync::Arc<CudaContext>,
     image: &[u8],
@@ -515,14 +515,7 @@ fn main() -> Result<(), String> {
         let (sender, arch) = (sender.clone(), arch.clone());
         std::thread::spawn(move || {
             let started = Instant::now();
-            let image =
-                compile_source(&source, &arch, variant.options, variant.output).map(|mut image| {
-                    // The driver's module loader takes PTX as a C string.
-                    if variant.output == Output::Ptx {
-                        image.push(0);
-                    }
-                    image
-                });
+            let image = compile_source(&source, &arch, variant.options, variant.output);
             let _ = sender.send((index, image.map_err(|e| e.message), started.elapsed()));
         });
     }

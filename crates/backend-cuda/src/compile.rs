@@ -67,7 +67,8 @@ pub enum Output {
     Cubin,
     /// PTX only, several times faster to produce: enough to check that the
     /// kernels compile (CI has NVRTC but no GPU); also what the driver
-    /// compiles itself ([`Kernels::DriverCompiled`]).
+    /// compiles itself ([`Kernels::DriverCompiled`]). NUL-terminated, as
+    /// the driver's module loader takes it.
     Ptx,
 }
 
@@ -111,10 +112,8 @@ pub fn compile_source(
             }
             Ok(()) if output == Output::Ptx => result::get_ptx(program)
                 .map(|ptx| {
-                    ptx.iter()
-                        .map(|&c| c as u8)
-                        .take_while(|&c| c != 0)
-                        .collect()
+                    let text = ptx.iter().map(|&c| c as u8).take_while(|&c| c != 0);
+                    text.chain([0]).collect()
                 })
                 .map_err(|e| failed(e.to_string())),
             Ok(()) => {
@@ -160,8 +159,7 @@ pub fn kernels(arch: &str, wanted: Kernels) -> Result<(Vec<u8>, Kernels), Plugin
         }
         Kernels::Compiled => Ok((rebuild(arch)?, Kernels::Compiled)),
         Kernels::DriverCompiled => {
-            let mut ptx = compile(arch, Output::Ptx)?;
-            ptx.push(0);
+            let ptx = compile(arch, Output::Ptx)?;
             if let Some(dir) = cache_dir() {
                 cache::write(&cache_path(&dir, arch), &ptx);
             }

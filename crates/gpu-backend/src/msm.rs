@@ -980,46 +980,42 @@ impl<'a, C: Curve, E: Engine> Run<'a, C, E> {
         let engine = self.engine;
         let bases = job_bases(self.bases, &self.streamed, job);
         let terms = &self.terms[slot];
-        let k = job.k;
-        {
-            let plan = MsmPlan::new(
-                count as usize,
-                C::bucket_threads(&engine.limits()),
-                self.budget.points,
-            );
-            let buckets = self
-                .buckets
-                .get(engine, plan.buckets() as usize * C::XYZZ_BYTES)?;
-            let partials = self
-                .partials
-                .get(engine, plan.threads() as usize * C::XYZZ_BYTES)?;
-            engine.launch(
-                C::BUCKETS_KERNEL,
-                plan.threads() as usize,
-                None,
-                &[
-                    Arg::Buffer(bases),
-                    Arg::Buffer(terms.indices.staged()),
-                    Arg::Buffer(terms.scalars.staged()),
-                    Arg::U32(count),
-                    Arg::U32(plan.bits),
-                    Arg::U32(plan.windows),
-                    Arg::U32(plan.slices),
-                    Arg::Buffer(buckets),
-                    Arg::Buffer(partials),
-                ],
-            )?;
-            accumulate::<C, E>(
-                engine,
-                partials,
-                plan.bits,
-                plan.windows,
-                plan.slices,
-                &self.acc,
-                k,
-            )?;
-        }
-        Ok(())
+        let plan = MsmPlan::new(
+            count as usize,
+            C::bucket_threads(&engine.limits()),
+            self.budget.points,
+        );
+        let buckets = self
+            .buckets
+            .get(engine, plan.buckets() as usize * C::XYZZ_BYTES)?;
+        let partials = self
+            .partials
+            .get(engine, plan.threads() as usize * C::XYZZ_BYTES)?;
+        engine.launch(
+            C::BUCKETS_KERNEL,
+            plan.threads() as usize,
+            None,
+            &[
+                Arg::Buffer(bases),
+                Arg::Buffer(terms.indices.staged()),
+                Arg::Buffer(terms.scalars.staged()),
+                Arg::U32(count),
+                Arg::U32(plan.bits),
+                Arg::U32(plan.windows),
+                Arg::U32(plan.slices),
+                Arg::Buffer(buckets),
+                Arg::Buffer(partials),
+            ],
+        )?;
+        accumulate::<C, E>(
+            engine,
+            partials,
+            plan.bits,
+            plan.windows,
+            plan.slices,
+            &self.acc,
+            job.k,
+        )
     }
 
     /// The sorted MSM over the `count` terms of `job` in terms slot `slot`,
@@ -1307,6 +1303,22 @@ mod tests {
         }
     }
 
+    /// Argument `i` of kernel `name`, a buffer.
+    fn buffer_arg(name: &str, args: &[Arg<'_, MockBuffer>], i: usize) -> MockBuffer {
+        match &args[i] {
+            Arg::Buffer(buffer) => (*buffer).clone(),
+            _ => panic!("{name}: argument {i} is not a buffer"),
+        }
+    }
+
+    /// Argument `i` of kernel `name`, a u32.
+    fn u32_arg(name: &str, args: &[Arg<'_, MockBuffer>], i: usize) -> u32 {
+        match args[i] {
+            Arg::U32(value) => value,
+            _ => panic!("{name}: argument {i} is not a u32"),
+        }
+    }
+
     fn value(buffer: &[u8], stride: usize, index: usize) -> u64 {
         let at = index * stride;
         u64::from_le_bytes(buffer[at..at + 8].try_into().unwrap())
@@ -1407,14 +1419,8 @@ mod tests {
             if !self.pending.borrow().is_empty() {
                 self.overlapped.set(self.overlapped.get() + 1);
             }
-            let buffer = |i: usize| match &args[i] {
-                Arg::Buffer(buffer) => (*buffer).clone(),
-                _ => panic!("{name}: argument {i} is not a buffer"),
-            };
-            let int = |i: usize| match args[i] {
-                Arg::U32(value) => value,
-                _ => panic!("{name}: argument {i} is not a u32"),
-            };
+            let buffer = |i: usize| buffer_arg(name, args, i);
+            let int = |i: usize| u32_arg(name, args, i);
             if let Some(sort) = name.strip_prefix("msm_") {
                 self.sort(sort, threads, block, args);
                 return Ok(());
@@ -1588,14 +1594,9 @@ mod tests {
             block: Option<usize>,
             args: &[Arg<'_, MockBuffer>],
         ) {
-            let buffer = |i: usize| match &args[i] {
-                Arg::Buffer(buffer) => (*buffer).clone(),
-                _ => panic!("msm_{kernel}: argument {i} is not a buffer"),
-            };
-            let int = |i: usize| match args[i] {
-                Arg::U32(value) => value,
-                _ => panic!("msm_{kernel}: argument {i} is not a u32"),
-            };
+            let name = format!("msm_{kernel}");
+            let buffer = |i: usize| buffer_arg(&name, args, i);
+            let int = |i: usize| u32_arg(&name, args, i);
             let set_u32 = |buffer: &MockBuffer, i: usize, v: usize| {
                 buffer.borrow_mut()[4 * i..4 * i + 4].copy_from_slice(&(v as u32).to_le_bytes());
             };

@@ -8,10 +8,12 @@
 //! - [`baseline`]: filecoin-proofs' own provers on the same inputs, what
 //!   benchmarks compare against;
 //! - [`synthesis_compare`]: bellperson's enforce-time synthesis against the
-//!   PCE path on the same partitions.
+//!   PCE path on the same partitions, of a sealed sector or of a
+//!   [`synthetic_c1`] output (any sector size, no sector).
 
 pub mod baseline;
 pub mod kinds;
 pub mod synthesis_compare;
+pub mod synthetic_c1;
 pub mod test_sector;
 pub mod vanilla;

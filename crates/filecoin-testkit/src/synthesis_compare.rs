@@ -8,11 +8,13 @@
 //! by digest, so only one path's vectors are alive at a time and neither
 //! path's measurement includes the other's memory. Each phase's peak
 //! resident memory is measured on its own (the peak is reset before it).
+//! The partitions are a sealed sector's, or a synthetic sector's of any
+//! size ([`crate::synthetic_c1`]: how a 32 GiB partition is measured).
 
 use std::time::{Duration, Instant};
 
 use blstrs::Scalar;
-use filecoin_proofs::{with_shape, PoRepConfig};
+use filecoin_proofs::{with_shape, PoRepConfig, SealCommitPhase1Output};
 use pce_core::{synthesize_enforcing, PrecompiledCircuit};
 use storage_proofs_core::merkle::MerkleTreeTrait;
 
@@ -22,6 +24,8 @@ use filecoin_prover::partition::PartitionCircuits;
 use filecoin_prover::witness::partition_witness;
 use filecoin_prover::C2Error;
 use proving_engine::process::ProcessMemory;
+
+use crate::synthetic_c1::synthetic_phase1_output;
 
 /// Why the comparison could not be made, or failed.
 #[derive(Debug, thiserror::Error)]
@@ -99,14 +103,56 @@ pub struct Comparison {
     pub partitions: Vec<PartitionComparison>,
 }
 
-/// Runs both paths on every partition of `input`, `reps` times, the PCE
-/// taken from (or recorded into) the parameter cache.
-pub fn compare_paths(input: &C1Input, reps: usize) -> Result<Comparison, CompareError> {
-    let config = input.proof_type.config();
+/// Where the compared partitions come from.
+#[derive(Debug, Clone)]
+pub enum SectorSource<'a> {
+    /// A sealed sector's commit-phase-1 output: every partition.
+    C1(&'a C1Input),
+    /// A [`synthetic_c1`](crate::synthetic_c1) output: the first
+    /// `partitions` partitions of a sector of `config`, its values drawn
+    /// from `seed`.
+    Synthetic {
+        /// The PoRep configuration (sector size, porep id, API version).
+        config: PoRepConfig,
+        /// How many partitions to build.
+        partitions: usize,
+        /// The seed of the random values.
+        seed: u64,
+    },
+}
+
+impl SectorSource<'_> {
+    /// The PoRep configuration of the sector.
+    pub fn config(&self) -> PoRepConfig {
+        match self {
+            Self::C1(input) => input.proof_type.config(),
+            Self::Synthetic { config, .. } => config.clone(),
+        }
+    }
+
+    fn phase1_output<Tree: 'static + MerkleTreeTrait>(
+        &self,
+        config: &PoRepConfig,
+    ) -> Result<SealCommitPhase1Output<Tree>, C2Error> {
+        match self {
+            Self::C1(input) => Ok(input.phase1_output::<Tree>()?),
+            Self::Synthetic {
+                partitions, seed, ..
+            } => synthetic_phase1_output::<Tree>(config, *partitions, *seed),
+        }
+    }
+}
+
+/// Runs both paths on every partition of `source`, `reps` times, the PCE
+/// taken from (or recorded into) the parameter cache. The enforce-time
+/// path runs first, on every partition, before the PCE is loaded, so that
+/// its memory is its own.
+pub fn compare_paths(source: &SectorSource, reps: usize) -> Result<Comparison, CompareError> {
+    let config = source.config();
     with_shape!(
-        input.proof_type.sector_size,
+        u64::from(config.sector_size),
         compare_shape,
-        input,
+        source,
         &config,
         reps
     )
@@ -132,20 +178,18 @@ fn measure<T>(
 }
 
 fn compare_shape<Tree: 'static + MerkleTreeTrait>(
-    input: &C1Input,
+    source: &SectorSource,
     config: &PoRepConfig,
     reps: usize,
 ) -> Result<Comparison, CompareError> {
-    let start = Instant::now();
-    let pce: PrecompiledCircuit =
-        CircuitFiles::of::<Tree>(config)?.load_or_extract_pce::<Tree>(config)?;
-    let pce_load = start.elapsed();
-    let c1 = input.phase1_output::<Tree>().map_err(C2Error::from)?;
-    let circuits = PartitionCircuits::new(config, c1)?;
-    let mut partitions = Vec::new();
-    for _ in 0..reps.max(1) {
-        for k in 0..circuits.num_partitions() {
-            let (old, enforce) = measure(|| {
+    let circuits = PartitionCircuits::new(config, source.phase1_output::<Tree>(config)?)?;
+    let runs: Vec<usize> = (0..reps.max(1))
+        .flat_map(|_| 0..circuits.num_partitions())
+        .collect();
+    let enforced = runs
+        .iter()
+        .map(|&k| {
+            measure(|| {
                 let cs = synthesize_enforcing(circuits.circuit(k)?).map_err(|source| {
                     CompareError::Enforce {
                         partition: k,
@@ -153,22 +197,30 @@ fn compare_shape<Tree: 'static + MerkleTreeTrait>(
                     }
                 })?;
                 Ok(abc_digest([&cs.a, &cs.b, &cs.c]))
-            })?;
-            let (new, pce_measure) = measure(|| {
-                let witness = partition_witness(&circuits, k, pce.num_inputs(), pce.num_aux())?;
-                let eval = pce.evaluate(&witness)?;
-                Ok(abc_digest([&eval.a, &eval.b, &eval.c]))
-            })?;
-            if old != new {
-                return Err(CompareError::Mismatch { partition: k });
-            }
-            partitions.push(PartitionComparison {
-                partition: k,
-                enforce,
-                pce: pce_measure,
-                digest: new,
-            });
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+
+    let start = Instant::now();
+    let pce: PrecompiledCircuit =
+        CircuitFiles::of::<Tree>(config)?.load_or_extract_pce::<Tree>(config)?;
+    let pce_load = start.elapsed();
+    let mut partitions = Vec::new();
+    for (&k, (old, enforce)) in runs.iter().zip(enforced) {
+        let (new, pce_measure) = measure(|| {
+            let witness = partition_witness(&circuits, k, pce.num_inputs(), pce.num_aux())?;
+            let eval = pce.evaluate(&witness)?;
+            Ok(abc_digest([&eval.a, &eval.b, &eval.c]))
+        })?;
+        if old != new {
+            return Err(CompareError::Mismatch { partition: k });
         }
+        partitions.push(PartitionComparison {
+            partition: k,
+            enforce,
+            pce: pce_measure,
+            digest: new,
+        });
     }
     Ok(Comparison {
         constraints: pce.num_constraints(),

@@ -46,10 +46,11 @@ pub enum BenchCommand {
     /// device memory in use and the host's peak RSS, as a table and JSON.
     Partition(partition::BenchPartitionArgs),
     /// Enforce-time synthesis (bellperson's path) against the PCE path
-    /// (witness, then A·w, B·w, C·w) on the partitions of a C1 output:
-    /// times, ratio and the peak RSS of each phase. The a, b, c of both
-    /// paths are compared by digest, so only one path's vectors are in
-    /// memory at a time.
+    /// (witness, then A·w, B·w, C·w) on the partitions of a C1 output, or
+    /// of a synthetic one of any size (`--synthetic 32GiB`): times, ratio
+    /// and the peak RSS of each phase. The a, b, c of both paths are
+    /// compared by digest, so only one path's vectors are in memory at a
+    /// time.
     Pce(pce::BenchPceArgs),
     /// Prove N sectors, J partitions at a time, with one PCE and one SRS:
     /// per-proof and wall times, throughput, and the resident memory at

@@ -3,10 +3,11 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::Args;
 use filecoin_prover::c1::C1Input;
-use filecoin_testkit::synthesis_compare::{compare_paths, PhaseMeasure};
+use filecoin_prover::proof_type::{parse_sector_size, ProofType};
+use filecoin_testkit::synthesis_compare::{compare_paths, PhaseMeasure, SectorSource};
 use proving_engine::memory::gib;
 use serde_json::json;
 
@@ -15,10 +16,21 @@ use crate::progress::step;
 
 /// Arguments of `bench pce`.
 #[derive(Args)]
+#[command(group(clap::ArgGroup::new("sector").required(true).args(["c1", "synthetic"])))]
 pub struct BenchPceArgs {
     /// Commit-phase-1 output (any supported format); every partition is measured.
     #[arg(long, value_name = "FILE")]
-    c1: PathBuf,
+    c1: Option<PathBuf>,
+    /// Instead of a C1 output, a synthetic one of a sector of this size
+    /// (e.g. 32GiB): vanilla proofs of the real shape with random values,
+    /// so the circuit is the real one and only the values differ. For
+    /// timing and memory at sizes no test machine can seal; such an input
+    /// is not provable.
+    #[arg(long, value_name = "SIZE")]
+    synthetic: Option<String>,
+    /// Partitions of the synthetic sector to measure.
+    #[arg(long, value_name = "N", default_value_t = 1, requires = "synthetic")]
+    partitions: usize,
     /// Repetitions of each partition.
     #[arg(long, value_name = "N", default_value_t = 1)]
     reps: usize,
@@ -37,15 +49,37 @@ fn phase_json(phase: &PhaseMeasure) -> serde_json::Value {
 
 /// `pce-prover bench pce`.
 pub fn bench_pce(args: BenchPceArgs) -> Result<ExitCode> {
-    let input = C1Input::read(&args.c1, None)?;
-    let comparison = step(
-        &format!("synthesising {} both ways", input.path.display()),
-        || compare_paths(&input, args.reps),
-    )?;
+    let input = args
+        .c1
+        .as_deref()
+        .map(|path| C1Input::read(path, None))
+        .transpose()?;
+    let (source, proof_type, origin) = match (&input, &args.synthetic) {
+        (Some(input), _) => (
+            SectorSource::C1(input),
+            input.proof_type,
+            input.path.display().to_string(),
+        ),
+        (None, Some(size)) => {
+            let proof_type = parse_sector_size(size)
+                .and_then(ProofType::interactive)
+                .with_context(|| format!("--synthetic {size:?}: not a PoRep sector size"))?;
+            let source = SectorSource::Synthetic {
+                config: proof_type.config(),
+                partitions: args.partitions,
+                seed: 0,
+            };
+            let origin = format!("synthetic, {} partition(s)", args.partitions);
+            (source, proof_type, origin)
+        }
+        (None, None) => unreachable!("clap requires --c1 or --synthetic"),
+    };
+    let comparison = step(&format!("synthesising {origin} both ways"), || {
+        compare_paths(&source, args.reps)
+    })?;
     println!(
-        "Synthesis of {} ({}): enforce-time vs PCE, {} thread(s)",
-        input.proof_type,
-        input.path.display(),
+        "Synthesis of {} ({origin}): enforce-time vs PCE, {} thread(s)",
+        proof_type,
         std::thread::available_parallelism().map_or(1, usize::from)
     );
     println!(
@@ -78,8 +112,9 @@ pub fn bench_pce(args: BenchPceArgs) -> Result<ExitCode> {
     }
     if let Some(path) = &args.json {
         let doc = json!({
-            "proof_type": input.proof_type.to_string(),
-            "c1": input.path,
+            "proof_type": proof_type.to_string(),
+            "c1": input.as_ref().map(|input| &input.path),
+            "synthetic_partitions": args.synthetic.is_some().then_some(args.partitions),
             "constraints": comparison.constraints,
             "nnz": comparison.nnz,
             "pce_bytes": comparison.pce_bytes,

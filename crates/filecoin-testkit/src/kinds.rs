@@ -81,7 +81,7 @@ pub fn inputs_2kib(workdir: &Path, seed: u64) -> Result<KindInputs, C2Error> {
 
 /// Enforce-time synthesis against the PCE path (witness, then A·w, B·w,
 /// C·w) over every partition of a job, checked equal by digest: the total
-/// time of each.
+/// time of each (the digests not included).
 pub fn compare_kind<K: ProofKind>(
     job: &K,
     pce: &PrecompiledCircuit,
@@ -92,15 +92,15 @@ pub fn compare_kind<K: ProofKind>(
         let start = Instant::now();
         let cs = synthesize_enforcing(statement.circuit(partition)?)
             .map_err(|source| CompareError::Enforce { partition, source })?;
-        let old = abc_digest([&cs.a, &cs.b, &cs.c]);
         enforce += start.elapsed();
+        let old = abc_digest([&cs.a, &cs.b, &cs.c]);
         drop(cs);
         let start = Instant::now();
         let witness = synthesize_witness(statement.circuit(partition)?)
             .map_err(|source| CompareError::Enforce { partition, source })?;
         let eval = pce.evaluate(&witness)?;
-        let new = abc_digest([&eval.a, &eval.b, &eval.c]);
         pce_path += start.elapsed();
+        let new = abc_digest([&eval.a, &eval.b, &eval.c]);
         if old != new {
             return Err(CompareError::Mismatch { partition });
         }

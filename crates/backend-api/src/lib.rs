@@ -24,7 +24,6 @@ pub mod host;
 #[cfg(feature = "blstrs")]
 pub mod interop;
 pub mod loader;
-pub mod memory;
 pub mod plugin;
 pub mod watchdog;
 

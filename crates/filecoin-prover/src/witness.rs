@@ -17,7 +17,9 @@
 //! the PCE) and one sub-witness; every sub-witness must have exactly that
 //! shape and repeat the same shared part, or the assembly is refused.
 
-use pce_core::{synthesize_witness, Witness};
+use blstrs::Scalar;
+use ff::Field;
+use pce_core::{synthesize_witness_in, Witness, WitnessCS};
 use rayon::prelude::*;
 use storage_proofs_core::merkle::MerkleTreeTrait;
 
@@ -50,11 +52,19 @@ pub fn partition_witness<Tree: 'static + MerkleTreeTrait>(
 ) -> Result<Witness, C2Error> {
     let challenges = circuits.num_challenges(k);
     if challenges < 2 {
-        return synthesize_witness(circuits.circuit(k)?).map_err(synthesis(k));
+        let cs = WitnessCS::with_capacity(num_inputs, num_aux);
+        return synthesize_witness_in(circuits.circuit(k)?, cs).map_err(synthesis(k));
     }
+    // A one-challenge circuit has a challenge's share of the variables and
+    // the shared part, which is small: room for that share and a 64th of
+    // the whole (unwritten room costs nothing; too little only reallocates).
+    let capacity = |whole: usize| whole / challenges + whole / 64;
     let parts = (0..challenges)
         .into_par_iter()
-        .map(|j| synthesize_witness(circuits.challenge_circuit(k, j)?).map_err(synthesis(k)))
+        .map(|j| {
+            let cs = WitnessCS::with_capacity(capacity(num_inputs), capacity(num_aux));
+            synthesize_witness_in(circuits.challenge_circuit(k, j)?, cs).map_err(synthesis(k))
+        })
         .collect::<Result<Vec<Witness>, C2Error>>()?;
 
     let mismatch = |what: String| C2Error::WitnessLayout { partition: k, what };
@@ -83,18 +93,25 @@ pub fn partition_witness<Tree: 'static + MerkleTreeTrait>(
         }
     }
 
-    let mut parts = parts.into_iter();
-    let mut witness = parts.next().expect("challenge 0");
-    witness
-        .inputs
-        .reserve_exact(num_inputs - witness.inputs.len());
-    witness.aux.reserve_exact(num_aux - witness.aux.len());
-    // Each part is dropped as soon as it is copied.
-    for part in parts {
-        witness
-            .inputs
-            .extend_from_slice(&part.inputs[shared_inputs..]);
-        witness.aux.extend_from_slice(&part.aux[shared_aux..]);
-    }
-    Ok(witness)
+    // Every part's values after the shared ones (all of the first part's)
+    // copied in parallel into their place in the whole.
+    let assemble = |whole: usize, shared: usize, part: fn(&Witness) -> &[Scalar]| {
+        let mut values = large_buffers::filled(whole, Scalar::ZERO);
+        let mut rest = values.as_mut_slice();
+        let mut copies = Vec::with_capacity(parts.len());
+        for (j, witness) in parts.iter().enumerate() {
+            let source = &part(witness)[if j == 0 { 0 } else { shared }..];
+            let (place, after) = std::mem::take(&mut rest).split_at_mut(source.len());
+            copies.push((place, source));
+            rest = after;
+        }
+        copies
+            .into_par_iter()
+            .for_each(|(place, source)| place.copy_from_slice(source));
+        values
+    };
+    Ok(Witness {
+        inputs: assemble(num_inputs, shared_inputs, |w| &w.inputs),
+        aux: assemble(num_aux, shared_aux, |w| &w.aux),
+    })
 }

@@ -204,27 +204,27 @@ fn timed<T>(name: &str, step: impl FnOnce() -> T) -> T {
 }
 
 /// The scalars of the A or B query: the selected inputs, then the selected aux values.
-fn query_scalars(
-    inputs: &[pce_scalar],
-    input_density: Option<&Density>,
-    aux: &[pce_scalar],
-    aux_density: &Density,
-) -> Vec<pce_scalar> {
+fn query_scalars<'s>(
+    inputs: &'s [pce_scalar],
+    input_density: Option<&'s Density>,
+    aux: &'s [pce_scalar],
+    aux_density: &'s Density,
+) -> impl Iterator<Item = pce_scalar> + 's {
     let selected_inputs = inputs
         .iter()
         .enumerate()
-        .filter(|(i, _)| input_density.is_none_or(|d| d.get(*i)))
+        .filter(move |(i, _)| input_density.is_none_or(|d| d.get(*i)))
         .map(|(_, s)| *s);
     let selected_aux = aux
         .iter()
         .enumerate()
-        .filter(|(i, _)| aux_density.get(*i))
+        .filter(move |(i, _)| aux_density.get(*i))
         .map(|(_, s)| *s);
-    selected_inputs.chain(selected_aux).collect()
+    selected_inputs.chain(selected_aux)
 }
 
 fn canonical(values: &[Scalar]) -> Vec<pce_scalar> {
-    values.par_iter().map(scalar_of).collect()
+    large_buffers::collect(values.par_iter().map(scalar_of))
 }
 
 impl<'a> Prover<'a> {
@@ -439,9 +439,12 @@ impl<'a> Prover<'a> {
         self.check_shape(pce, n)?;
         let domain = self.domain(log_n)?;
 
-        let mut h_scalars = Vec::with_capacity(witnesses.len() * (n - 1));
+        // Every vector of a proof below is gigabytes at 32 GiB, allocated
+        // afresh: in huge pages, written by all threads (large_buffers).
+        let batch = witnesses.len();
+        let mut h_scalars = large_buffers::with_capacity(batch * (n - 1));
         for witness in witnesses {
-            let mut abc = vec![Scalar::ZERO; 3 * n];
+            let mut abc = large_buffers::filled(3 * n, Scalar::ZERO);
             let m = pce.num_constraints();
             let (a, bc) = abc.split_at_mut(n);
             let (b, c) = bc.split_at_mut(n);
@@ -458,9 +461,13 @@ impl<'a> Prover<'a> {
         }
         debug!(n, batch = witnesses.len(), "h computed");
 
-        let mut l_scalars = Vec::new();
-        let mut a_scalars = Vec::new();
-        let mut b_scalars = Vec::new();
+        let num_inputs = pce.num_inputs();
+        let b_inputs = pce.b_input_density().count();
+        let mut l_scalars = large_buffers::with_capacity(batch * pce.num_aux());
+        let mut a_scalars =
+            large_buffers::with_capacity(batch * (num_inputs + pce.a_aux_density().count()));
+        let mut b_scalars =
+            large_buffers::with_capacity(batch * (b_inputs + pce.b_aux_density().count()));
         for witness in witnesses {
             let inputs = canonical(&witness.inputs);
             let aux = canonical(&witness.aux);
@@ -471,9 +478,8 @@ impl<'a> Prover<'a> {
                 &aux,
                 pce.b_aux_density(),
             ));
-            l_scalars.extend(aux);
+            l_scalars.par_extend(aux.par_iter().copied());
         }
-        let batch = witnesses.len();
         let turn = self.device_turn();
         let h = timed("H MSM", || self.msm_g1(G1Query::H, batch, &h_scalars))?;
         drop(h_scalars);

@@ -23,7 +23,7 @@ use std::ops::Range;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-use backend_api::memory::advise_huge_pages;
+use large_buffers::advise_huge_pages;
 use bellperson::groth16::VerifyingKey;
 use blstrs::{Bls12, G1Affine, G2Affine};
 use group::prime::PrimeCurveAffine;

@@ -158,10 +158,11 @@ impl PrecompiledCircuit {
     /// Computes `A·w`, `B·w`, `C·w`.
     pub fn evaluate(&self, witness: &Witness) -> Result<Evaluations, PceError> {
         let n = self.num_constraints();
+        // Gigabytes each at 32 GiB: in huge pages, written by all threads.
         let mut out = Evaluations {
-            a: vec![Scalar::ZERO; n],
-            b: vec![Scalar::ZERO; n],
-            c: vec![Scalar::ZERO; n],
+            a: large_buffers::filled(n, Scalar::ZERO),
+            b: large_buffers::filled(n, Scalar::ZERO),
+            c: large_buffers::filled(n, Scalar::ZERO),
         };
         self.evaluate_into(witness, &mut out.a, &mut out.b, &mut out.c)?;
         Ok(out)

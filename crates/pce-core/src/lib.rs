@@ -33,7 +33,7 @@ pub use density::Density;
 pub use enforcing_cs::EnforcingCS;
 pub use error::PceError;
 pub use recording_cs::RecordingCS;
-pub use synthesis::{synthesize_enforcing, synthesize_witness, Witness};
+pub use synthesis::{synthesize_enforcing, synthesize_witness, synthesize_witness_in, Witness};
 pub use witness_cs::WitnessCS;
 
 pub use blstrs::Scalar;

@@ -73,7 +73,15 @@ pub struct Witness {
 
 /// Computes only the witness of `circuit`: no linear combination is evaluated.
 pub fn synthesize_witness<C: Circuit<Scalar>>(circuit: C) -> Result<Witness, SynthesisError> {
-    let mut cs = WitnessCS::new();
+    synthesize_witness_in(circuit, WitnessCS::new())
+}
+
+/// [`synthesize_witness`] into `cs`, an empty system made with room for
+/// the circuit ([`WitnessCS::with_capacity`]).
+pub fn synthesize_witness_in<C: Circuit<Scalar>>(
+    circuit: C,
+    mut cs: WitnessCS,
+) -> Result<Witness, SynthesisError> {
     synthesize_as_prover(circuit, &mut cs)?;
     Ok(cs.into_witness())
 }

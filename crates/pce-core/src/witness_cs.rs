@@ -21,6 +21,17 @@ pub struct WitnessCS {
 }
 
 impl WitnessCS {
+    /// An empty system with room for `inputs` and `aux` values, in huge
+    /// pages: a circuit of about known size is synthesized without
+    /// reallocating and copying its values as they grow (a 32 GiB PoRep
+    /// partition has 130M of them). Room never written costs no memory.
+    pub fn with_capacity(inputs: usize, aux: usize) -> Self {
+        Self {
+            inputs: large_buffers::with_capacity(inputs),
+            aux: large_buffers::with_capacity(aux),
+        }
+    }
+
     /// The assignment recorded so far.
     pub fn into_witness(self) -> Witness {
         Witness {

@@ -9,18 +9,19 @@ use std::path::{Path, PathBuf};
 /// tests build plugins next to their binaries without linking them.
 const ARROWS: &[(&str, &[&str])] = &[
     ("atomic-write", &[]),
+    ("large-buffers", &[]),
     ("pce-csr", &["atomic-write"]),
-    ("pce-core", &["pce-csr"]),
+    ("pce-core", &["large-buffers", "pce-csr"]),
     ("pce-testkit", &[]),
     ("backend-api", &[]),
-    ("backend-cpu", &["backend-api"]),
+    ("backend-cpu", &["backend-api", "large-buffers"]),
     ("gpu-backend", &["backend-api"]),
     ("backend-opencl", &["backend-api", "gpu-backend"]),
     ("backend-cuda", &["backend-api", "gpu-backend"]),
     ("test-plugins", &["backend-api"]),
     // Its targets are tests; the library is the fuzzing machinery alone.
     ("input-fuzz", &[]),
-    ("groth16-prover", &["backend-api", "pce-core"]),
+    ("groth16-prover", &["backend-api", "large-buffers", "pce-core"]),
     (
         "backend-check",
         &["backend-api", "groth16-prover", "pce-core", "pce-testkit"],
@@ -34,6 +35,7 @@ const ARROWS: &[(&str, &[&str])] = &[
         &[
             "atomic-write",
             "groth16-prover",
+            "large-buffers",
             "pce-core",
             "proving-engine",
         ],

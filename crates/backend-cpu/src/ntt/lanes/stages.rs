@@ -8,7 +8,7 @@ use blstrs::Scalar;
 use ff::{Field, PrimeField};
 use rayon::prelude::*;
 
-use backend_api::memory::advise_huge_pages;
+use large_buffers::advise_huge_pages;
 
 use super::ifma::{self, isa::*, Lanes};
 use crate::ifma::FR;

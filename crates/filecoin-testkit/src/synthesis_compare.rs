@@ -194,11 +194,9 @@ fn compare_shape<Tree: 'static + MerkleTreeTrait>(
         .iter()
         .map(|&k| {
             let (cs, measured) = measure(|| {
-                synthesize_enforcing(circuits.circuit(k)?).map_err(|source| {
-                    CompareError::Enforce {
-                        partition: k,
-                        source,
-                    }
+                synthesize_enforcing(circuits.circuit(k)?).map_err(|source| CompareError::Enforce {
+                    partition: k,
+                    source,
                 })
             })?;
             Ok::<_, CompareError>((abc_digest([&cs.a, &cs.b, &cs.c]), measured))

@@ -70,8 +70,7 @@ fn partitions_beyond_the_sectors_are_refused() {
     let config = config(SECTOR_SIZE_2_KIB);
     for partitions in [0, 2] {
         let error = synthetic_phase1_output::<SectorShape2KiB>(&config, partitions, 3)
-            .err()
-            .expect("refused");
+            .expect_err("refused");
         assert!(
             matches!(error, C2Error::PartitionCount { expected: 1, found, .. } if found == partitions),
             "{error}"

@@ -23,11 +23,11 @@ use std::ops::Range;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-use large_buffers::advise_huge_pages;
 use bellperson::groth16::VerifyingKey;
 use blstrs::{Bls12, G1Affine, G2Affine};
 use group::prime::PrimeCurveAffine;
 use group::UncompressedEncoding;
+use large_buffers::advise_huge_pages;
 use rayon::prelude::*;
 
 use crate::unchecked::{Unchecked, INFINITY};

@@ -21,7 +21,10 @@ const ARROWS: &[(&str, &[&str])] = &[
     ("test-plugins", &["backend-api"]),
     // Its targets are tests; the library is the fuzzing machinery alone.
     ("input-fuzz", &[]),
-    ("groth16-prover", &["backend-api", "large-buffers", "pce-core"]),
+    (
+        "groth16-prover",
+        &["backend-api", "large-buffers", "pce-core"],
+    ),
     (
         "backend-check",
         &["backend-api", "groth16-prover", "pce-core", "pce-testkit"],

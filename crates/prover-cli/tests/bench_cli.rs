@@ -34,8 +34,7 @@ fn bench_pce_measures_a_synthetic_sector() {
         out.contains("Synthesis of StackedDrg2KiBV1_1 (synthetic, 1 partition(s))"),
         "{out}"
     );
-    let doc: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     assert_eq!(doc["synthetic_partitions"], 1, "{doc}");
     assert_eq!(doc["c1"], serde_json::Value::Null, "{doc}");
     let rows = doc["partitions"].as_array().unwrap();

@@ -12,16 +12,41 @@
 //! threads, which then fault their own parts in.
 //!
 //! The advice is only advice: where the kernel has no huge pages to give
-//! (or on other systems), nothing changes but the speed.
+//! (or on other systems), nothing changes but the speed. Where free huge
+//! pages are scarce, the kernel may compact memory inside the faulting
+//! thread (`defrag` set to `madvise`, the usual default): seconds, once.
+//! A host that would rather never pay that sets `PCE_HUGE_PAGES=off` and
+//! gets plain pages.
+
+use std::sync::OnceLock;
 
 use rayon::iter::{IndexedParallelIterator, ParallelExtend};
 
 /// Size of a huge page on x86-64 and aarch64 (with 4 KiB base pages).
 const HUGE_PAGE: usize = 2 << 20;
 
+/// The environment variable that turns the advice off (`off` or `0`).
+pub const HUGE_PAGES_ENV: &str = "PCE_HUGE_PAGES";
+
+/// Whether to advise huge pages: unless [`HUGE_PAGES_ENV`] says `off` or
+/// `0`, read once per process.
+pub fn huge_pages_enabled() -> bool {
+    static ENABLED: OnceLock<bool> = OnceLock::new();
+    *ENABLED.get_or_init(|| {
+        !matches!(
+            std::env::var(HUGE_PAGES_ENV).as_deref(),
+            Ok("off") | Ok("0")
+        )
+    })
+}
+
 /// Asks the kernel for huge pages for the whole 2 MiB pages inside the
-/// allocation of `buffer` (best before its memory is first written).
+/// allocation of `buffer` (best before its memory is first written),
+/// unless [`huge_pages_enabled`] says no.
 pub fn advise_huge_pages<T>(buffer: &mut Vec<T>) {
+    if !huge_pages_enabled() {
+        return;
+    }
     let start = buffer.as_mut_ptr() as usize;
     let end = start + buffer.capacity() * std::mem::size_of::<T>();
     let first = start.next_multiple_of(HUGE_PAGE);
@@ -80,6 +105,63 @@ mod tests {
             assert_eq!(v.len(), n);
             assert!(v.iter().all(|&x| x == 7));
         }
+    }
+
+    /// Whether the kernel marks the mapping holding `address` as advised
+    /// for huge pages (`hg` among its `VmFlags` in /proc/self/smaps).
+    #[cfg(target_os = "linux")]
+    fn marked_huge(address: usize) -> Option<bool> {
+        let smaps = std::fs::read_to_string("/proc/self/smaps").ok()?;
+        let mut inside = false;
+        for line in smaps.lines() {
+            let range = line.split_whitespace().next().unwrap_or_default();
+            if let Some((start, end)) = range.split_once('-') {
+                if let (Ok(start), Ok(end)) = (
+                    usize::from_str_radix(start, 16),
+                    usize::from_str_radix(end, 16),
+                ) {
+                    inside = (start..end).contains(&address);
+                    continue;
+                }
+            }
+            if let Some(flags) = line.strip_prefix("VmFlags:") {
+                if inside {
+                    return Some(flags.split_whitespace().any(|flag| flag == "hg"));
+                }
+            }
+        }
+        None
+    }
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn advised_buffers_are_marked_unless_the_environment_says_off() {
+        let expected = match std::env::var(HUGE_PAGES_ENV).as_deref() {
+            Err(_) => true,
+            Ok("off") => false,
+            Ok(_) => return, // a setting this test does not state
+        };
+        let mut buffer: Vec<u8> = Vec::with_capacity(16 << 20);
+        advise_huge_pages(&mut buffer);
+        let inside = buffer.as_ptr() as usize + (8 << 20);
+        assert_eq!(marked_huge(inside), Some(expected));
+    }
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn off_in_the_environment_gives_plain_pages() {
+        if std::env::var_os(HUGE_PAGES_ENV).is_some() {
+            return; // the child below, or a run that chose its own setting
+        }
+        let test = "tests::advised_buffers_are_marked_unless_the_environment_says_off";
+        let output = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", test, "--test-threads", "1"])
+            .env(HUGE_PAGES_ENV, "off")
+            .output()
+            .unwrap();
+        let out = String::from_utf8_lossy(&output.stdout);
+        assert!(output.status.success(), "{out}");
+        assert!(out.contains("1 passed"), "{out}");
     }
 
     #[test]

@@ -136,12 +136,13 @@ impl SectorSource<'_> {
 
     fn phase1_output<Tree: 'static + MerkleTreeTrait>(
         &self,
-        config: &PoRepConfig,
     ) -> Result<SealCommitPhase1Output<Tree>, C2Error> {
         match self {
             Self::C1(input) => Ok(input.phase1_output::<Tree>()?),
             Self::Synthetic {
-                partitions, seed, ..
+                config,
+                partitions,
+                seed,
             } => synthetic_phase1_output::<Tree>(config, *partitions, *seed),
         }
     }
@@ -186,7 +187,7 @@ fn compare_shape<Tree: 'static + MerkleTreeTrait>(
     config: &PoRepConfig,
     reps: usize,
 ) -> Result<Comparison, CompareError> {
-    let circuits = PartitionCircuits::new(config, source.phase1_output::<Tree>(config)?)?;
+    let circuits = PartitionCircuits::new(config, source.phase1_output::<Tree>()?)?;
     let runs: Vec<usize> = (0..reps.max(1))
         .flat_map(|_| 0..circuits.num_partitions())
         .collect();

@@ -4,7 +4,11 @@
 //! columns of a vector far larger than the caches. Work is split into the
 //! matrix's row blocks, each block writes its own slice of the output, and
 //! nothing is allocated per row. ±1 coefficients cost an addition or a
-//! subtraction, never a multiplication.
+//! subtraction, never a multiplication; so does any coefficient that meets
+//! a 0 or a 1 in the vector. That case is the common one: most
+//! coefficients other than ±1 weigh bits (SHA-256's packing rows,
+//! `Σ 2^i · bit_i`), and two comparisons cost a fraction of a Montgomery
+//! multiplication (measured in `docs/benchmarks.md`).
 
 use blstrs::Scalar;
 use ff::Field;
@@ -88,6 +92,8 @@ impl CsrMatrix {
                         match coefficient {
                             Coefficient::One => acc += value,
                             Coefficient::MinusOne => acc -= value,
+                            Coefficient::Other(_) if *value == Scalar::ZERO => {}
+                            Coefficient::Other(c) if *value == Scalar::ONE => acc += c,
                             Coefficient::Other(c) => acc += *value * c,
                         }
                     }

@@ -52,7 +52,15 @@ proptest! {
         let rows = random_rows(seed, num_rows, num_cols);
         let matrix = build(&rows, num_cols);
         let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 1);
-        let x: Vec<Scalar> = (0..num_cols).map(|_| Scalar::random(&mut rng)).collect();
+        // Bits as well as arbitrary values: the product skips the
+        // multiplication for a vector entry of 0 or 1.
+        let x: Vec<Scalar> = (0..num_cols)
+            .map(|_| match rng.gen_range(0..3) {
+                0 => Scalar::ZERO,
+                1 => Scalar::ONE,
+                _ => Scalar::random(&mut rng),
+            })
+            .collect();
         let split = split.min(num_cols);
         let product = matrix.mul_vec(SplitVector::new(&x[..split], &x[split..])).unwrap();
         for (row, value) in rows.iter().zip(&product) {

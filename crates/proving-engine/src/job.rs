@@ -5,7 +5,7 @@
 //! a sector update): one or more partitions, each an instance of the same
 //! circuit, proven separately and combined at the end. The engine knows
 //! nothing of the input's format; the job parses it once ([`Job::open`]),
-//! on the witness thread, into a statement that produces each partition's
+//! on a witness thread, into a statement that produces each partition's
 //! witness and public inputs, and turns the verified partition proofs into
 //! the job's output ([`Job::finish`]).
 
@@ -37,7 +37,7 @@ pub struct PartitionProof {
 pub trait Job: Sync {
     /// The parsed input: makes the partitions' assignments, then keeps what
     /// [`Job::finish`] needs.
-    type Statement: Send;
+    type Statement: Send + Sync;
     /// What the job produces from its verified partition proofs.
     type Output: Send;
     /// The job's errors, engine errors included.
@@ -50,7 +50,8 @@ pub trait Job: Sync {
     /// How logs name the job (its input file, a request id).
     fn label(&self) -> String;
 
-    /// Parses the input, once, on the witness thread.
+    /// Parses the input, once, on a witness thread; the statement is then
+    /// shared by the threads that generate the partitions' witnesses.
     fn open(&self) -> Result<Self::Statement, Self::Error>;
 
     /// The witness and public inputs of `partition` of the circuit `pce`.

@@ -5,13 +5,14 @@
 //! Every partition of every job then goes through two stages:
 //!
 //! ```text
-//! witness thread:    admit (memory) → Job::assign ─┐ channel
+//! witness threads:   admit (memory) → Job::assign ─┐ channel
 //! J prover threads:  ◄─────────────────────────────┘ prove and verify → release
 //! caller's thread:   ◄── each job's result, once its last partition is proven (Job::finish)
 //! ```
 //!
 //! so the witnesses of the next partitions, of the same job or of the next
-//! ones, are generated while J partitions are proven on each device: with
+//! ones, are generated (as many at once as may be in flight, one thread
+//! each) while J partitions are proven on each device: with
 //! several devices ([`Devices::All`]) every device has its own J provers,
 //! each its own prover (and its own copy of the bases, uploaded once per
 //! run), all taking partitions from the one queue, so a job's partitions
@@ -110,7 +111,8 @@ impl EngineOptions {
 /// Wall time per stage of one job, summed over its partitions.
 #[derive(Debug, Clone, Default)]
 pub struct StageTimes {
-    /// Witness generation (on the witness thread, overlapping proving).
+    /// Witness generation, summed over the partitions (whose witnesses
+    /// may be generated at once, overlapping proving).
     pub witness: Duration,
     /// PCE evaluation, NTTs, MSMs, assembly and the proof's verification.
     pub prove: Duration,
@@ -503,7 +505,7 @@ fn first_indices(counts: &[usize]) -> Vec<usize> {
 
 /// A job's progress.
 struct JobState<S> {
-    /// The parsed input, once the witness thread is done with it.
+    /// The parsed input, once the witness threads are done with it.
     statement: Option<S>,
     proofs: Vec<Option<PartitionProof>>,
     remaining: usize,
@@ -607,68 +609,159 @@ impl<J: Job> Shared<'_, '_, '_, J> {
     }
 }
 
-/// The witness thread: every job's partitions, in order.
+/// The witness threads: one per partition that may be in flight, each
+/// taking the next partition (every job's, in order) once it is admitted.
+///
+/// Several witnesses are generated at once because the circuits of some
+/// proof kinds synthesize a partition on one thread (SnapDeals'), and a
+/// many-core host would otherwise leave all but one core idle while the
+/// device waits; kinds that synthesize in parallel (PoRep's challenges) share
+/// the one thread pool. Each worker holds one admission at a time, so the
+/// memory each witness needs is reserved before it exists.
 fn produce_all<'a, J: Job>(
     shared: &Shared<'_, '_, '_, J>,
     admission: &'a Admission,
     work: Sender<WorkItem<'a>>,
     to_caller: &ToCaller<J>,
 ) {
-    for job in 0..shared.jobs.len() {
-        let produced = catch_unwind(AssertUnwindSafe(|| {
-            produce(shared, admission, job, &work, to_caller)
-        }));
-        match produced {
-            Ok(Ok(())) => {}
-            Ok(Err(e)) => shared.fail(job, e, to_caller),
-            Err(panic) => shared.fail(job, panicked(None, panic).into(), to_caller),
+    for (job, spec) in shared.jobs.iter().enumerate() {
+        if spec.partitions() == 0 {
+            shared.fail(job, EngineError::NoPartitions.into(), to_caller);
         }
+    }
+    let producing: Vec<Producing<J::Statement>> = shared
+        .jobs
+        .iter()
+        .map(|spec| Producing::new(spec.partitions()))
+        .collect();
+    let next =
+        Mutex::new((0..shared.jobs.len()).flat_map(|job| {
+            (0..shared.jobs[job].partitions()).map(move |partition| (job, partition))
+        }));
+    let (producing, next) = (&producing, &next);
+    std::thread::scope(|scope| {
+        for _ in 0..admission.slots() {
+            let work = work.clone();
+            scope.spawn(move || loop {
+                let permit = admission.admit();
+                let Some((job, partition)) = next.lock().expect("partition order poisoned").next()
+                else {
+                    return;
+                };
+                let produced = catch_unwind(AssertUnwindSafe(|| {
+                    produce(shared, &producing[job], job, partition, permit, &work)
+                }));
+                let error = match produced {
+                    Ok(Ok(())) => None,
+                    Ok(Err(e)) => Some(e),
+                    Err(panic) => Some(panicked(Some(partition), panic).into()),
+                };
+                if let Some(error) = error {
+                    shared.fail(job, error, to_caller);
+                }
+                if let Some(statement) = producing[job].partition_done() {
+                    let complete = {
+                        let mut state = shared.state(job);
+                        if !state.settled {
+                            state.statement = Some(statement);
+                        }
+                        state.take_if_complete()
+                    };
+                    shared.finish(job, complete, to_caller);
+                }
+            });
+        }
+    });
+}
+
+/// A job's statement while its partitions' witnesses are generated: opened
+/// by the first worker to need it, shared by the others, and handed back
+/// for finishing when the last partition's witness is done.
+struct Producing<S> {
+    /// `None` until opened; `Some(None)` when opening failed.
+    statement: Mutex<Option<Option<Arc<S>>>>,
+    /// Partitions whose witness has not ended (generated, failed or skipped).
+    pending: AtomicUsize,
+}
+
+impl<S> Producing<S> {
+    fn new(partitions: usize) -> Self {
+        Self {
+            statement: Mutex::new(None),
+            pending: AtomicUsize::new(partitions),
+        }
+    }
+
+    /// The statement, opened with `open` if no worker has tried yet;
+    /// `Ok(None)` when an earlier attempt failed (the job already has its
+    /// error).
+    fn get_or_open<E>(&self, open: impl FnOnce() -> Result<S, E>) -> Result<Option<Arc<S>>, E> {
+        let mut slot = self.slot();
+        if let Some(opened) = &*slot {
+            return Ok(opened.clone());
+        }
+        *slot = Some(None);
+        let statement = Arc::new(open()?);
+        *slot = Some(Some(statement.clone()));
+        Ok(Some(statement))
+    }
+
+    /// Counts one partition as done; after the last one, the statement, if
+    /// it was opened. Every worker drops its share of the statement before
+    /// it counts its partition, so the last one owns it alone.
+    fn partition_done(&self) -> Option<S> {
+        if self.pending.fetch_sub(1, Ordering::AcqRel) != 1 {
+            return None;
+        }
+        let shared = self.slot().take()??;
+        Arc::into_inner(shared)
+    }
+
+    /// The statement's slot. A panic in [`Job::open`] poisons its lock but
+    /// leaves it consistent: it was marked as failed before opening began,
+    /// so the other partitions of that job are skipped, not panicked on.
+    fn slot(&self) -> MutexGuard<'_, Option<Option<Arc<S>>>> {
+        self.statement
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 
-/// Parses job `job`'s input and hands its partitions to the provers, each
-/// after its admission; then leaves the statement for finishing.
+/// Generates the witness of one partition, admitted under `permit`, and
+/// hands it to the provers (the job's statement opened first, if it is
+/// the first of its partitions to start).
 fn produce<'a, J: Job>(
     shared: &Shared<'_, '_, '_, J>,
-    admission: &'a Admission,
+    producing: &Producing<J::Statement>,
     job: usize,
+    partition: usize,
+    permit: Permit<'a>,
     work: &Sender<WorkItem<'a>>,
-    to_caller: &ToCaller<J>,
 ) -> Result<(), J::Error> {
+    if shared.is_settled(job) {
+        return Ok(()); // an earlier partition failed
+    }
+    if shared.options.cancelled() {
+        return Err(EngineError::Cancelled.into());
+    }
     let spec = &shared.jobs[job];
-    if spec.partitions() == 0 {
-        return Err(EngineError::NoPartitions.into());
-    }
-    let statement = spec.open()?;
-    for partition in 0..spec.partitions() {
-        let permit = admission.admit();
-        if shared.is_settled(job) {
-            return Ok(()); // an earlier partition failed
-        }
-        if shared.options.cancelled() {
-            return Err(EngineError::Cancelled.into());
-        }
-        let start = Instant::now();
-        let assignment = spec.assign(&statement, partition, shared.pce)?;
-        shared.state(job).times.witness += start.elapsed();
-        (shared.observer)(Event::WitnessReady { job, partition });
-        let item = WorkItem {
-            job,
-            partition,
-            assignment,
-            _permit: permit,
-        };
-        work.send(item)
-            .expect("the queue's receiver lives as long as the run");
-    }
-    let complete = {
-        let mut state = shared.state(job);
-        if !state.settled {
-            state.statement = Some(statement);
-        }
-        state.take_if_complete()
+    let Some(statement) = producing.get_or_open(|| spec.open())? else {
+        return Ok(()); // its statement could not be opened
     };
-    shared.finish(job, complete, to_caller);
+    let start = Instant::now();
+    let assignment = spec.assign(&statement, partition, shared.pce);
+    drop(statement);
+    let assignment = assignment?;
+    shared.state(job).times.witness += start.elapsed();
+    (shared.observer)(Event::WitnessReady { job, partition });
+    let item = WorkItem {
+        job,
+        partition,
+        assignment,
+        _permit: permit,
+    };
+    work.send(item)
+        .expect("the queue's receiver lives as long as the run");
     Ok(())
 }
 

@@ -1,15 +1,20 @@
 //! The engine on a small circuit, with no Filecoin: results in order and on
 //! the caller's thread, each proof verified against the job's own public
-//! inputs, one failing job not stopping the others, the registry loading
+//! inputs, one failing job not stopping the others, the witnesses of the
+//! partitions in flight generated at once, the registry loading
 //! each circuit once, and the errors found before proving.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Condvar, Mutex};
+use std::time::{Duration, Instant};
 
 use blstrs::Scalar;
 use ff::Field;
 use groth16_prover::{ProveError, PROOF_BYTES};
-use proving_engine::{run, Devices, EngineError, EngineOptions, Event, Registry};
+use pce_core::PrecompiledCircuit;
+use proving_engine::{
+    run, Assignment, Devices, EngineError, EngineOptions, Event, Job, PartitionProof, Registry,
+};
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 
@@ -30,6 +35,8 @@ fn results_reach_the_caller_in_order_and_a_failing_job_stops_no_other() {
         job(&[11, 12, 13], Fault::PanicIn(1)),
         job(&[14], Fault::PanicInFinish),
         job(&[15], Fault::None),
+        job(&[16, 17, 18], Fault::PanicInOpen),
+        job(&[19], Fault::None),
     ];
     let caller = std::thread::current().id();
     let proven = AtomicUsize::new(0);
@@ -61,7 +68,9 @@ fn results_reach_the_caller_in_order_and_a_failing_job_stops_no_other() {
             (4, false),
             (5, false),
             (6, false),
-            (7, true)
+            (7, true),
+            (8, false),
+            (9, true)
         ],
         "each job reported once, the failures of some stopping no other"
     );
@@ -85,7 +94,11 @@ fn results_reach_the_caller_in_order_and_a_failing_job_stops_no_other() {
         run.results[4],
         Err(TestError::Engine(EngineError::NoPartitions))
     ));
-    for (index, expected) in [(5, "witness 1 broke"), (6, "finishing broke")] {
+    for (index, expected) in [
+        (5, "witness 1 broke"),
+        (6, "finishing broke"),
+        (8, "parsing broke"),
+    ] {
         match &run.results[index] {
             Err(TestError::Engine(EngineError::Panicked { message, .. })) => {
                 assert!(message.contains(expected), "{message}")
@@ -94,8 +107,9 @@ fn results_reach_the_caller_in_order_and_a_failing_job_stops_no_other() {
         }
     }
     assert_eq!(run.results[7].as_ref().unwrap().output.len(), PROOF_BYTES);
+    assert_eq!(run.results[9].as_ref().unwrap().output.len(), PROOF_BYTES);
     assert!(
-        proven.load(Ordering::SeqCst) >= 7,
+        proven.load(Ordering::SeqCst) >= 8,
         "every honest partition was proven"
     );
     assert!(run.memory.peak_in_flight >= 1 && run.memory.peak_in_flight <= run.memory.slots);
@@ -238,5 +252,92 @@ fn a_cancelled_run_stops_at_the_next_partition() {
         proven.load(Ordering::SeqCst) <= 2,
         "{}",
         proven.load(Ordering::SeqCst)
+    );
+}
+
+/// A [`SquaresJob`] whose witnesses each wait (up to a deadline) until as
+/// many are being generated at once as the run has partitions in flight,
+/// and count the most that were.
+struct MeetingJob {
+    inner: SquaresJob,
+    expected: usize,
+    active: Mutex<(usize, usize)>,
+    changed: Condvar,
+}
+
+impl Job for MeetingJob {
+    type Statement = <SquaresJob as Job>::Statement;
+    type Output = <SquaresJob as Job>::Output;
+    type Error = TestError;
+
+    fn partitions(&self) -> usize {
+        self.inner.partitions()
+    }
+
+    fn label(&self) -> String {
+        self.inner.label()
+    }
+
+    fn open(&self) -> Result<Self::Statement, TestError> {
+        self.inner.open()
+    }
+
+    fn assign(
+        &self,
+        statement: &Self::Statement,
+        partition: usize,
+        pce: &PrecompiledCircuit,
+    ) -> Result<Assignment, TestError> {
+        let mut active = self.active.lock().unwrap();
+        active.0 += 1;
+        active.1 = active.1.max(active.0);
+        self.changed.notify_all();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while active.1 < self.expected && Instant::now() < deadline {
+            active = self
+                .changed
+                .wait_timeout(active, deadline - Instant::now())
+                .unwrap()
+                .0;
+        }
+        active.0 -= 1;
+        drop(active);
+        self.inner.assign(statement, partition, pce)
+    }
+
+    fn finish(
+        &self,
+        statement: Self::Statement,
+        proofs: Vec<PartitionProof>,
+    ) -> Result<Self::Output, TestError> {
+        self.inner.finish(statement, proofs)
+    }
+}
+
+#[test]
+fn witnesses_of_the_partitions_in_flight_are_generated_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let circuit = circuit(dir.path(), true);
+    let options = EngineOptions {
+        partitions_in_flight: 3,
+        ..options(1)
+    };
+    let jobs = [MeetingJob {
+        inner: job(&[3, 4, 5, 6], Fault::None),
+        expected: 3,
+        active: Mutex::new((0, 0)),
+        changed: Condvar::new(),
+    }];
+    let run = run(&circuit, &jobs, &options, &|_| {}, |_, _| {}).unwrap();
+    assert_eq!(run.memory.slots, 3);
+    assert_eq!(
+        run.results[0].as_ref().unwrap().output.len(),
+        4 * PROOF_BYTES,
+        "proofs of every partition, in order"
+    );
+    assert_eq!(
+        jobs[0].active.lock().unwrap().1,
+        3,
+        "three witnesses generated at once, one per partition in flight"
     );
 }

@@ -49,6 +49,8 @@ pub enum Fault {
     LieIn(usize),
     /// The input cannot be parsed.
     Unreadable,
+    /// Parsing the input panics.
+    PanicInOpen,
     /// Witness generation of this partition panics.
     PanicIn(usize),
     /// Combining the proofs panics.
@@ -85,6 +87,7 @@ impl Job for SquaresJob {
     fn open(&self) -> Result<Vec<Scalar>, TestError> {
         match self.fault {
             Fault::Unreadable => Err(TestError::Unreadable),
+            Fault::PanicInOpen => panic!("parsing broke"),
             _ => Ok(self.values.iter().map(|&v| Scalar::from(v)).collect()),
         }
     }

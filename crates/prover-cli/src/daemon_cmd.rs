@@ -32,6 +32,10 @@ pub struct ServeArgs {
     /// Jobs proven at once on each device.
     #[arg(long, value_name = "N")]
     workers_per_device: Option<usize>,
+    /// Partitions of one job in memory at once: one proven while the
+    /// others' witnesses are generated, one thread each (default 2).
+    #[arg(long, value_name = "N")]
+    partitions_in_flight: Option<usize>,
     /// Memory for circuits and jobs together, e.g. 64GiB (default: three
     /// quarters of physical memory).
     #[arg(long, value_name = "SIZE")]
@@ -66,6 +70,9 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
     }
     if let Some(n) = args.workers_per_device {
         proving.workers_per_device = n;
+    }
+    if let Some(n) = args.partitions_in_flight {
+        proving.partitions_in_flight = n;
     }
     if let Some(budget) = args.memory_budget {
         proving.memory_budget = Some(budget);

@@ -86,6 +86,12 @@ pub struct ProvingConfig {
     pub devices: Vec<u32>,
     /// Jobs proven at once on each device.
     pub workers_per_device: usize,
+    /// Partitions of one job in memory at once: one proven, the others'
+    /// witnesses generated meanwhile, each on its own thread. Each counts
+    /// a partition's working set against the memory budget; more keeps
+    /// the device fed on a many-core host where a partition's witness is
+    /// one thread's work (SnapDeals).
+    pub partitions_in_flight: usize,
     /// Memory the daemon may use for circuits and jobs, as `64GiB` or
     /// bytes; three quarters of physical memory when absent.
     pub memory_budget: Option<String>,
@@ -107,6 +113,7 @@ impl Default for ProvingConfig {
             backend: "cpu".into(),
             devices: Vec::new(),
             workers_per_device: 1,
+            partitions_in_flight: 2,
             memory_budget: None,
             param_cache: None,
             preload: Vec::new(),
@@ -158,6 +165,12 @@ impl Config {
         if self.proving.workers_per_device == 0 {
             return Err(ConfigError::Invalid {
                 field: "proving.workers_per_device",
+                what: "must be at least 1".into(),
+            });
+        }
+        if self.proving.partitions_in_flight == 0 {
+            return Err(ConfigError::Invalid {
+                field: "proving.partitions_in_flight",
                 what: "must be at least 1".into(),
             });
         }
@@ -218,6 +231,7 @@ mod tests {
         let config: Config = toml::from_str("").unwrap();
         assert_eq!(config.server.listen, "127.0.0.1:9820");
         assert_eq!(config.proving.workers_per_device, 1);
+        assert_eq!(config.proving.partitions_in_flight, 2);
         config.validate().unwrap();
     }
 
@@ -239,6 +253,9 @@ mod tests {
         let config: Config = toml::from_str("[proving]\nworkers_per_device = 0").unwrap();
         let err = config.validate().unwrap_err().to_string();
         assert!(err.contains("proving.workers_per_device"), "{err}");
+        let config: Config = toml::from_str("[proving]\npartitions_in_flight = 0").unwrap();
+        let err = config.validate().unwrap_err().to_string();
+        assert!(err.contains("proving.partitions_in_flight"), "{err}");
         let config: Config = toml::from_str("[proving]\nmemory_budget = \"lots\"").unwrap();
         assert!(config.validate().is_err());
         assert!(Listen::parse("localhost").is_err());

@@ -184,6 +184,7 @@ impl Daemon {
                 circuits: Registry::new(),
                 gate: MemoryGate::new(budget),
                 fallback: config.proving.fallback_backend(),
+                partitions_in_flight: config.proving.partitions_in_flight,
             },
             metrics: Metrics::default(),
             devices,

@@ -27,6 +27,9 @@ pub struct Proving {
     pub gate: MemoryGate,
     /// The backend that proves a partition again when a device fails it.
     pub fallback: Option<String>,
+    /// Partitions of a job in memory at once: one proven while the others'
+    /// witnesses are generated (`[proving] partitions_in_flight`).
+    pub partitions_in_flight: usize,
 }
 
 /// A proven job.
@@ -81,8 +84,8 @@ impl Proving {
             circuit.process_before,
             ntt_scratch,
         );
-        // One partition proven while the next one's witness is generated.
-        let in_flight = 2;
+        // No more partitions' working sets than the job has.
+        let in_flight = self.partitions_in_flight.min(partitions(input)).max(1) as u64;
         let reservation = self
             .gate
             .reserve(model.per_partition().saturating_mul(in_flight), cancel)
@@ -157,6 +160,15 @@ impl Proving {
             },
             fallback_partitions: fell_back.into_inner(),
         })
+    }
+}
+
+/// How many partitions `input` is proven in.
+fn partitions(input: &Opened) -> usize {
+    match input {
+        Opened::Porep { input, .. } => usize::from(input.proof_type.config().partitions),
+        Opened::PoSt(input) => input.num_partitions(),
+        Opened::Snap(input) => input.proof_type.partitions(),
     }
 }
 

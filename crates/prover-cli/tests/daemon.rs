@@ -509,7 +509,9 @@ fn post_and_snap_requests_prove_as_curio_sends_them() {
     let updated = snap_update(&sectors[1], 3, &update_dir).unwrap();
     ensure_test_params(updated.proof_type, 0, false).unwrap();
 
-    let daemon = Daemon::start("127.0.0.1:0", dir.path(), &[]);
+    // More partitions in flight than any of these jobs has: each reserves
+    // only its own.
+    let daemon = Daemon::start("127.0.0.1:0", dir.path(), &["--partitions-in-flight", "3"]);
     let post_request =
         |id: &str, kind: ProofKind, proof_type: PoStProofType, seed, vanilla| SubmitProofRequest {
             request_id: id.to_owned(),

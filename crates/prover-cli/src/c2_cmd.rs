@@ -127,9 +127,10 @@ pub struct ProveArgs {
     /// Partitions whose witnesses may be in memory at once (witness
     /// generation runs ahead of proving by this many partitions).
     /// With --jobs J, at most J + N - 1 partitions are in memory at once,
-    /// and as many witnesses are generated at once, one thread each: more
-    /// lets a many-core host keep the device fed where a partition's
-    /// witness is one thread's work (SnapDeals).
+    /// and as many witnesses are generated at once: more keeps a
+    /// many-core host's cores busy where one partition's witness uses few
+    /// threads (a SnapDeals partition one, a 32 GiB PoRep partition one
+    /// per challenge, 18).
     #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..))]
     pub partitions_in_flight: u64,
     /// Partitions proven at once, from one sector or several (they share

@@ -88,9 +88,9 @@ pub struct ProvingConfig {
     pub workers_per_device: usize,
     /// Partitions of one job in memory at once: one proven, the others'
     /// witnesses generated meanwhile, each on its own thread. Each counts
-    /// a partition's working set against the memory budget; more keeps
-    /// the device fed on a many-core host where a partition's witness is
-    /// one thread's work (SnapDeals).
+    /// a partition's working set against the memory budget; more keeps a
+    /// many-core host's cores busy where one partition's witness uses few
+    /// threads (SnapDeals one, a 32 GiB PoRep partition 18).
     pub partitions_in_flight: usize,
     /// Memory the daemon may use for circuits and jobs, as `64GiB` or
     /// bytes; three quarters of physical memory when absent.

@@ -124,13 +124,12 @@ pub struct ProveArgs {
     /// each with its own --jobs provers and its own copy of the parameters.
     #[arg(long, value_name = "INDEX|all", default_value = "all", value_parser = parse_devices)]
     pub device: Devices,
-    /// Partitions whose witnesses may be in memory at once (witness
-    /// generation runs ahead of proving by this many partitions).
-    /// With --jobs J, at most J + N - 1 partitions are in memory at once,
-    /// and as many witnesses are generated at once: more keeps a
-    /// many-core host's cores busy where one partition's witness uses few
-    /// threads (a SnapDeals partition one, a 32 GiB PoRep partition one
-    /// per challenge, 18).
+    /// Partitions in memory at once per prover: with --jobs J on D
+    /// devices, at most J·D + N - 1, the witnesses of those not being
+    /// proven generated meanwhile, one thread each. More keeps a many-core
+    /// host's cores busy where one partition's witness uses few threads
+    /// (a SnapDeals partition one, a 32 GiB PoRep partition one per
+    /// challenge, 18).
     #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..))]
     pub partitions_in_flight: u64,
     /// Partitions proven at once, from one sector or several (they share

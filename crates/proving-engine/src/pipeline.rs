@@ -61,11 +61,14 @@ pub struct EngineOptions {
     pub backend: String,
     /// The devices to prove on.
     pub devices: Devices,
-    /// Partitions proven at once on each device (each job's partitions in
-    /// order, the jobs one after another).
+    /// Partitions proven at once on each device (each job's partitions
+    /// started in order, the jobs one after another; a job's partitions
+    /// may overlap the next job's).
     pub jobs: usize,
-    /// Partitions whose witnesses may be in memory at once per prover: at
-    /// most `jobs + partitions_in_flight - 1` partitions are in flight.
+    /// Partitions in flight beyond the provers' own, plus one: at most
+    /// `provers + partitions_in_flight - 1` partitions (`provers` = `jobs`
+    /// on each device) are in memory at once, and the witnesses of those
+    /// not being proven are generated at once, one thread each.
     pub partitions_in_flight: usize,
     /// Bytes the run may use ([`crate::memory`]); `None` for
     /// [`default_budget`].
@@ -643,10 +646,14 @@ fn produce_all<'a, J: Job>(
         for _ in 0..admission.slots() {
             let work = work.clone();
             scope.spawn(move || loop {
-                let permit = admission.admit();
-                let Some((job, partition)) = next.lock().expect("partition order poisoned").next()
-                else {
-                    return;
+                // Admitted under the lock, so partitions start in order and
+                // a worker with nothing left takes no permit.
+                let ((job, partition), permit) = {
+                    let mut next = next.lock().expect("partition order poisoned");
+                    let Some(item) = next.next() else {
+                        return;
+                    };
+                    (item, admission.admit())
                 };
                 let produced = catch_unwind(AssertUnwindSafe(|| {
                     produce(shared, &producing[job], job, partition, permit, &work)
@@ -748,6 +755,13 @@ fn produce<'a, J: Job>(
     let Some(statement) = producing.get_or_open(|| spec.open())? else {
         return Ok(()); // its statement could not be opened
     };
+    // Opening may have taken a while (another worker's, waited for).
+    if shared.is_settled(job) {
+        return Ok(());
+    }
+    if shared.options.cancelled() {
+        return Err(EngineError::Cancelled.into());
+    }
     let start = Instant::now();
     let assignment = spec.assign(&statement, partition, shared.pce);
     drop(statement);

@@ -1,8 +1,8 @@
 //! The engine on a small circuit, with no Filecoin: results in order and on
 //! the caller's thread, each proof verified against the job's own public
 //! inputs, one failing job not stopping the others, the witnesses of the
-//! partitions in flight generated at once, the registry loading
-//! each circuit once, and the errors found before proving.
+//! partitions in flight generated at once and none after a cancel, the
+//! registry loading each circuit once, and the errors found before proving.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
@@ -340,4 +340,86 @@ fn witnesses_of_the_partitions_in_flight_are_generated_at_once() {
         3,
         "three witnesses generated at once, one per partition in flight"
     );
+}
+
+#[test]
+fn a_worker_with_no_partition_left_takes_no_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let circuit = circuit(dir.path(), true);
+    let jobs = [job(&[3], Fault::None)];
+    let run = run(&circuit, &jobs, &options(1), &|_| {}, |_, _| {}).unwrap();
+    assert_eq!(run.memory.slots, 2, "one prover and one witness ahead");
+    assert_eq!(
+        run.memory.peak_in_flight, 1,
+        "one partition, so one admission at most"
+    );
+    assert_eq!(run.results[0].as_ref().unwrap().output.len(), PROOF_BYTES);
+}
+
+/// A [`SquaresJob`] whose input is parsed while its run is cancelled,
+/// counting the witnesses generated after.
+struct CancelledWhileOpening {
+    inner: SquaresJob,
+    cancel: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    witnesses: AtomicUsize,
+}
+
+impl Job for CancelledWhileOpening {
+    type Statement = <SquaresJob as Job>::Statement;
+    type Output = <SquaresJob as Job>::Output;
+    type Error = TestError;
+
+    fn partitions(&self) -> usize {
+        self.inner.partitions()
+    }
+
+    fn label(&self) -> String {
+        self.inner.label()
+    }
+
+    fn open(&self) -> Result<Self::Statement, TestError> {
+        self.cancel.store(true, Ordering::SeqCst);
+        self.inner.open()
+    }
+
+    fn assign(
+        &self,
+        statement: &Self::Statement,
+        partition: usize,
+        pce: &PrecompiledCircuit,
+    ) -> Result<Assignment, TestError> {
+        self.witnesses.fetch_add(1, Ordering::SeqCst);
+        self.inner.assign(statement, partition, pce)
+    }
+
+    fn finish(
+        &self,
+        statement: Self::Statement,
+        proofs: Vec<PartitionProof>,
+    ) -> Result<Self::Output, TestError> {
+        self.inner.finish(statement, proofs)
+    }
+}
+
+#[test]
+fn a_run_cancelled_while_its_input_is_parsed_generates_no_witness() {
+    let dir = tempfile::tempdir().unwrap();
+    let circuit = circuit(dir.path(), true);
+    let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let options = EngineOptions {
+        partitions_in_flight: 3,
+        cancel: Some(cancel.clone()),
+        ..options(1)
+    };
+    let jobs = [CancelledWhileOpening {
+        inner: job(&[3, 4, 5], Fault::None),
+        cancel,
+        witnesses: AtomicUsize::new(0),
+    }];
+    let run = run(&circuit, &jobs, &options, &|_| {}, |_, _| {}).unwrap();
+    assert!(matches!(
+        run.results[0],
+        Err(TestError::Engine(EngineError::Cancelled))
+    ));
+    assert_eq!(jobs[0].witnesses.load(Ordering::SeqCst), 0);
 }

@@ -124,7 +124,7 @@ pub struct ProveArgs {
     /// each with its own --jobs provers and its own copy of the parameters.
     #[arg(long, value_name = "INDEX|all", default_value = "all", value_parser = parse_devices)]
     pub device: Devices,
-    /// Partitions in memory at once per prover: with --jobs J on D
+    /// Partitions in memory at once: with --jobs J on D
     /// devices, at most J·D + N - 1, the witnesses of those not being
     /// proven generated meanwhile, one thread each. More keeps a many-core
     /// host's cores busy where one partition's witness uses few threads

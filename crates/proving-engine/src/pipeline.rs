@@ -745,22 +745,27 @@ fn produce<'a, J: Job>(
     permit: Permit<'a>,
     work: &Sender<WorkItem<'a>>,
 ) -> Result<(), J::Error> {
-    if shared.is_settled(job) {
-        return Ok(()); // an earlier partition failed
-    }
-    if shared.options.cancelled() {
-        return Err(EngineError::Cancelled.into());
+    // Whether the partition is to be skipped (an earlier one failed), or
+    // an error if the run was cancelled; asked again after opening, which
+    // may have taken a while (another worker's, waited for).
+    let stopped = || -> Result<bool, J::Error> {
+        if shared.is_settled(job) {
+            return Ok(true);
+        }
+        if shared.options.cancelled() {
+            return Err(EngineError::Cancelled.into());
+        }
+        Ok(false)
+    };
+    if stopped()? {
+        return Ok(());
     }
     let spec = &shared.jobs[job];
     let Some(statement) = producing.get_or_open(|| spec.open())? else {
         return Ok(()); // its statement could not be opened
     };
-    // Opening may have taken a while (another worker's, waited for).
-    if shared.is_settled(job) {
+    if stopped()? {
         return Ok(());
-    }
-    if shared.options.cancelled() {
-        return Err(EngineError::Cancelled.into());
     }
     let start = Instant::now();
     let assignment = spec.assign(&statement, partition, shared.pce);

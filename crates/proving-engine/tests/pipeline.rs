@@ -255,17 +255,15 @@ fn a_cancelled_run_stops_at_the_next_partition() {
     );
 }
 
-/// A [`SquaresJob`] whose witnesses each wait (up to a deadline) until as
-/// many are being generated at once as the run has partitions in flight,
-/// and count the most that were.
-struct MeetingJob {
+/// A [`SquaresJob`] that calls `on_open` before parsing its input and
+/// `on_assign` before generating each witness.
+struct HookedJob<O, A> {
     inner: SquaresJob,
-    expected: usize,
-    active: Mutex<(usize, usize)>,
-    changed: Condvar,
+    on_open: O,
+    on_assign: A,
 }
 
-impl Job for MeetingJob {
+impl<O: Fn() + Sync, A: Fn() + Sync> Job for HookedJob<O, A> {
     type Statement = <SquaresJob as Job>::Statement;
     type Output = <SquaresJob as Job>::Output;
     type Error = TestError;
@@ -279,6 +277,7 @@ impl Job for MeetingJob {
     }
 
     fn open(&self) -> Result<Self::Statement, TestError> {
+        (self.on_open)();
         self.inner.open()
     }
 
@@ -288,20 +287,7 @@ impl Job for MeetingJob {
         partition: usize,
         pce: &PrecompiledCircuit,
     ) -> Result<Assignment, TestError> {
-        let mut active = self.active.lock().unwrap();
-        active.0 += 1;
-        active.1 = active.1.max(active.0);
-        self.changed.notify_all();
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while active.1 < self.expected && Instant::now() < deadline {
-            active = self
-                .changed
-                .wait_timeout(active, deadline - Instant::now())
-                .unwrap()
-                .0;
-        }
-        active.0 -= 1;
-        drop(active);
+        (self.on_assign)();
         self.inner.assign(statement, partition, pce)
     }
 
@@ -322,11 +308,29 @@ fn witnesses_of_the_partitions_in_flight_are_generated_at_once() {
         partitions_in_flight: 3,
         ..options(1)
     };
-    let jobs = [MeetingJob {
+    // Each witness waits (up to a deadline) until three are being
+    // generated at once; `active` counts them now and at most.
+    let expected = 3;
+    let active = Mutex::new((0usize, 0usize));
+    let changed = Condvar::new();
+    let meet = || {
+        let mut now = active.lock().unwrap();
+        now.0 += 1;
+        now.1 = now.1.max(now.0);
+        changed.notify_all();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while now.1 < expected && Instant::now() < deadline {
+            now = changed
+                .wait_timeout(now, deadline - Instant::now())
+                .unwrap()
+                .0;
+        }
+        now.0 -= 1;
+    };
+    let jobs = [HookedJob {
         inner: job(&[3, 4, 5, 6], Fault::None),
-        expected: 3,
-        active: Mutex::new((0, 0)),
-        changed: Condvar::new(),
+        on_open: || {},
+        on_assign: meet,
     }];
     let run = run(&circuit, &jobs, &options, &|_| {}, |_, _| {}).unwrap();
     assert_eq!(run.memory.slots, 3);
@@ -336,7 +340,7 @@ fn witnesses_of_the_partitions_in_flight_are_generated_at_once() {
         "proofs of every partition, in order"
     );
     assert_eq!(
-        jobs[0].active.lock().unwrap().1,
+        active.lock().unwrap().1,
         3,
         "three witnesses generated at once, one per partition in flight"
     );
@@ -356,51 +360,6 @@ fn a_worker_with_no_partition_left_takes_no_memory() {
     assert_eq!(run.results[0].as_ref().unwrap().output.len(), PROOF_BYTES);
 }
 
-/// A [`SquaresJob`] whose input is parsed while its run is cancelled,
-/// counting the witnesses generated after.
-struct CancelledWhileOpening {
-    inner: SquaresJob,
-    cancel: std::sync::Arc<std::sync::atomic::AtomicBool>,
-    witnesses: AtomicUsize,
-}
-
-impl Job for CancelledWhileOpening {
-    type Statement = <SquaresJob as Job>::Statement;
-    type Output = <SquaresJob as Job>::Output;
-    type Error = TestError;
-
-    fn partitions(&self) -> usize {
-        self.inner.partitions()
-    }
-
-    fn label(&self) -> String {
-        self.inner.label()
-    }
-
-    fn open(&self) -> Result<Self::Statement, TestError> {
-        self.cancel.store(true, Ordering::SeqCst);
-        self.inner.open()
-    }
-
-    fn assign(
-        &self,
-        statement: &Self::Statement,
-        partition: usize,
-        pce: &PrecompiledCircuit,
-    ) -> Result<Assignment, TestError> {
-        self.witnesses.fetch_add(1, Ordering::SeqCst);
-        self.inner.assign(statement, partition, pce)
-    }
-
-    fn finish(
-        &self,
-        statement: Self::Statement,
-        proofs: Vec<PartitionProof>,
-    ) -> Result<Self::Output, TestError> {
-        self.inner.finish(statement, proofs)
-    }
-}
-
 #[test]
 fn a_run_cancelled_while_its_input_is_parsed_generates_no_witness() {
     let dir = tempfile::tempdir().unwrap();
@@ -411,15 +370,19 @@ fn a_run_cancelled_while_its_input_is_parsed_generates_no_witness() {
         cancel: Some(cancel.clone()),
         ..options(1)
     };
-    let jobs = [CancelledWhileOpening {
+    // The run is cancelled while the input is parsed.
+    let witnesses = AtomicUsize::new(0);
+    let jobs = [HookedJob {
         inner: job(&[3, 4, 5], Fault::None),
-        cancel,
-        witnesses: AtomicUsize::new(0),
+        on_open: || cancel.store(true, Ordering::SeqCst),
+        on_assign: || {
+            witnesses.fetch_add(1, Ordering::SeqCst);
+        },
     }];
     let run = run(&circuit, &jobs, &options, &|_| {}, |_, _| {}).unwrap();
     assert!(matches!(
         run.results[0],
         Err(TestError::Engine(EngineError::Cancelled))
     ));
-    assert_eq!(jobs[0].witnesses.load(Ordering::SeqCst), 0);
+    assert_eq!(witnesses.load(Ordering::SeqCst), 0);
 }

@@ -10,6 +10,8 @@
 //! - [`WitnessCS`] only stores assigned values: enforce costs nothing;
 //! - [`PrecompiledCircuit`] holds the matrices, the densities the prover's
 //!   MSMs need, and the shape; it extracts, evaluates, saves and loads;
+//! - [`sha256_witness`] allocates what bellperson's SHA-256 gadget does,
+//!   without building the linear combinations that gadget builds eagerly;
 //! - [`EnforcingCS`] is the enforce-time path ported from bellperson's
 //!   prover, kept as the reference the PCE is checked and benchmarked against.
 //!
@@ -25,6 +27,7 @@ mod disk;
 mod enforcing_cs;
 mod error;
 mod recording_cs;
+pub mod sha256_witness;
 mod synthesis;
 mod witness_cs;
 

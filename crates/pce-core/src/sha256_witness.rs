@@ -290,8 +290,9 @@ impl<CS: ConstraintSystem<Scalar>> Gadget<'_, CS> {
         let mut bits = [Bit::Constant(false); 32];
         for i in 0..width {
             let bit = self.alloc((sum >> i) & 1 == 1)?;
-            if i < 32 {
-                bits[i] = bit;
+            // The bits above 32 are allocated (and constrained) but dropped.
+            if let Some(kept) = bits.get_mut(i) {
+                *kept = bit;
             }
         }
         Ok(Word {

@@ -24,7 +24,9 @@
 //! - [`proof_type`]: registered proof types, sector sizes, variants;
 //! - [`circuits`]: the circuit of any proof type, for callers that handle
 //!   every kind;
-//! - [`params`]: random (insecure) test parameters in the cache.
+//! - [`params`]: random (insecure) test parameters in the cache;
+//! - [`porep_witness`]: a PoRep challenge's witness computed without the
+//!   gadgets' linear combinations.
 
 pub mod aggregate;
 pub mod c1;
@@ -36,9 +38,11 @@ pub mod compound;
 mod error;
 pub mod params;
 pub mod partition;
+pub mod porep_witness;
 pub mod post;
 pub mod proof_type;
 pub mod sector;
+mod sha256_tree_witness;
 pub mod update;
 pub mod vanilla;
 pub mod witness;

@@ -162,6 +162,22 @@ impl<Tree: 'static + MerkleTreeTrait> PartitionCircuits<Tree> {
         self.c1.vanilla_proofs[k].len()
     }
 
+    /// The vanilla proof of challenge `j` of partition `k`: what the
+    /// one-challenge circuit [`Self::challenge_circuit`] is built from.
+    pub(crate) fn vanilla_proof(
+        &self,
+        k: usize,
+        j: usize,
+    ) -> &stacked::Proof<Tree, DefaultPieceHasher> {
+        &self.c1.vanilla_proofs[k][j]
+    }
+
+    /// The sector's statement (replica id, comm_d, comm_r, seed) the
+    /// circuits take their replica id and commitments from.
+    pub(crate) fn statement(&self) -> &SectorStatement<Tree> {
+        &self.public_inputs
+    }
+
     /// The public inputs of partition `k`, derived from the C1 output's
     /// replica id, commitments and seed (not from any witness).
     pub fn public_inputs(&self, k: usize) -> Result<Vec<blstrs::Scalar>, C2Error> {

@@ -16,6 +16,13 @@
 //! shared part and of one challenge follow from the full shape (known from
 //! the PCE) and one sub-witness; every sub-witness must have exactly that
 //! shape and repeat the same shared part, or the assembly is refused.
+//!
+//! A one-challenge witness comes from [`crate::porep_witness`], our copy of
+//! storage-proofs' circuit with native SHA-256 witnesses (about twice as
+//! fast), unless [`CIRCUIT_WITNESS_ENV`] asks for storage-proofs' own
+//! circuit (to rule the copy out, should a proof ever fail to verify).
+
+use std::sync::OnceLock;
 
 use blstrs::Scalar;
 use ff::Field;
@@ -24,7 +31,20 @@ use rayon::prelude::*;
 use storage_proofs_core::merkle::MerkleTreeTrait;
 
 use crate::partition::PartitionCircuits;
+use crate::porep_witness;
 use crate::C2Error;
+
+/// The environment variable that, set to `circuit`, computes PoRep
+/// witnesses with storage-proofs' own circuit instead of
+/// [`crate::porep_witness`].
+pub const CIRCUIT_WITNESS_ENV: &str = "PCE_POREP_WITNESS";
+
+/// Whether [`CIRCUIT_WITNESS_ENV`] asks for storage-proofs' circuit, read
+/// once per process.
+fn storage_proofs_circuit() -> bool {
+    static CIRCUIT: OnceLock<bool> = OnceLock::new();
+    *CIRCUIT.get_or_init(|| std::env::var(CIRCUIT_WITNESS_ENV).as_deref() == Ok("circuit"))
+}
 
 /// Size of the shared part of one kind of variable (inputs or aux):
 /// solves `full = shared + n·c` and `sub = shared + c`.
@@ -63,7 +83,11 @@ pub fn partition_witness<Tree: 'static + MerkleTreeTrait>(
         .into_par_iter()
         .map(|j| {
             let cs = WitnessCS::with_capacity(capacity(num_inputs), capacity(num_aux));
-            synthesize_witness_in(circuits.challenge_circuit(k, j)?, cs).map_err(synthesis(k))
+            if storage_proofs_circuit() {
+                synthesize_witness_in(circuits.challenge_circuit(k, j)?, cs).map_err(synthesis(k))
+            } else {
+                porep_witness::challenge_witness(circuits, k, j, cs)
+            }
         })
         .collect::<Result<Vec<Witness>, C2Error>>()?;
 

@@ -30,9 +30,10 @@
 //! through [`crate::WitnessCS`] on inputs mixing all three kinds of bits.
 
 use bellpepper_core::boolean::Boolean;
+use bellpepper_core::num::AllocatedNum;
 use bellpepper_core::{ConstraintSystem, SynthesisError};
 use blstrs::Scalar;
-use ff::Field;
+use ff::{Field, PrimeField};
 
 const ROUND_CONSTANTS: [u32; 64] = [
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
@@ -76,6 +77,27 @@ pub fn sha256<CS: ConstraintSystem<Scalar>>(
         .iter()
         .flat_map(|word| word.bits.iter().rev().map(|bit| bit.value()))
         .collect())
+}
+
+/// Allocates what bellperson's `multipack::pack_bits(cs, bits)` allocates
+/// for bits of these values: one number, the first `Scalar::CAPACITY` bits
+/// read as an integer, least significant first.
+pub fn pack_bits<CS: ConstraintSystem<Scalar>>(
+    cs: &mut CS,
+    bits: &[bool],
+) -> Result<AllocatedNum<Scalar>, SynthesisError> {
+    let mut limbs = [0u64; 4];
+    for (i, _) in bits
+        .iter()
+        .take(Scalar::CAPACITY as usize)
+        .enumerate()
+        .filter(|(_, &bit)| bit)
+    {
+        limbs[i / 64] |= 1 << (i % 64);
+    }
+    // Fewer than CAPACITY bits are below the modulus.
+    let value = Scalar::from_u64s_le(&limbs).unwrap();
+    AllocatedNum::alloc(cs, || Ok(value))
 }
 
 /// A bit as the gadget sees it: known at synthesis time, or a variable
@@ -445,6 +467,22 @@ mod tests {
             for kinds in kinds {
                 compare(seed as u64, bits, kinds);
             }
+        }
+    }
+
+    #[test]
+    fn packs_as_multipack_does() {
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        for len in [0, 1, 64, 253, 254, 256] {
+            let bits: Vec<bool> = (0..len).map(|_| rng.gen()).collect();
+            let booleans: Vec<Boolean> = bits.iter().map(|&b| Boolean::Constant(b)).collect();
+            let mut cs = WitnessCS::default();
+            let gadget = bellperson::gadgets::multipack::pack_bits(&mut cs, &booleans).unwrap();
+            let native = pack_bits(&mut cs, &bits).unwrap();
+            assert_eq!(native.get_value(), gadget.get_value(), "{len} bits");
+            let witness = cs.into_witness();
+            assert_eq!(witness.aux.len(), 2);
+            assert_eq!(witness.aux[0], witness.aux[1]);
         }
     }
 

@@ -23,10 +23,10 @@
 use std::marker::PhantomData;
 use std::time::Duration;
 
-use bellpepper_core::Circuit;
+use bellpepper_core::{Circuit, SynthesisError};
 use blstrs::Scalar;
 use groth16_prover::PROOF_BYTES;
-use pce_core::{synthesize_witness, PrecompiledCircuit};
+use pce_core::{synthesize_witness, PrecompiledCircuit, Witness};
 use proving_engine::{
     Assignment, DeviceProver, DeviceUse, EngineOptions, Job, LoadedCircuit, MemoryPlan, Observer,
     PartitionProof, Proven,
@@ -51,6 +51,13 @@ pub trait Scheme: 'static {
     type Circuit: Circuit<Scalar> + CircuitComponent + Send;
     /// The compound proof that builds the circuits.
     type Compound: CompoundProof<'static, Self::Vanilla, Self::Circuit>;
+
+    /// The witness of a partition's circuit: by default
+    /// [`synthesize_witness`] of it; a scheme may compute the same values
+    /// faster.
+    fn witness(circuit: Self::Circuit) -> Result<Witness, SynthesisError> {
+        synthesize_witness(circuit)
+    }
 }
 
 /// Public parameters of a scheme.
@@ -217,7 +224,7 @@ impl<P: ProofKind> Job for KindJob<'_, P> {
         partition: usize,
         _: &PrecompiledCircuit,
     ) -> Result<Assignment, C2Error> {
-        let witness = synthesize_witness(statement.circuit(partition)?)
+        let witness = P::Scheme::witness(statement.circuit(partition)?)
             .map_err(|source| C2Error::Synthesis { partition, source })?;
         Ok(Assignment {
             witness,

@@ -26,7 +26,8 @@
 //!   every kind;
 //! - [`params`]: random (insecure) test parameters in the cache;
 //! - [`porep_witness`]: a PoRep challenge's witness computed without the
-//!   gadgets' linear combinations.
+//!   gadgets' linear combinations;
+//! - [`update_witness`]: the same for a SnapDeals partition.
 
 pub mod aggregate;
 pub mod c1;
@@ -44,6 +45,7 @@ pub mod proof_type;
 pub mod sector;
 mod sha256_tree_witness;
 pub mod update;
+pub mod update_witness;
 pub mod vanilla;
 pub mod witness;
 

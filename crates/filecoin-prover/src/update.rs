@@ -13,10 +13,12 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::time::{Duration, Instant};
 
+use bellpepper_core::SynthesisError;
 use filecoin_hashers::Domain;
 use filecoin_proofs::{
     verify_empty_sector_update_proof, with_shape, PoRepConfig, SectorUpdateConfig,
 };
+use pce_core::{synthesize_witness, Witness};
 use proving_engine::{DeviceProver, EngineOptions, LoadedCircuit, Observer};
 use storage_proofs_core::api_version::ApiVersion;
 use storage_proofs_core::merkle::MerkleTreeTrait;
@@ -31,6 +33,7 @@ use crate::compound::{
     self, AnyCircuit, CompoundCircuit, KindResult, KindRun, ProofKind, Scheme, Statement,
 };
 use crate::proof_type::{size_name, SECTOR_SIZES};
+use crate::update_witness;
 use crate::vanilla::VanillaBytes;
 use crate::C2Error;
 
@@ -41,6 +44,17 @@ impl<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>> Scheme for UpdateSch
     type Vanilla = EmptySectorUpdate<Tree>;
     type Circuit = EmptySectorUpdateCircuit<Tree>;
     type Compound = EmptySectorUpdateCompound<Tree>;
+
+    /// [`update_witness::witness`], our copy of the circuit with native
+    /// SHA-256 values, unless [`crate::witness::CIRCUIT_WITNESS_ENV`] asks
+    /// for storage-proofs' own circuit.
+    fn witness(circuit: Self::Circuit) -> Result<Witness, SynthesisError> {
+        if crate::witness::storage_proofs_circuit() {
+            synthesize_witness(circuit)
+        } else {
+            update_witness::witness(circuit)
+        }
+    }
 }
 
 /// A registered update proof type (filecoin-proofs-api's

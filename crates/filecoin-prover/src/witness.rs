@@ -34,14 +34,15 @@ use crate::partition::PartitionCircuits;
 use crate::porep_witness;
 use crate::C2Error;
 
-/// The environment variable that, set to `circuit`, computes PoRep
-/// witnesses with storage-proofs' own circuit instead of
-/// [`crate::porep_witness`].
+/// The environment variable that, set to `circuit`, computes PoRep and
+/// SnapDeals witnesses with storage-proofs' own circuits instead of
+/// [`crate::porep_witness`] and [`crate::update_witness`] (the name is
+/// kept from when it applied to PoRep only).
 pub const CIRCUIT_WITNESS_ENV: &str = "PCE_POREP_WITNESS";
 
-/// Whether [`CIRCUIT_WITNESS_ENV`] asks for storage-proofs' circuit, read
-/// once per process.
-fn storage_proofs_circuit() -> bool {
+/// Whether [`CIRCUIT_WITNESS_ENV`] asks for storage-proofs' circuits, for
+/// PoRep and SnapDeals alike; read once per process.
+pub(crate) fn storage_proofs_circuit() -> bool {
     static CIRCUIT: OnceLock<bool> = OnceLock::new();
     *CIRCUIT.get_or_init(|| std::env::var(CIRCUIT_WITNESS_ENV).as_deref() == Ok("circuit"))
 }

@@ -18,7 +18,8 @@ mod common;
 use std::path::Path;
 
 use common::{
-    bellperson, check_post, check_update, engine, random_r_s, shared_parameter_cache, vanilla,
+    bellperson, check_post, check_update, engine, random_r_s, shared_parameter_cache, snap_input,
+    vanilla, TEST_POREP_ID,
 };
 use filecoin_proofs::{
     DefaultTreeHasher, PoRepConfig, SectorShape16KiB, SectorShape32KiB, SECTOR_SIZE_16_KIB,
@@ -32,18 +33,13 @@ use filecoin_prover::partition::{partition_circuits, PartitionCircuits};
 use filecoin_prover::post::{PoStInput, PoStKind, PoStProofType};
 use filecoin_prover::proof_type::{ProofType, Variant};
 use filecoin_prover::sector::SectorJob;
-use filecoin_prover::update::UpdateInput;
 use filecoin_prover::C2Error;
 use filecoin_testkit::test_sector::{seal_shape, TestSector};
-use filecoin_testkit::vanilla::{post_vanilla_proofs, randomness, snap_update};
+use filecoin_testkit::vanilla::{post_vanilla_proofs, randomness};
 use groth16_prover::PROOF_BYTES;
 use proving_engine::LoadedCircuit;
 use storage_proofs_core::api_version::ApiVersion;
 use storage_proofs_core::merkle::MerkleTreeTrait;
-
-/// A PoRep id for sizes with no registered proof (filecoin-proofs' tests
-/// choose one freely too).
-const TEST_POREP_ID: [u8; 32] = [128; 32];
 
 #[test]
 fn c2_and_post_on_the_32gib_tree_shape_at_16kib() {
@@ -101,14 +97,7 @@ fn check_c2_and_post<Tree: 'static + MerkleTreeTrait>(sector_size: u64) {
 fn check_update_of<Tree: 'static + MerkleTreeTrait<Hasher = DefaultTreeHasher>>(sector_size: u64) {
     let work = tempfile::tempdir().unwrap();
     let sector = sealed::<Tree>(sector_size, work.path());
-    let update_dir = work.path().join("update");
-    std::fs::create_dir_all(&update_dir).unwrap();
-    let updated = snap_update(&sector, 9, &update_dir).unwrap();
-    let input = UpdateInput {
-        proof_type: updated.proof_type,
-        commitments: updated.commitments,
-        vanilla_proofs: vanilla("snap", &updated.vanilla_proofs),
-    };
+    let input = snap_input(&sector, work.path());
     let proof = check_update::<Tree>(&input, 7);
     assert!(
         proof.verify.is_some(),

@@ -6,6 +6,9 @@
 //! 2 KiB, 32 GiB and 64 GiB sectors (random values, production shapes:
 //! 11 layers, 30-level trees).
 
+mod common;
+
+use common::{assert_same, TEST_POREP_ID};
 use filecoin_proofs::{
     PoRepConfig, SectorShape16KiB, SectorShape2KiB, SectorShape32GiB, SectorShape32KiB,
     SectorShape64GiB, SECTOR_SIZE_16_KIB, SECTOR_SIZE_32_GIB, SECTOR_SIZE_32_KIB,
@@ -17,32 +20,9 @@ use filecoin_prover::porep_witness::challenge_witness;
 use filecoin_prover::proof_type::ProofType;
 use filecoin_testkit::synthetic_c1::synthetic_phase1_output;
 use filecoin_testkit::test_sector::{config_2kib, seal_2kib, seal_shape};
-use pce_core::{synthesize_witness_in, Scalar, WitnessCS};
+use pce_core::{synthesize_witness_in, WitnessCS};
 use storage_proofs_core::api_version::ApiVersion;
 use storage_proofs_core::merkle::MerkleTreeTrait;
-
-/// The PoRep id of the unregistered test sizes (as `large_tree_shapes`).
-const TEST_POREP_ID: [u8; 32] = [128; 32];
-
-/// Panics at the first value where `mirror` differs from `real`.
-fn assert_same(what: &str, real: &[Scalar], mirror: &[Scalar]) {
-    if let Some(i) = real.iter().zip(mirror).position(|(a, b)| a != b) {
-        panic!(
-            "{what}[{i}] differs: real circuit {:?}, mirror {:?} ({} and {} values)",
-            real[i],
-            mirror[i],
-            real.len(),
-            mirror.len()
-        );
-    }
-    assert_eq!(
-        real.len(),
-        mirror.len(),
-        "{what}: the real circuit has {} values, the mirror {} (equal up to the shorter)",
-        real.len(),
-        mirror.len()
-    );
-}
 
 /// The mirror's witness of each `(k, j)` is the real circuit's.
 fn check<Tree: 'static + MerkleTreeTrait>(

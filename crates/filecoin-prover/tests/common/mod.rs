@@ -18,6 +18,8 @@ use filecoin_prover::post::{self, PoStInput, PoStJob};
 use filecoin_prover::update::{self, UpdateInput, UpdateJob};
 use filecoin_prover::vanilla::VanillaBytes;
 use filecoin_prover::C2Error;
+use filecoin_testkit::test_sector::TestSector;
+use filecoin_testkit::vanilla::snap_update;
 use groth16_prover::PROOF_BYTES;
 use proving_engine::EngineOptions;
 use rand::SeedableRng;
@@ -165,4 +167,43 @@ pub fn check_update<Tree: 'static + MerkleTreeTrait<Hasher = DefaultTreeHasher>>
         input.proof_type
     );
     proof
+}
+
+/// Panics at the first value where `mirror` differs from `real`.
+pub fn assert_same(what: &str, real: &[Scalar], mirror: &[Scalar]) {
+    if let Some(i) = real.iter().zip(mirror).position(|(a, b)| a != b) {
+        panic!(
+            "{what}[{i}] differs: real circuit {:?}, mirror {:?} ({} and {} values)",
+            real[i],
+            mirror[i],
+            real.len(),
+            mirror.len()
+        );
+    }
+    assert_eq!(
+        real.len(),
+        mirror.len(),
+        "{what}: the real circuit has {} values, the mirror {} (equal up to the shorter)",
+        real.len(),
+        mirror.len()
+    );
+}
+
+/// The PoRep id of the unregistered test sizes (16 KiB, 32 KiB).
+pub const TEST_POREP_ID: [u8; 32] = [128; 32];
+
+/// New data encoded into `sector` (under `work/update`) with
+/// filecoin-proofs, as the input of its update proof.
+pub fn snap_input<Tree: 'static + MerkleTreeTrait<Hasher = DefaultTreeHasher>>(
+    sector: &TestSector<Tree>,
+    work: &std::path::Path,
+) -> UpdateInput {
+    let update_dir = work.join("update");
+    std::fs::create_dir_all(&update_dir).unwrap();
+    let updated = snap_update(sector, 9, &update_dir).unwrap();
+    UpdateInput {
+        proof_type: updated.proof_type,
+        commitments: updated.commitments,
+        vanilla_proofs: vanilla("snap", &updated.vanilla_proofs),
+    }
 }

@@ -5,10 +5,10 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use filecoin_proofs::SectorShape2KiB;
-use pce_core::{synthesize_enforcing, synthesize_witness, PrecompiledCircuit};
+use pce_core::{synthesize_enforcing, PrecompiledCircuit};
 
 use filecoin_prover::c2::prover_id_of_miner;
-use filecoin_prover::compound::ProofKind;
+use filecoin_prover::compound::{ProofKind, Scheme};
 use filecoin_prover::post::{PoStInput, PoStJob, PoStKind, PoStProofType};
 use filecoin_prover::update::{UpdateInput, UpdateJob};
 use filecoin_prover::vanilla::VanillaBytes;
@@ -79,8 +79,9 @@ pub fn inputs_2kib(workdir: &Path, seed: u64) -> Result<KindInputs, C2Error> {
     })
 }
 
-/// Enforce-time synthesis against the PCE path (witness, then A·w, B·w,
-/// C·w) over every partition of a job, checked equal by digest: the total
+/// Enforce-time synthesis against the PCE path (the witness as the prover
+/// computes it, [`Scheme::witness`], then A·w, B·w, C·w) over every
+/// partition of a job, checked equal by digest: the total
 /// time of each (the digests not included).
 pub fn compare_kind<K: ProofKind>(
     job: &K,
@@ -96,7 +97,7 @@ pub fn compare_kind<K: ProofKind>(
         let old = abc_digest([&cs.a, &cs.b, &cs.c]);
         drop(cs);
         let start = Instant::now();
-        let witness = synthesize_witness(statement.circuit(partition)?)
+        let witness = K::Scheme::witness(statement.circuit(partition)?)
             .map_err(|source| CompareError::Enforce { partition, source })?;
         let eval = pce.evaluate(&witness)?;
         pce_path += start.elapsed();

@@ -23,7 +23,7 @@
 use std::marker::PhantomData;
 use std::time::Duration;
 
-use bellpepper_core::{Circuit, SynthesisError};
+use bellpepper_core::Circuit;
 use blstrs::Scalar;
 use groth16_prover::PROOF_BYTES;
 use pce_core::{synthesize_witness, PrecompiledCircuit, Witness};
@@ -52,11 +52,17 @@ pub trait Scheme: 'static {
     /// The compound proof that builds the circuits.
     type Compound: CompoundProof<'static, Self::Vanilla, Self::Circuit>;
 
-    /// The witness of a partition's circuit: by default
-    /// [`synthesize_witness`] of it; a scheme may compute the same values
-    /// faster.
-    fn witness(circuit: Self::Circuit) -> Result<Witness, SynthesisError> {
-        synthesize_witness(circuit)
+    /// The witness of the `i`-th partition `statement` proves: by default
+    /// [`synthesize_witness`] of its circuit; a scheme may compute the same
+    /// values faster, from the circuit or from the statement.
+    fn witness(statement: &Statement<Self>, i: usize) -> Result<Witness, C2Error>
+    where
+        Self: Sized,
+    {
+        synthesize_witness(statement.circuit(i)?).map_err(|source| C2Error::Synthesis {
+            partition: i,
+            source,
+        })
     }
 }
 
@@ -224,8 +230,7 @@ impl<P: ProofKind> Job for KindJob<'_, P> {
         partition: usize,
         _: &PrecompiledCircuit,
     ) -> Result<Assignment, C2Error> {
-        let witness = P::Scheme::witness(statement.circuit(partition)?)
-            .map_err(|source| C2Error::Synthesis { partition, source })?;
+        let witness = P::Scheme::witness(statement, partition)?;
         Ok(Assignment {
             witness,
             public_inputs: statement.public_inputs(partition)?,

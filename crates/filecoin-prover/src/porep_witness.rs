@@ -1,16 +1,19 @@
 //! The witness of a one-challenge PoRep circuit, without the linear
-//! combinations of its SHA-256 gadgets.
+//! combinations of its SHA-256 and Poseidon gadgets.
 //!
 //! Why: [`crate::witness`] computes a partition's witness from
 //! one-challenge circuits, each synthesized by storage-proofs'
 //! `StackedCircuit` into a [`WitnessCS`]. That system ignores every
-//! constraint, yet bellperson's SHA-256 gadget still builds the linear
-//! combinations it would have enforced, and they cost about 40% of a 32 GiB
-//! partition's witness. Here the same circuit is synthesized by our own
-//! code, identical to storage-proofs but for the label: `create_label`
-//! computes the SHA-256 values natively (allocating, in the same order,
-//! exactly the values the gadget allocates) and packs the digest without
-//! building its sum.
+//! constraint, yet bellperson's SHA-256 gadget and neptune's Poseidon
+//! gadget still build the linear combinations they would have enforced:
+//! the SHA-256 ones cost about 40% of a 32 GiB partition's witness, and a
+//! Poseidon hash's combinations more than ten times its values. Here the
+//! same circuit is synthesized by our own code, identical to storage-proofs
+//! but for the hashes: `create_label` computes the labels' SHA-256 values
+//! natively (allocating, in the same order, exactly the values the gadget
+//! allocates) and packs the digest without building its sum, and the
+//! inclusion paths and column hashes come from [`crate::por_witness`]
+//! (TreeD with SHA-256, TreeR and TreeC with [`pce_core::poseidon_witness`]).
 //!
 //! The mirror must follow storage-proofs-porep 19.1.0 exactly:
 //! `StackedCircuit::synthesize` (`stacked/circuit/proof.rs`),
@@ -19,14 +22,14 @@
 //! `create_label_circuit` (`create_label.rs`). Every value is allocated in
 //! the same order as there, so the witness is the real circuit's value for
 //! value and fits the PCE recorded from storage-proofs' blank circuit.
-//! Public gadgets (AllocatedNum, UInt64, the PoR circuit, the Poseidon
-//! hashes, `encode`) are called as storage-proofs calls them; the tests
-//! (`tests/porep_witness.rs`) compare the witness with the real circuit's
-//! on sealed and synthetic sectors of every tree shape. A new version of
-//! storage-proofs must be checked against this file before it is used.
+//! Public gadgets (AllocatedNum, UInt64, `encode`) are called as
+//! storage-proofs calls them; the tests (`tests/porep_witness.rs`) compare
+//! the witness with the real circuit's on sealed and synthetic sectors of
+//! every tree shape. A new version of storage-proofs must be checked
+//! against this file before it is used.
 //!
 //! The circuit here computes a witness only: it enforces nothing of the
-//! labels (constraints come from the PCE), so it is not a circuit to record
+//! hashes (constraints come from the PCE), so it is not a circuit to record
 //! or to check constraints with.
 //!
 //! Two private pieces of storage-proofs are reached through their serde
@@ -36,6 +39,7 @@
 //! structs with the same fields (`ColumnProofFields`,
 //! `LabelingProofFields`).
 
+use std::any::TypeId;
 use std::marker::PhantomData;
 
 use bellpepper_core::boolean::Boolean;
@@ -44,27 +48,22 @@ use bellpepper_core::{Circuit, ConstraintSystem, SynthesisError};
 use bellperson::gadgets::uint32::UInt32;
 use blstrs::Scalar;
 use ff::PrimeField;
-use filecoin_hashers::{
-    HashFunction, Hasher, PoseidonArity, POSEIDON_CONSTANTS_11, POSEIDON_CONSTANTS_2,
-};
+use filecoin_hashers::poseidon::PoseidonHasher;
+use filecoin_hashers::Hasher;
 use filecoin_proofs::DefaultPieceHasher;
-use neptune::circuit::poseidon_hash;
 use pce_core::sha256_witness::{pack_bits, sha256};
 use pce_core::{synthesize_witness_in, Witness, WitnessCS};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use storage_proofs_core::gadgets::constraint;
 use storage_proofs_core::gadgets::encode::encode;
-use storage_proofs_core::gadgets::por::{AuthPath, PoRCircuit};
 use storage_proofs_core::gadgets::uint64::UInt64;
-use storage_proofs_core::gadgets::variables::Root;
-use storage_proofs_core::merkle::{
-    DiskStore, MerkleProof, MerkleProofTrait, MerkleTreeTrait, MerkleTreeWrapper,
-};
+use storage_proofs_core::merkle::{MerkleProof, MerkleProofTrait, MerkleTreeTrait};
 use storage_proofs_core::util::reverse_bit_numbering;
 use storage_proofs_porep::stacked::{self, TOTAL_PARENTS};
 
 use crate::partition::PartitionCircuits;
+use crate::por_witness::{self, Path};
 use crate::sha256_tree_witness;
 use crate::C2Error;
 
@@ -72,28 +71,29 @@ use crate::C2Error;
 /// challenge `j`: exactly what
 /// `synthesize_witness_in(circuits.challenge_circuit(k, j)?, cs)` returns
 /// (ONE and the inputs, then the aux values, in the same order), computed
-/// without the SHA-256 gadgets' linear combinations. `cs` is an empty
-/// system, made with room for the witness ([`WitnessCS::with_capacity`]).
+/// without the SHA-256 and Poseidon gadgets' linear combinations. `cs` is
+/// an empty system, made with room for the witness
+/// ([`WitnessCS::with_capacity`]).
+///
+/// The copy hashes TreeR and TreeC with Poseidon, as every sector shape
+/// Filecoin registers does; a tree of another hasher is synthesized with
+/// storage-proofs' circuit.
 pub fn challenge_witness<Tree: 'static + MerkleTreeTrait>(
     circuits: &PartitionCircuits<Tree>,
     k: usize,
     j: usize,
     cs: WitnessCS,
 ) -> Result<Witness, C2Error> {
-    let circuit = ChallengeCircuit::<Tree>::new(circuits, k, j)?;
-    synthesize_witness_in(circuit, cs).map_err(|source| C2Error::Synthesis {
+    let synthesized = if TypeId::of::<Tree::Hasher>() == TypeId::of::<PoseidonHasher>() {
+        synthesize_witness_in(ChallengeCircuit::new(circuits, k, j)?, cs)
+    } else {
+        synthesize_witness_in(circuits.challenge_circuit(k, j)?, cs)
+    };
+    synthesized.map_err(|source| C2Error::Synthesis {
         partition: k,
         source,
     })
 }
-
-/// The authentication path of an inclusion proof in a tree of `T`'s shape.
-type PathOf<T> = AuthPath<
-    <T as MerkleTreeTrait>::Hasher,
-    <T as MerkleTreeTrait>::Arity,
-    <T as MerkleTreeTrait>::SubTreeArity,
-    <T as MerkleTreeTrait>::TopTreeArity,
->;
 
 /// An inclusion proof in TreeR or TreeC, as the vanilla proofs hold it.
 type TreeProof<Tree> = MerkleProof<
@@ -170,19 +170,19 @@ fn fields_of<T: Serialize, F: DeserializeOwned>(value: &T) -> Result<F, C2Error>
 }
 
 /// A column opening of the circuit (storage-proofs' circuit `ColumnProof`).
-struct ColumnOpening<Tree: MerkleTreeTrait> {
+struct ColumnOpening {
     /// The column's labels, layer 1 first.
     rows: Vec<Scalar>,
     /// Inclusion of the column's hash in TreeC.
-    inclusion_path: PathOf<Tree>,
+    inclusion_path: Path,
 }
 
-impl<Tree: MerkleTreeTrait> ColumnOpening<Tree> {
+impl ColumnOpening {
     /// As storage-proofs' `From<VanillaColumnProof>` for `ColumnProof`.
-    fn from_fields(fields: ColumnProofFields<TreeProof<Tree>>) -> Self {
+    fn from_fields<P: MerkleProofTrait>(fields: ColumnProofFields<P>) -> Self {
         Self {
             rows: fields.column.rows.into_iter().map(Into::into).collect(),
-            inclusion_path: fields.inclusion_proof.as_options().into(),
+            inclusion_path: fields.inclusion_proof.as_options(),
         }
     }
 
@@ -190,7 +190,7 @@ impl<Tree: MerkleTreeTrait> ColumnOpening<Tree> {
     fn alloc<CS: ConstraintSystem<Scalar>>(
         self,
         mut cs: CS,
-    ) -> Result<(Vec<AllocatedNum<Scalar>>, PathOf<Tree>), SynthesisError> {
+    ) -> Result<(Vec<AllocatedNum<Scalar>>, Path), SynthesisError> {
         let Self {
             rows,
             inclusion_path,
@@ -219,40 +219,44 @@ fn column_value(column: &[AllocatedNum<Scalar>], layer: usize) -> &AllocatedNum<
     &column[layer - 1]
 }
 
-/// storage-proofs' `hash_single_column` (`stacked/circuit/hash.rs`).
+/// storage-proofs' `hash_single_column` (`stacked/circuit/hash.rs`): the
+/// Poseidon hash of a column of 2 or 11 labels.
 fn hash_single_column<CS: ConstraintSystem<Scalar>>(
-    cs: CS,
+    mut cs: CS,
     column: &[AllocatedNum<Scalar>],
 ) -> Result<AllocatedNum<Scalar>, SynthesisError> {
-    match column.len() {
-        2 => poseidon_hash(cs, column.to_vec(), &*POSEIDON_CONSTANTS_2),
-        11 => poseidon_hash(cs, column.to_vec(), &*POSEIDON_CONSTANTS_11),
-        _ => panic!("unsupported column size: {}", column.len()),
-    }
+    assert!(
+        matches!(column.len(), 2 | 11),
+        "unsupported column size: {}",
+        column.len()
+    );
+    por_witness::poseidon_nodes(&mut cs, column)
 }
 
 /// The circuit's proof of one challenge (storage-proofs' circuit `Proof`,
 /// `stacked/circuit/params.rs`).
-struct ChallengeProof<Tree: MerkleTreeTrait> {
+struct ChallengeProof {
     /// Inclusion path of the challenged data node in TreeD (SHA-256).
-    comm_d_path: Vec<(Vec<Option<Scalar>>, Option<usize>)>,
+    comm_d_path: Path,
     /// The challenged data node.
     data_leaf: Scalar,
     /// The challenged node's index.
     challenge: u64,
     /// Inclusion path of the challenged replica node in TreeR.
-    comm_r_last_path: PathOf<Tree>,
+    comm_r_last_path: Path,
     /// Inclusion path of the challenged node's column hash in TreeC.
-    comm_c_path: PathOf<Tree>,
+    comm_c_path: Path,
     /// Columns of the DRG parents.
-    drg_parents_proofs: Vec<ColumnOpening<Tree>>,
+    drg_parents_proofs: Vec<ColumnOpening>,
     /// Columns of the expander parents.
-    exp_parents_proofs: Vec<ColumnOpening<Tree>>,
+    exp_parents_proofs: Vec<ColumnOpening>,
 }
 
-impl<Tree: 'static + MerkleTreeTrait> ChallengeProof<Tree> {
+impl ChallengeProof {
     /// As storage-proofs' `From<VanillaProof>` for its circuit `Proof`.
-    fn from_vanilla(vanilla: &VanillaProof<Tree>) -> Result<Self, C2Error> {
+    fn from_vanilla<Tree: 'static + MerkleTreeTrait>(
+        vanilla: &VanillaProof<Tree>,
+    ) -> Result<Self, C2Error> {
         let columns: ReplicaColumnProofFields<TreeProof<Tree>> =
             fields_of(&vanilla.replica_column_proofs)?;
         let labeling: LabelingProofFields<Tree::Hasher> = fields_of(&vanilla.labeling_proofs[0])?;
@@ -263,16 +267,17 @@ impl<Tree: 'static + MerkleTreeTrait> ChallengeProof<Tree> {
             comm_d_path: vanilla.comm_d_proofs.as_options(),
             data_leaf: vanilla.comm_d_proofs.leaf().into(),
             challenge: labeling.node,
-            comm_r_last_path: vanilla.comm_r_last_proof.as_options().into(),
-            comm_c_path: columns.c_x.inclusion_proof.as_options().into(),
+            comm_r_last_path: vanilla.comm_r_last_proof.as_options(),
+            comm_c_path: columns.c_x.inclusion_proof.as_options(),
             drg_parents_proofs: openings(columns.drg_parents),
             exp_parents_proofs: openings(columns.exp_parents),
         })
     }
 
     /// storage-proofs' `Proof::synthesize`, with [`create_label`] for
-    /// `create_label_circuit` and [`sha256_tree_witness::inclusion`] for
-    /// the TreeD inclusion (whose root, comm_d, is only constrained).
+    /// `create_label_circuit`, [`por_witness::inclusion`] for the
+    /// inclusions (TreeD's root, comm_d, is only constrained) and
+    /// [`por_witness::poseidon_nodes`] for the Poseidon hashes.
     fn synthesize<CS: ConstraintSystem<Scalar>>(
         self,
         mut cs: CS,
@@ -295,10 +300,11 @@ impl<Tree: 'static + MerkleTreeTrait> ChallengeProof<Tree> {
 
         // -- verify initial data layer
         let data_leaf_num = AllocatedNum::alloc(cs.namespace(|| "data_leaf"), || Ok(data_leaf))?;
-        sha256_tree_witness::inclusion(
+        por_witness::inclusion(
             &mut cs.namespace(|| "comm_d_inclusion"),
             &comm_d_path,
             &data_leaf_num,
+            sha256_tree_witness::hash_nodes,
         )?;
 
         // -- verify replica column openings
@@ -424,24 +430,15 @@ impl<Tree: 'static + MerkleTreeTrait> ChallengeProof<Tree> {
 }
 
 /// storage-proofs' `enforce_inclusion` (`params.rs`): the PoR circuit of
-/// `leaf` under `root` along `path`.
-fn enforce_inclusion<H, U, V, W, CS: ConstraintSystem<Scalar>>(
-    cs: CS,
-    path: AuthPath<H, U, V, W>,
-    root: &AllocatedNum<Scalar>,
+/// `leaf` along `path` in a Poseidon tree (TreeR or TreeC). The root is
+/// only constrained.
+fn enforce_inclusion<CS: ConstraintSystem<Scalar>>(
+    mut cs: CS,
+    path: Path,
+    _root: &AllocatedNum<Scalar>,
     leaf: &AllocatedNum<Scalar>,
-) -> Result<(), SynthesisError>
-where
-    H: 'static + Hasher,
-    U: 'static + PoseidonArity,
-    V: 'static + PoseidonArity,
-    W: 'static + PoseidonArity,
-{
-    let root = Root::from_allocated::<CS>(root.clone());
-    let leaf = Root::from_allocated::<CS>(leaf.clone());
-    PoRCircuit::<MerkleTreeWrapper<H, DiskStore<H::Domain>, U, V, W>>::synthesize(
-        cs, leaf, path, root, true,
-    )
+) -> Result<(), SynthesisError> {
+    por_witness::inclusion(&mut cs, &path, leaf, por_witness::poseidon_nodes)
 }
 
 /// storage-proofs' `create_label_circuit` (`create_label.rs`), computing
@@ -503,20 +500,24 @@ fn reverse_bit_numbering_of_bools(mut bits: Vec<bool>) -> Vec<bool> {
 
 /// A one-challenge PoRep circuit: storage-proofs' `StackedCircuit` of one
 /// vanilla proof, as `StackedCompound::circuit` builds it.
-struct ChallengeCircuit<Tree: MerkleTreeTrait> {
+struct ChallengeCircuit {
     replica_id: Scalar,
     comm_d: Option<Scalar>,
     comm_r: Option<Scalar>,
     comm_r_last: Scalar,
     comm_c: Scalar,
-    proof: ChallengeProof<Tree>,
+    proof: ChallengeProof,
 }
 
-impl<Tree: 'static + MerkleTreeTrait> ChallengeCircuit<Tree> {
+impl ChallengeCircuit {
     /// The circuit of challenge `j` of partition `k`: its values as
     /// `StackedCompound::circuit` takes them from the sector's statement
     /// and the challenge's vanilla proof.
-    fn new(circuits: &PartitionCircuits<Tree>, k: usize, j: usize) -> Result<Self, C2Error> {
+    fn new<Tree: 'static + MerkleTreeTrait>(
+        circuits: &PartitionCircuits<Tree>,
+        k: usize,
+        j: usize,
+    ) -> Result<Self, C2Error> {
         let statement = circuits.statement();
         let vanilla = circuits.vanilla_proof(k, j);
         Ok(Self {
@@ -530,7 +531,7 @@ impl<Tree: 'static + MerkleTreeTrait> ChallengeCircuit<Tree> {
     }
 }
 
-impl<Tree: 'static + MerkleTreeTrait> Circuit<Scalar> for ChallengeCircuit<Tree> {
+impl Circuit<Scalar> for ChallengeCircuit {
     /// storage-proofs' `StackedCircuit::synthesize`.
     fn synthesize<CS: ConstraintSystem<Scalar>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
         let Self {
@@ -544,8 +545,10 @@ impl<Tree: 'static + MerkleTreeTrait> Circuit<Scalar> for ChallengeCircuit<Tree>
 
         let replica_id_num = AllocatedNum::alloc(cs.namespace(|| "replica_id"), || Ok(replica_id))?;
         replica_id_num.inputize(cs.namespace(|| "replica_id_input"))?;
-        let replica_id_bits =
-            reverse_bit_numbering(replica_id_num.to_bits_le(cs.namespace(|| "replica_id_bits"))?);
+        let replica_id_bits = reverse_bit_numbering(sha256_tree_witness::bits_le(
+            &mut cs.namespace(|| "replica_id_bits"),
+            &replica_id_num,
+        )?);
 
         let comm_d_num = AllocatedNum::alloc(cs.namespace(|| "comm_d"), || {
             comm_d.ok_or(SynthesisError::AssignmentMissing)
@@ -563,10 +566,9 @@ impl<Tree: 'static + MerkleTreeTrait> Circuit<Scalar> for ChallengeCircuit<Tree>
 
         // comm_r = H(comm_c || comm_r_last)
         {
-            let hash_num = <Tree::Hasher as Hasher>::Function::hash2_circuit(
-                cs.namespace(|| "H_comm_c_comm_r_last"),
-                &comm_c_num,
-                &comm_r_last_num,
+            let hash_num = por_witness::poseidon_nodes(
+                &mut cs.namespace(|| "H_comm_c_comm_r_last"),
+                &[comm_c_num.clone(), comm_r_last_num.clone()],
             )?;
             constraint::equal(
                 cs,

@@ -31,6 +31,7 @@ use filecoin_proofs::{
     PoStType, PublicReplicaInfo, SectorSize, WINDOW_POST_CHALLENGE_COUNT, WINDOW_POST_SECTOR_COUNT,
     WINNING_POST_CHALLENGE_COUNT, WINNING_POST_SECTOR_COUNT,
 };
+use pce_core::{synthesize_witness, Witness};
 use proving_engine::{DeviceProver, EngineOptions, LoadedCircuit, Observer};
 use storage_proofs_core::api_version::ApiVersion;
 use storage_proofs_core::merkle::MerkleTreeTrait;
@@ -42,6 +43,7 @@ use storage_proofs_post::fallback::{
 use crate::compound::{
     self, AnyCircuit, CompoundCircuit, KindResult, KindRun, ProofKind, Scheme, Statement,
 };
+use crate::post_witness;
 use crate::proof_type::{size_name, SECTOR_SIZES};
 use crate::vanilla::VanillaBytes;
 use crate::C2Error;
@@ -53,6 +55,20 @@ impl<Tree: 'static + MerkleTreeTrait> Scheme for PoStScheme<Tree> {
     type Vanilla = FallbackPoSt<'static, Tree>;
     type Circuit = FallbackPoStCircuit<Tree>;
     type Compound = FallbackPoStCompound<Tree>;
+
+    /// [`post_witness::witness`], our copy of the circuit with native
+    /// Poseidon values, unless [`crate::witness::CIRCUIT_WITNESS_ENV`] asks
+    /// for storage-proofs' own circuit.
+    fn witness(statement: &Statement<Self>, i: usize) -> Result<Witness, C2Error> {
+        if crate::witness::storage_proofs_circuit() {
+            synthesize_witness(statement.circuit(i)?).map_err(|source| C2Error::Synthesis {
+                partition: i,
+                source,
+            })
+        } else {
+            post_witness::witness(statement, i)
+        }
+    }
 }
 
 /// Which PoSt.

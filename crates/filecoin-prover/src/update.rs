@@ -13,7 +13,6 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::time::{Duration, Instant};
 
-use bellpepper_core::SynthesisError;
 use filecoin_hashers::Domain;
 use filecoin_proofs::{
     verify_empty_sector_update_proof, with_shape, PoRepConfig, SectorUpdateConfig,
@@ -46,14 +45,20 @@ impl<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>> Scheme for UpdateSch
     type Compound = EmptySectorUpdateCompound<Tree>;
 
     /// [`update_witness::witness`], our copy of the circuit with native
-    /// SHA-256 values, unless [`crate::witness::CIRCUIT_WITNESS_ENV`] asks
-    /// for storage-proofs' own circuit.
-    fn witness(circuit: Self::Circuit) -> Result<Witness, SynthesisError> {
+    /// SHA-256 and Poseidon values, unless
+    /// [`crate::witness::CIRCUIT_WITNESS_ENV`] asks for storage-proofs' own
+    /// circuit.
+    fn witness(statement: &Statement<Self>, i: usize) -> Result<Witness, C2Error> {
+        let circuit = statement.circuit(i)?;
         if crate::witness::storage_proofs_circuit() {
             synthesize_witness(circuit)
         } else {
             update_witness::witness(circuit)
         }
+        .map_err(|source| C2Error::Synthesis {
+            partition: i,
+            source,
+        })
     }
 }
 

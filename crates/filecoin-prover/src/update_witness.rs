@@ -1,32 +1,34 @@
 //! The witness of a SnapDeals partition circuit, without the linear
-//! combinations of its SHA-256 gadgets.
+//! combinations of its SHA-256 and Poseidon gadgets.
 //!
 //! Why: as for PoRep ([`crate::porep_witness`]), bellperson's SHA-256
-//! gadget builds the linear combinations it would enforce even in a
-//! [`pce_core::WitnessCS`], which ignores them; in a SnapDeals partition
-//! (the apex tree and every challenge's TreeD path are SHA-256) that is
-//! most of the witness's time.
+//! gadget and neptune's Poseidon gadget build the linear combinations they
+//! would enforce even in a [`pce_core::WitnessCS`], which ignores them; in
+//! a SnapDeals partition (the apex tree and every challenge's TreeD path
+//! are SHA-256, both TreeR paths Poseidon) that is most of the witness's
+//! time.
 //!
 //! Here the partition circuit is synthesized by a copy of storage-proofs-
 //! update 19.1.0's `EmptySectorUpdateCircuit::synthesize` (`circuit.rs`),
 //! with its private gadgets (`gadgets.rs`: `allocated_num_to_allocated_bits`,
 //! `apex_por`, `gen_challenge_bits`, `get_challenge_high_bits`,
-//! `label_r_new`) copied as they are, but for the SHA-256 of TreeD: the
-//! apex tree's `Sha256Function::hash2_circuit` (filecoin-hashers 14.1.0,
-//! which allocates exactly what `hash_multi_leaf_circuit` of the two nodes
-//! does) and storage-proofs-core 19.1.0's
-//! `por_no_challenge_input::<TreeD, _>` (`gadgets/por.rs`) are computed by
-//! `crate::sha256_tree_witness`, natively, allocating in the same order
-//! exactly the values the gadgets allocate. Everything else (Poseidon,
-//! `pack_bits`, `select`, `insert`, TreeR's `por_no_challenge_input`) calls
-//! storage-proofs', neptune's and bellperson's public functions as
-//! storage-proofs does. So the witness is the real circuit's value for value
-//! and fits the PCE recorded from storage-proofs' blank circuit; a new
-//! version of storage-proofs must be checked against this file before it
-//! is used.
+//! `label_r_new`) copied as they are, but for the hashes: the apex tree's
+//! `Sha256Function::hash2_circuit` (filecoin-hashers 14.1.0, which
+//! allocates exactly what `hash_multi_leaf_circuit` of the two nodes does),
+//! storage-proofs-core 19.1.0's `por_no_challenge_input` (`gadgets/por.rs`)
+//! for TreeD and both TreeRs, and every Poseidon hash (`phi`, `rho`, the
+//! challenge digests, `comm_r`) are computed natively by
+//! [`crate::sha256_tree_witness`], [`crate::por_witness`] and
+//! [`pce_core::poseidon_witness`], allocating in the same order exactly the
+//! values the gadgets allocate. Everything else (`pack_bits`, `select`,
+//! `insert`) calls storage-proofs' and bellperson's public functions as
+//! storage-proofs does. So the witness is the real circuit's value for
+//! value and fits the PCE recorded from storage-proofs' blank circuit; a
+//! new version of storage-proofs must be checked against this file before
+//! it is used.
 //!
 //! The circuit here computes values only: it enforces nothing of the
-//! SHA-256 hashes (constraints come from the PCE), so it is not a circuit
+//! hashes (constraints come from the PCE), so it is not a circuit
 //! to record or to check constraints with. `tests/update_witness.rs`
 //! compares its witness with the real circuit's, value for value.
 
@@ -36,11 +38,9 @@ use bellpepper_core::{Circuit, ConstraintSystem, LinearCombination, SynthesisErr
 use bellperson::gadgets::multipack::pack_bits;
 use blstrs::Scalar as Fr;
 use ff::{Field, PrimeField, PrimeFieldBits};
-use filecoin_hashers::{HashFunction, Hasher};
-use neptune::circuit::poseidon_hash;
+use pce_core::poseidon_witness::poseidon_hash;
 use pce_core::{synthesize_witness, Witness};
-use storage_proofs_core::gadgets::insertion::{insert, select};
-use storage_proofs_core::gadgets::por::por_no_challenge_input;
+use storage_proofs_core::gadgets::insertion::select;
 use storage_proofs_core::merkle::MerkleTreeTrait;
 use storage_proofs_update::circuit::{PrivateInputs, PublicInputs};
 use storage_proofs_update::constants::{
@@ -48,12 +48,12 @@ use storage_proofs_update::constants::{
 };
 use storage_proofs_update::{EmptySectorUpdateCircuit, PublicParams};
 
-use crate::sha256_tree_witness;
+use crate::{por_witness, sha256_tree_witness};
 
 /// The witness of `circuit`: exactly what
 /// `pce_core::synthesize_witness(circuit)` returns (ONE and the inputs,
 /// then the aux values, in the same order), computed with native SHA-256
-/// values for TreeD instead of bellperson's gadget.
+/// and Poseidon values instead of bellperson's and neptune's gadgets.
 pub fn witness<TreeR: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(
     circuit: EmptySectorUpdateCircuit<TreeR>,
 ) -> Result<Witness, SynthesisError> {
@@ -65,7 +65,8 @@ struct Mirror<TreeR: MerkleTreeTrait<Hasher = TreeRHasher>>(EmptySectorUpdateCir
 
 impl<TreeR: MerkleTreeTrait<Hasher = TreeRHasher>> Circuit<Fr> for Mirror<TreeR> {
     /// storage-proofs' `EmptySectorUpdateCircuit::synthesize`, with
-    /// [`apex_por`] and [`tree_d_por`] computing TreeD's SHA-256 natively.
+    /// [`apex_por`] and [`tree_d_por`] computing TreeD's SHA-256 natively,
+    /// and every Poseidon hash too.
     fn synthesize<CS: ConstraintSystem<Fr>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
         let EmptySectorUpdateCircuit {
             pub_params:
@@ -218,8 +219,8 @@ impl<TreeR: MerkleTreeTrait<Hasher = TreeRHasher>> Circuit<Fr> for Mirror<TreeR>
 
         // `phi = H(comm_d_new || comm_r_old)` from the public inputs.
         let phi = poseidon_hash(
-            cs.namespace(|| "phi"),
-            vec![comm_d_new.clone(), comm_r_old.clone()],
+            &mut cs.namespace(|| "phi"),
+            &[comm_d_new.clone(), comm_r_old.clone()],
             &POSEIDON_CONSTANTS_GEN_RANDOMNESS,
         )?;
 
@@ -260,10 +261,9 @@ impl<TreeR: MerkleTreeTrait<Hasher = TreeRHasher>> Circuit<Fr> for Mirror<TreeR>
             .collect::<Result<Vec<Vec<AllocatedNum<Fr>>>, SynthesisError>>()?;
 
         // `comm_r = H(comm_c || root_r)`, old and new (Poseidon).
-        let comm_r_old_calc = <TreeR::Hasher as Hasher>::Function::hash2_circuit(
-            cs.namespace(|| "comm_r_old_calc"),
-            &comm_c,
-            &root_r_old,
+        let comm_r_old_calc = por_witness::poseidon_nodes(
+            &mut cs.namespace(|| "comm_r_old_calc"),
+            &[comm_c.clone(), root_r_old.clone()],
         )?;
         cs.enforce(
             || "enforce comm_r_old_calc == comm_r_old",
@@ -271,10 +271,9 @@ impl<TreeR: MerkleTreeTrait<Hasher = TreeRHasher>> Circuit<Fr> for Mirror<TreeR>
             |lc| lc + CS::one(),
             |lc| lc + comm_r_old.get_variable(),
         );
-        let comm_r_new_calc = <TreeR::Hasher as Hasher>::Function::hash2_circuit(
-            cs.namespace(|| "comm_r_new_calc"),
-            &comm_c,
-            &root_r_new,
+        let comm_r_new_calc = por_witness::poseidon_nodes(
+            &mut cs.namespace(|| "comm_r_new_calc"),
+            &[comm_c.clone(), root_r_new.clone()],
         )?;
         cs.enforce(
             || "enforce comm_r_new_calc == comm_r_new",
@@ -317,8 +316,8 @@ impl<TreeR: MerkleTreeTrait<Hasher = TreeRHasher>> Circuit<Fr> for Mirror<TreeR>
                 &hs,
             )?;
             let rho = poseidon_hash(
-                cs.namespace(|| format!("rho (c_index={})", c_index)),
-                vec![phi.clone(), c_high.clone()],
+                &mut cs.namespace(|| format!("rho (c_index={})", c_index)),
+                &[phi.clone(), c_high.clone()],
                 &POSEIDON_CONSTANTS_GEN_RANDOMNESS,
             )?;
 
@@ -356,21 +355,21 @@ impl<TreeR: MerkleTreeTrait<Hasher = TreeRHasher>> Circuit<Fr> for Mirror<TreeR>
             }
 
             let path_r_old = alloc_path(cs, &challenge_proof.path_r_old, "path_r_old", c_index)?;
-            por_no_challenge_input::<TreeR, _>(
-                cs.namespace(|| format!("por tree_r_old (c_index={})", c_index)),
+            por_witness::without_challenge_input(
+                &mut cs.namespace(|| format!("por tree_r_old (c_index={})", c_index)),
                 c_bits.clone(),
                 leaf_r_old.clone(),
                 path_r_old,
-                root_r_old.clone(),
+                por_witness::poseidon_nodes,
             )?;
 
             let path_r_new = alloc_path(cs, &challenge_proof.path_r_new, "path_r_new", c_index)?;
-            por_no_challenge_input::<TreeR, _>(
-                cs.namespace(|| format!("por tree_r_new (c_index={})", c_index)),
+            por_witness::without_challenge_input(
+                &mut cs.namespace(|| format!("por tree_r_new (c_index={})", c_index)),
                 c_bits.clone(),
                 leaf_r_new.clone(),
                 path_r_new,
-                root_r_new.clone(),
+                por_witness::poseidon_nodes,
             )?;
 
             let apex_leaf_bits: Vec<Boolean> = {
@@ -530,11 +529,7 @@ fn apex_por<CS: ConstraintSystem<Fr>>(
 }
 
 /// storage-proofs-core's `por_no_challenge_input::<TreeD, _>` (a binary
-/// SHA-256 tree: base arity 2, no sub or top tree): per level, the node
-/// and its sibling ordered by the level's (already allocated) bit with
-/// `insert`, then hashed by [`sha256_tree_witness::hash_nodes`]
-/// (`hash_multi_leaf_circuit`). The root is only constrained, so it is not
-/// needed here.
+/// SHA-256 tree), its hashes by [`sha256_tree_witness::hash_nodes`].
 fn tree_d_por<CS: ConstraintSystem<Fr>>(
     mut cs: CS,
     // little-endian
@@ -542,31 +537,14 @@ fn tree_d_por<CS: ConstraintSystem<Fr>>(
     leaf: AllocatedNum<Fr>,
     path_values: Vec<Vec<AllocatedNum<Fr>>>,
 ) -> Result<(), SynthesisError> {
-    let mut cur = leaf;
-    let mut challenge_bits = challenge_bits.into_iter().map(Boolean::from);
-    for (height, siblings) in path_values.into_iter().enumerate() {
-        assert_eq!(
-            siblings.len(),
-            1,
-            "path element has incorrect number of siblings"
-        );
-        let insert_index = [challenge_bits.next().expect("no challenge bits remaining")];
-        let preimg = insert(
-            &mut cs.namespace(|| format!("merkle proof insert (height={})", height)),
-            &cur,
-            &insert_index,
-            &siblings,
-        )?;
-        cur = sha256_tree_witness::hash_nodes(
-            &mut cs.namespace(|| format!("merkle proof hash (height={})", height)),
-            &preimg,
-        )?;
-    }
-    assert!(
-        challenge_bits.next().is_none(),
-        "challenge bit-length and tree arity do not agree"
-    );
-    Ok(())
+    assert!(path_values.iter().all(|siblings| siblings.len() == 1));
+    por_witness::without_challenge_input(
+        &mut cs,
+        challenge_bits,
+        leaf,
+        path_values,
+        sha256_tree_witness::hash_nodes,
+    )
 }
 
 /// storage-proofs' `gen_challenge_bits`: each challenge's random bits for
@@ -611,8 +589,8 @@ fn gen_challenge_bits<CS: ConstraintSystem<Fr>>(
 
         // `digest = H(comm_r_new || digest_index)`
         let digest = poseidon_hash(
-            cs.namespace(|| format!("digest_{}", j)),
-            vec![comm_r_new.clone(), digest_index.clone()],
+            &mut cs.namespace(|| format!("digest_{}", j)),
+            &[comm_r_new.clone(), digest_index.clone()],
             &POSEIDON_CONSTANTS_GEN_RANDOMNESS,
         )?;
 

@@ -97,8 +97,7 @@ pub fn compare_kind<K: ProofKind>(
         let old = abc_digest([&cs.a, &cs.b, &cs.c]);
         drop(cs);
         let start = Instant::now();
-        let witness = K::Scheme::witness(statement.circuit(partition)?)
-            .map_err(|source| CompareError::Enforce { partition, source })?;
+        let witness = K::Scheme::witness(&statement, partition)?;
         let eval = pce.evaluate(&witness)?;
         pce_path += start.elapsed();
         let new = abc_digest([&eval.a, &eval.b, &eval.c]);

@@ -10,8 +10,9 @@
 //! - [`WitnessCS`] only stores assigned values: enforce costs nothing;
 //! - [`PrecompiledCircuit`] holds the matrices, the densities the prover's
 //!   MSMs need, and the shape; it extracts, evaluates, saves and loads;
-//! - [`sha256_witness`] allocates what bellperson's SHA-256 gadget does,
-//!   without building the linear combinations that gadget builds eagerly;
+//! - [`sha256_witness`] and [`poseidon_witness`] allocate what
+//!   bellperson's SHA-256 gadget and neptune's Poseidon gadget do, without
+//!   building the linear combinations those gadgets build eagerly;
 //! - [`EnforcingCS`] is the enforce-time path ported from bellperson's
 //!   prover, kept as the reference the PCE is checked and benchmarked against.
 //!
@@ -26,6 +27,7 @@ mod density;
 mod disk;
 mod enforcing_cs;
 mod error;
+pub mod poseidon_witness;
 mod recording_cs;
 pub mod sha256_witness;
 mod synthesis;

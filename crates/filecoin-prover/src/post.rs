@@ -203,15 +203,21 @@ fn erased<Tree: 'static + MerkleTreeTrait>(
 fn circuit_of<Tree: 'static + MerkleTreeTrait>(
     proof_type: &PoStProofType,
 ) -> Result<CompoundCircuit<PoStScheme<Tree>>, C2Error> {
+    Ok(CompoundCircuit::new(public_params::<Tree>(proof_type)?))
+}
+
+/// The public parameters of `proof_type` (sector size, sectors and
+/// challenges per partition), as filecoin-proofs sets them up.
+pub fn public_params<Tree: 'static + MerkleTreeTrait>(
+    proof_type: &PoStProofType,
+) -> Result<fallback::PublicParams, C2Error> {
     let config = proof_type.config();
     let setup = match proof_type.kind {
         PoStKind::Winning => winning_post_setup_params(&config)
             .map_err(C2Error::filecoin("WinningPoSt setup parameters"))?,
         PoStKind::Window => window_post_setup_params(&config),
     };
-    let params =
-        FallbackPoSt::<Tree>::setup(&setup).map_err(C2Error::filecoin("PoSt public parameters"))?;
-    Ok(CompoundCircuit::new(params))
+    FallbackPoSt::<Tree>::setup(&setup).map_err(C2Error::filecoin("PoSt public parameters"))
 }
 
 impl fmt::Display for PoStProofType {

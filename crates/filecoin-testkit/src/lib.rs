@@ -15,5 +15,6 @@ pub mod baseline;
 pub mod kinds;
 pub mod synthesis_compare;
 pub mod synthetic_c1;
+pub mod synthetic_post;
 pub mod test_sector;
 pub mod vanilla;

@@ -34,7 +34,7 @@ use filecoin_prover::C2Error;
 
 /// A Merkle proof of a tree with `nodes` leaves and the arities of `Tree`:
 /// random siblings, the digits of `node` as the path's indexes.
-type TreeProof<Tree> = MerkleProof<
+pub(crate) type TreeProof<Tree> = MerkleProof<
     <Tree as MerkleTreeTrait>::Hasher,
     <Tree as MerkleTreeTrait>::Arity,
     <Tree as MerkleTreeTrait>::SubTreeArity,
@@ -43,7 +43,7 @@ type TreeProof<Tree> = MerkleProof<
 
 /// The path of `node` in a tree of the arities `arities` (base first),
 /// each element `arity − 1` random siblings and the node's digit.
-fn random_path<D: Domain>(
+pub(crate) fn random_path<D: Domain>(
     rng: &mut impl RngCore,
     mut node: u64,
     arities: &[usize],
@@ -60,7 +60,7 @@ fn random_path<D: Domain>(
 }
 
 /// Arities of the path elements of a `Tree` over `nodes` leaves.
-fn tree_arities<Tree: MerkleTreeTrait>(nodes: usize) -> Vec<usize> {
+pub(crate) fn tree_arities<Tree: MerkleTreeTrait>(nodes: usize) -> Vec<usize> {
     let base = Tree::Arity::to_usize();
     let sub = Tree::SubTreeArity::to_usize();
     let top = Tree::TopTreeArity::to_usize();

@@ -28,6 +28,7 @@ mod kinds;
 mod partition;
 mod pce;
 mod pipeline;
+mod witness;
 
 /// `bench` subcommands.
 #[derive(Subcommand)]
@@ -68,6 +69,11 @@ pub enum BenchCommand {
     /// same vanilla proofs and parameters. Generates insecure test
     /// parameters in the parameter cache when they are missing.
     Kinds(kinds::BenchKindsArgs),
+    /// A WindowPoSt or WinningPoSt partition's witness at a production
+    /// size (synthetic values, the real circuit): storage-proofs' circuit
+    /// against this prover's copy of it, alternated, checked equal value
+    /// for value.
+    Witness(witness::BenchWitnessArgs),
     /// Record a circuit (any kind, any sector size; no sector needed) and
     /// print its constraints, variables, non-zeros, PCE size, parameter
     /// shape and memory model.
@@ -87,6 +93,7 @@ pub fn bench(command: BenchCommand) -> Result<ExitCode> {
         BenchCommand::Pipeline(args) => pipeline::bench_pipeline(args),
         BenchCommand::Daemon(args) => daemon::bench_daemon(args),
         BenchCommand::Kinds(args) => kinds::bench_kinds(args),
+        BenchCommand::Witness(args) => witness::bench_witness(args),
         BenchCommand::Circuit(args) => circuit::bench_circuit(args),
         BenchCommand::FilecoinC2(args) => c2::filecoin_c2(args),
     }

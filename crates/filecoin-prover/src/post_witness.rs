@@ -4,7 +4,7 @@
 //! Why: a WindowPoSt or WinningPoSt circuit is almost only Poseidon: per
 //! sector `comm_r = H(comm_c, comm_r_last)`, then one TreeR inclusion path
 //! per challenge (a 32 GiB WindowPoSt partition: 2349 sectors of 10 paths
-//! of 11 hashes each). neptune's gadget builds the linear combinations of
+//! of 10 hashes each). neptune's gadget builds the linear combinations of
 //! its constraints even in a [`pce_core::WitnessCS`], which ignores them,
 //! and they cost more than ten times the hashes' values
 //! ([`pce_core::poseidon_witness`]).

@@ -1,6 +1,6 @@
-//! `pce-prover bench pce` through the binary, on a synthetic sector: no
-//! sealing and no parameters needed, the PCE recorded into a cache of its
-//! own.
+//! `pce-prover bench pce` and `bench witness` through the binary, on
+//! synthetic sectors and partitions: no sealing and no parameters needed,
+//! the PCE recorded into a cache of its own.
 
 mod common;
 
@@ -66,4 +66,49 @@ fn bench_pce_refuses_a_synthetic_sector_it_cannot_build() {
         assert_ne!(output.status.code(), Some(0), "{args:?}: {out}");
         assert!(out.contains(expected), "{args:?}: {out}");
     }
+}
+
+#[test]
+fn bench_witness_checks_a_synthetic_post_partition_both_ways() {
+    let cache = tempfile::tempdir().unwrap();
+    for (kind, sectors) in [("window-post", "2 sectors"), ("winning-post", "66 sectors")] {
+        let args = [
+            "bench",
+            "witness",
+            "--kind",
+            kind,
+            "--sector-size",
+            "2KiB",
+            "--rounds",
+            "1",
+        ];
+        let output = pce_prover(&args, cache.path());
+        let out = text(&output);
+        assert_eq!(output.status.code(), Some(0), "{out}");
+        assert!(
+            out.contains(&format!("one synthetic partition ({sectors}")),
+            "{out}"
+        );
+        assert!(
+            out.contains("every round: the two witnesses equal, value for value"),
+            "{out}"
+        );
+    }
+    let output = pce_prover(
+        &[
+            "bench",
+            "witness",
+            "--kind",
+            "window-post",
+            "--sector-size",
+            "3KiB",
+        ],
+        cache.path(),
+    );
+    let out = text(&output);
+    assert_ne!(output.status.code(), Some(0), "{out}");
+    assert!(
+        out.contains("--sector-size \"3KiB\": not a sector size"),
+        "{out}"
+    );
 }

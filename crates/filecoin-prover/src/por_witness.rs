@@ -28,16 +28,20 @@
 //! `tests/update_witness.rs`, `tests/post_witness.rs`) compare it with the
 //! real circuit's, value for value.
 
+use std::any::TypeId;
+
 use bellpepper_core::boolean::{AllocatedBit, Boolean};
 use bellpepper_core::num::AllocatedNum;
 use bellpepper_core::{ConstraintSystem, SynthesisError};
 use bellperson::gadgets::multipack;
 use blstrs::Scalar as Fr;
+use filecoin_hashers::poseidon::PoseidonHasher;
 use filecoin_hashers::{
     POSEIDON_CONSTANTS_11, POSEIDON_CONSTANTS_2, POSEIDON_CONSTANTS_4, POSEIDON_CONSTANTS_8,
 };
 use pce_core::poseidon_witness::poseidon_hash;
 use storage_proofs_core::gadgets::insertion::insert;
+use storage_proofs_core::merkle::MerkleTreeTrait;
 
 /// A Merkle path as storage-proofs' `MerkleProofTrait::as_options` gives
 /// it: each level's siblings and the node's index among them, from the
@@ -62,6 +66,13 @@ pub(crate) fn poseidon_nodes<CS: ConstraintSystem<Fr>>(
         11 => poseidon_hash(cs, nodes, &*POSEIDON_CONSTANTS_11),
         n => panic!("no Poseidon hash of {n} nodes in storage-proofs' circuits"),
     }
+}
+
+/// Whether `Tree` hashes with Poseidon, as every sector shape Filecoin
+/// registers does (the copies of the circuits assume it for TreeR and
+/// TreeC; a tree of another hasher goes through storage-proofs' circuit).
+pub(crate) fn hashes_with_poseidon<Tree: MerkleTreeTrait>() -> bool {
+    TypeId::of::<Tree::Hasher>() == TypeId::of::<PoseidonHasher>()
 }
 
 /// `PoRCircuit::synthesize` with an allocated leaf and root, private: per

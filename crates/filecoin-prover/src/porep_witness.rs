@@ -39,7 +39,6 @@
 //! structs with the same fields (`ColumnProofFields`,
 //! `LabelingProofFields`).
 
-use std::any::TypeId;
 use std::marker::PhantomData;
 
 use bellpepper_core::boolean::Boolean;
@@ -48,7 +47,6 @@ use bellpepper_core::{Circuit, ConstraintSystem, SynthesisError};
 use bellperson::gadgets::uint32::UInt32;
 use blstrs::Scalar;
 use ff::PrimeField;
-use filecoin_hashers::poseidon::PoseidonHasher;
 use filecoin_hashers::Hasher;
 use filecoin_proofs::DefaultPieceHasher;
 use pce_core::sha256_witness::{pack_bits, sha256};
@@ -84,7 +82,7 @@ pub fn challenge_witness<Tree: 'static + MerkleTreeTrait>(
     j: usize,
     cs: WitnessCS,
 ) -> Result<Witness, C2Error> {
-    let synthesized = if TypeId::of::<Tree::Hasher>() == TypeId::of::<PoseidonHasher>() {
+    let synthesized = if por_witness::hashes_with_poseidon::<Tree>() {
         synthesize_witness_in(ChallengeCircuit::new(circuits, k, j)?, cs)
     } else {
         synthesize_witness_in(circuits.challenge_circuit(k, j)?, cs)
@@ -281,8 +279,6 @@ impl ChallengeProof {
     fn synthesize<CS: ConstraintSystem<Scalar>>(
         self,
         mut cs: CS,
-        comm_c: &AllocatedNum<Scalar>,
-        comm_r_last: &AllocatedNum<Scalar>,
         replica_id: &[Boolean],
     ) -> Result<(), SynthesisError> {
         let Self {
@@ -321,7 +317,6 @@ impl ChallengeProof {
             enforce_inclusion(
                 cs.namespace(|| format!("drg_parent_{}_inclusion", i)),
                 inclusion_path,
-                comm_c,
                 &val,
             )?;
             drg_parents.push(parent_col);
@@ -339,7 +334,6 @@ impl ChallengeProof {
             enforce_inclusion(
                 cs.namespace(|| format!("exp_parent_{}_inclusion", i)),
                 inclusion_path,
-                comm_c,
                 &val,
             )?;
             exp_parents.push(parent_col);
@@ -408,7 +402,6 @@ impl ChallengeProof {
             enforce_inclusion(
                 cs.namespace(|| "comm_r_last_data_inclusion"),
                 comm_r_last_path,
-                comm_r_last,
                 &encoded_node,
             )?;
         }
@@ -417,12 +410,7 @@ impl ChallengeProof {
         {
             let column_hash =
                 hash_single_column(cs.namespace(|| "c_x_column_hash"), &column_labels)?;
-            enforce_inclusion(
-                cs.namespace(|| "c_x_inclusion"),
-                comm_c_path,
-                comm_c,
-                &column_hash,
-            )?;
+            enforce_inclusion(cs.namespace(|| "c_x_inclusion"), comm_c_path, &column_hash)?;
         }
 
         Ok(())
@@ -430,12 +418,11 @@ impl ChallengeProof {
 }
 
 /// storage-proofs' `enforce_inclusion` (`params.rs`): the PoR circuit of
-/// `leaf` along `path` in a Poseidon tree (TreeR or TreeC). The root is
-/// only constrained.
+/// `leaf` along `path` in a Poseidon tree (TreeR or TreeC). The root
+/// (`comm_c` or `comm_r_last`) is only constrained, so it is not needed.
 fn enforce_inclusion<CS: ConstraintSystem<Scalar>>(
     mut cs: CS,
     path: Path,
-    _root: &AllocatedNum<Scalar>,
     leaf: &AllocatedNum<Scalar>,
 ) -> Result<(), SynthesisError> {
     por_witness::inclusion(&mut cs, &path, leaf, por_witness::poseidon_nodes)
@@ -578,11 +565,6 @@ impl Circuit<Scalar> for ChallengeCircuit {
             );
         }
 
-        proof.synthesize(
-            &mut cs.namespace(|| "challenge_0"),
-            &comm_c_num,
-            &comm_r_last_num,
-            &replica_id_bits,
-        )
+        proof.synthesize(&mut cs.namespace(|| "challenge_0"), &replica_id_bits)
     }
 }

@@ -26,13 +26,10 @@
 //! come from the PCE), so it is not a circuit to record or to check
 //! constraints with.
 
-use std::any::TypeId;
-
 use bellpepper_core::num::AllocatedNum;
 use bellpepper_core::{Circuit, ConstraintSystem, SynthesisError};
 use blstrs::Scalar as Fr;
 use ff::Field;
-use filecoin_hashers::poseidon::PoseidonHasher;
 use filecoin_hashers::Hasher;
 use pce_core::{synthesize_witness, Witness};
 use rayon::prelude::*;
@@ -55,7 +52,7 @@ pub fn witness<Tree: 'static + MerkleTreeTrait>(
     statement: &Statement<PoStScheme<Tree>>,
     i: usize,
 ) -> Result<Witness, C2Error> {
-    let synthesized = if TypeId::of::<Tree::Hasher>() == TypeId::of::<PoseidonHasher>() {
+    let synthesized = if por_witness::hashes_with_poseidon::<Tree>() {
         let (k, vanilla) = &statement.partitions[i];
         let circuit =
             PartitionCircuit::new::<Tree>(&statement.inputs, vanilla, &statement.params, *k)?;

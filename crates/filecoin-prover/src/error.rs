@@ -32,8 +32,10 @@ pub enum C2Error {
         #[source]
         source: bellpepper_core::SynthesisError,
     },
-    /// The parallel witness of a partition does not have the expected layout.
-    #[error("partition {partition}: challenge-parallel witness generation: {what}")]
+    /// A partition's witness, generated in parallel parts (PoRep's
+    /// challenges, PoSt's sectors) or checked against storage-proofs'
+    /// circuit, does not have its circuit's layout.
+    #[error("partition {partition}: the witness does not fit its circuit: {what}")]
     WitnessLayout {
         /// The partition.
         partition: usize,

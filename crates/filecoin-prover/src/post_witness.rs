@@ -11,8 +11,9 @@
 //!
 //! So the partition circuit is synthesized here by a copy of
 //! storage-proofs-post 19.1.0's `FallbackPoStCircuit` (`fallback/circuit.rs`:
-//! `Sector::synthesize`, and `synthesize_extendable`'s sectors in parallel
-//! groups, each into its own system, appended in order), built from the
+//! `Sector::synthesize`; its sectors' values laid out as both its
+//! `synthesize_extendable` and its `synthesize_default` lay them out, each
+//! sector synthesized in parallel straight into its place), built from the
 //! vanilla proof as `FallbackPoStCompound::circuit` builds it
 //! (`fallback/compound.rs`: partition `k`'s public sectors, the last one
 //! repeated for vanilla proofs beyond them). Its Poseidon hashes and
@@ -52,17 +53,80 @@ pub fn witness<Tree: 'static + MerkleTreeTrait>(
     statement: &Statement<PoStScheme<Tree>>,
     i: usize,
 ) -> Result<Witness, C2Error> {
-    let synthesized = if por_witness::hashes_with_poseidon::<Tree>() {
-        let (k, vanilla) = &statement.partitions[i];
-        let circuit =
-            PartitionCircuit::new::<Tree>(&statement.inputs, vanilla, &statement.params, *k)?;
-        synthesize_witness(circuit)
-    } else {
-        synthesize_witness(statement.circuit(i)?)
-    };
-    synthesized.map_err(|source| C2Error::Synthesis {
+    let synthesis = |source| C2Error::Synthesis {
         partition: i,
         source,
+    };
+    if !por_witness::hashes_with_poseidon::<Tree>() {
+        return synthesize_witness(statement.circuit(i)?).map_err(synthesis);
+    }
+    let (k, vanilla) = &statement.partitions[i];
+    let sectors = sector_values::<Tree>(&statement.inputs, vanilla, &statement.params, *k)?;
+    partition_witness(&sectors, i)
+}
+
+/// The partition's witness: ONE and every sector's inputs (its `comm_r`
+/// and each challenge's packed path), then every sector's aux values, in
+/// the sectors' order. That is what
+/// `FallbackPoStCircuit` gives both in a system that can be extended (its
+/// sectors synthesized in parallel groups, each into its own system with a
+/// temporary ONE, appended in order) and in one that cannot (the sectors in
+/// turn), since a sector allocates nothing but its own values.
+///
+/// Each sector is synthesized on its own and written straight into its
+/// place in the partition's vector, whose length is known from the first
+/// sector (every sector of a partition has the same tree, hence the same
+/// number of values): the partition's values are held once, not once in
+/// the groups and again where they are appended (a 32 GiB WindowPoSt
+/// partition has 127M of them, 4 GB), as the memory model counts them.
+fn partition_witness(sectors: &[SectorValues], partition: usize) -> Result<Witness, C2Error> {
+    let synthesize = |sector: &SectorValues| {
+        synthesize_witness(OneSector(sector))
+            .map_err(|source| C2Error::Synthesis { partition, source })
+    };
+    let Some(first) = sectors.first() else {
+        return Ok(Witness {
+            inputs: vec![Fr::ONE],
+            aux: Vec::new(),
+        });
+    };
+    let per_sector = synthesize(first)?.aux.len();
+    let mut aux = large_buffers::with_capacity::<Fr>(per_sector * sectors.len());
+    let inputs = aux
+        .spare_capacity_mut()
+        .par_chunks_mut(per_sector.max(1))
+        .zip(sectors.par_iter())
+        .enumerate()
+        .map(|(j, (place, sector))| {
+            let Witness { inputs, aux: values } = synthesize(sector)?;
+            if values.len() != place.len() {
+                return Err(C2Error::WitnessLayout {
+                    partition,
+                    what: format!(
+                        "sector {j} of the partition has {} aux values, the first {}: its paths are not the partition's tree's",
+                        values.len(),
+                        place.len()
+                    ),
+                });
+            }
+            for (slot, value) in place.iter_mut().zip(values) {
+                slot.write(value);
+            }
+            // The sector's own inputs, without its ONE.
+            Ok(inputs.into_iter().skip(1))
+        })
+        .collect::<Result<Vec<_>, C2Error>>()?;
+    // SAFETY: the spare capacity holds `per_sector * sectors.len()`
+    // elements, split into one chunk per sector (`par_chunks_mut` of
+    // `per_sector`, zipped with as many sectors); the loop above returned
+    // only after writing every element of every chunk (each chunk's length
+    // checked equal to its sector's values before they are written; an
+    // error returns before this line, leaving the vector empty).
+    unsafe { aux.set_len(per_sector * sectors.len()) };
+    let inputs = std::iter::once(Fr::ONE).chain(inputs.into_iter().flatten());
+    Ok(Witness {
+        inputs: inputs.collect(),
+        aux,
     })
 }
 
@@ -75,85 +139,57 @@ struct SectorValues {
     challenges: Vec<(Fr, Path)>,
 }
 
-/// The partition circuit: its sectors.
-struct PartitionCircuit {
-    sectors: Vec<SectorValues>,
-}
-
-impl PartitionCircuit {
-    /// As `FallbackPoStCompound::circuit` and `Sector::circuit` build it.
-    fn new<Tree: 'static + MerkleTreeTrait>(
-        inputs: &PublicInputs<<Tree::Hasher as Hasher>::Domain>,
-        vanilla: &Vanilla<Tree>,
-        params: &PublicParams,
-        k: usize,
-    ) -> Result<Self, C2Error> {
-        let per_partition = params.sector_count;
-        if vanilla.sectors.len() != per_partition {
-            return Err(C2Error::filecoin("building a PoSt partition circuit")(
-                anyhow::anyhow!(
-                    "vanilla proofs must equal sector_count: {per_partition} != {}",
-                    vanilla.sectors.len()
-                ),
-            ));
-        }
-        let public = inputs.sectors.chunks(per_partition).nth(k).ok_or_else(|| {
-            C2Error::filecoin("building a PoSt partition circuit")(anyhow::anyhow!(
-                "invalid number of sectors/partition index"
-            ))
-        })?;
-        let sectors = vanilla
-            .sectors
-            .iter()
-            .enumerate()
-            .map(|(i, proof)| {
-                // Repeats the last sector where the partition has fewer.
-                let public = &public[i.min(public.len() - 1)];
-                SectorValues {
-                    comm_r: public.comm_r.into(),
-                    comm_c: proof.comm_c.into(),
-                    comm_r_last: proof.comm_r_last.into(),
-                    challenges: proof
-                        .leafs()
-                        .into_iter()
-                        .map(Into::into)
-                        .zip(proof.as_options())
-                        .collect(),
-                }
-            })
-            .collect();
-        Ok(Self { sectors })
+/// The sectors of partition `k`, as `FallbackPoStCompound::circuit` and
+/// `Sector::circuit` build them.
+fn sector_values<Tree: 'static + MerkleTreeTrait>(
+    inputs: &PublicInputs<<Tree::Hasher as Hasher>::Domain>,
+    vanilla: &Vanilla<Tree>,
+    params: &PublicParams,
+    k: usize,
+) -> Result<Vec<SectorValues>, C2Error> {
+    let per_partition = params.sector_count;
+    if vanilla.sectors.len() != per_partition {
+        return Err(C2Error::filecoin("building a PoSt partition circuit")(
+            anyhow::anyhow!(
+                "vanilla proofs must equal sector_count: {per_partition} != {}",
+                vanilla.sectors.len()
+            ),
+        ));
     }
+    let public = inputs.sectors.chunks(per_partition).nth(k).ok_or_else(|| {
+        C2Error::filecoin("building a PoSt partition circuit")(anyhow::anyhow!(
+            "invalid number of sectors/partition index"
+        ))
+    })?;
+    let sectors = vanilla
+        .sectors
+        .iter()
+        .enumerate()
+        .map(|(i, proof)| {
+            // Repeats the last sector where the partition has fewer.
+            let public = &public[i.min(public.len() - 1)];
+            SectorValues {
+                comm_r: public.comm_r.into(),
+                comm_c: proof.comm_c.into(),
+                comm_r_last: proof.comm_r_last.into(),
+                challenges: proof
+                    .leafs()
+                    .into_iter()
+                    .map(Into::into)
+                    .zip(proof.as_options())
+                    .collect(),
+            }
+        })
+        .collect();
+    Ok(sectors)
 }
 
-impl Circuit<Fr> for PartitionCircuit {
-    /// `FallbackPoStCircuit::synthesize`: in a system that can be extended,
-    /// the sectors in groups in parallel, each group into a new system
-    /// (with its own ONE), appended in order.
+/// One sector as a circuit of its own, for [`partition_witness`].
+struct OneSector<'a>(&'a SectorValues);
+
+impl Circuit<Fr> for OneSector<'_> {
     fn synthesize<CS: ConstraintSystem<Fr>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
-        if !CS::is_extensible() {
-            return self
-                .sectors
-                .iter()
-                .try_for_each(|sector| sector.synthesize(cs));
-        }
-        let group = (self.sectors.len() / rayon::current_num_threads()).max(1);
-        let groups = self
-            .sectors
-            .par_chunks(group)
-            .map(|sectors| {
-                let mut cs = CS::new();
-                cs.alloc_input(|| "temp ONE", || Ok(Fr::ONE))?;
-                for sector in sectors {
-                    sector.synthesize(&mut cs)?;
-                }
-                Ok(cs)
-            })
-            .collect::<Result<Vec<CS>, SynthesisError>>()?;
-        for group in &groups {
-            cs.extend(group);
-        }
-        Ok(())
+        self.0.synthesize(cs)
     }
 }
 

@@ -21,6 +21,7 @@ use filecoin_prover::c2::prover_id_of_miner;
 use filecoin_prover::compound::ProofKind;
 use filecoin_prover::post::{PoStInput, PoStJob, PoStKind, PoStProofType};
 use filecoin_prover::post_witness::witness;
+use filecoin_testkit::synthetic_post::synthetic_post_statement;
 use filecoin_testkit::test_sector::{config_2kib, seal_shape, TestSector};
 use filecoin_testkit::vanilla::{post_vanilla_proofs, randomness};
 use pce_core::synthesize_witness;
@@ -108,4 +109,17 @@ fn post_of_the_32gib_and_64gib_tree_shapes() {
     let sectors = sealed::<SectorShape32KiB>(config, 1, &work.path().join("32"));
     check("WindowPoSt, 32 KiB", PoStKind::Window, &sectors, 1);
     check("WinningPoSt, 32 KiB", PoStKind::Winning, &sectors, 1);
+}
+
+#[test]
+fn a_sector_whose_paths_are_not_the_partitions_is_refused() {
+    let proof_type = PoStProofType::current(PoStKind::Window, SECTOR_SIZE_2_KIB).unwrap();
+    let mut statement =
+        synthetic_post_statement::<SectorShape2KiB>(&proof_type, 3).expect("a 2 KiB statement");
+    witness(&statement, 0).expect("the statement as built");
+    let sectors = &mut statement.partitions[0].1.sectors;
+    assert!(sectors.len() > 1, "a partition of more than one sector");
+    sectors[1].inclusion_proofs.pop();
+    let error = witness(&statement, 0).unwrap_err().to_string();
+    assert!(error.contains("sector 1 of the partition has"), "{error}");
 }

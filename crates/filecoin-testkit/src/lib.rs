@@ -9,12 +9,17 @@
 //!   benchmarks compare against;
 //! - [`synthesis_compare`]: bellperson's enforce-time synthesis against the
 //!   PCE path on the same partitions, of a sealed sector or of a
-//!   [`synthetic_c1`] output (any sector size, no sector).
+//!   [`synthetic_c1`] output (any sector size, no sector);
+//! - [`witness_compare`]: storage-proofs' circuits against this prover's
+//!   copies of them, value for value, on [`synthetic_post`] and
+//!   [`synthetic_update`] statements of any sector size.
 
 pub mod baseline;
 pub mod kinds;
 pub mod synthesis_compare;
 pub mod synthetic_c1;
 pub mod synthetic_post;
+pub mod synthetic_update;
 pub mod test_sector;
 pub mod vanilla;
+pub mod witness_compare;

@@ -69,9 +69,13 @@ fn bench_pce_refuses_a_synthetic_sector_it_cannot_build() {
 }
 
 #[test]
-fn bench_witness_checks_a_synthetic_post_partition_both_ways() {
+fn bench_witness_checks_a_synthetic_partition_both_ways() {
     let cache = tempfile::tempdir().unwrap();
-    for (kind, sectors) in [("window-post", "2 sectors"), ("winning-post", "66 sectors")] {
+    for (kind, shape) in [
+        ("window-post", "2 sectors of 10 challenges"),
+        ("winning-post", "66 sectors of 1 challenges"),
+        ("snap", "10 challenges"),
+    ] {
         let args = [
             "bench",
             "witness",
@@ -86,7 +90,7 @@ fn bench_witness_checks_a_synthetic_post_partition_both_ways() {
         let out = text(&output);
         assert_eq!(output.status.code(), Some(0), "{out}");
         assert!(
-            out.contains(&format!("one synthetic partition ({sectors}")),
+            out.contains(&format!("one synthetic partition ({shape})")),
             "{out}"
         );
         assert!(

@@ -69,10 +69,10 @@ pub enum BenchCommand {
     /// same vanilla proofs and parameters. Generates insecure test
     /// parameters in the parameter cache when they are missing.
     Kinds(kinds::BenchKindsArgs),
-    /// A WindowPoSt or WinningPoSt partition's witness at a production
-    /// size (synthetic values, the real circuit): storage-proofs' circuit
-    /// against this prover's copy of it, alternated, checked equal value
-    /// for value.
+    /// A WindowPoSt, WinningPoSt or SnapDeals partition's witness at a
+    /// production size (synthetic values, the real circuit): storage-proofs'
+    /// circuit against this prover's copy of it, alternated, checked equal
+    /// value for value; times and peak memory of each.
     Witness(witness::BenchWitnessArgs),
     /// Record a circuit (any kind, any sector size; no sector needed) and
     /// print its constraints, variables, non-zeros, PCE size, parameter

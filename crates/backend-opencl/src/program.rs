@@ -251,8 +251,11 @@ mod tests {
         let (engine, origin) = Engine::open(&found, Kernels::Cached).unwrap();
         assert_eq!(origin, Kernels::Cached);
         let failure = gpu_backend::selftest::check(&engine).unwrap_err();
-        assert_eq!(failure, "results differ from blst's: G2 MSM");
+        assert_eq!(failure.to_string(), "results differ from blst's: G2 MSM");
+        assert!(failure.only_g2_msm());
         drop(engine);
+
+        a_device_whose_every_build_is_wrong_in_g2_keeps_the_rest(&path, &binary);
 
         GpuPlugin::<OpenClApi>::device_open(0).expect("recovered by compiling afresh");
         let cached = cache::read(&path).expect("a program is cached");
@@ -261,6 +264,126 @@ mod tests {
         assert_eq!(origin, Kernels::Cached);
         assert_eq!(gpu_backend::selftest::check(&engine), Ok(()));
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// An API whose every build is `binary` (written into the cache at
+    /// `path` before each open): the broken program of the test above.
+    struct BrokenG2Api;
+
+    static BROKEN: std::sync::Mutex<Option<(PathBuf, Vec<u8>)>> = std::sync::Mutex::new(None);
+
+    impl gpu_backend::plugin::GpuApi for BrokenG2Api {
+        const NAME: &'static std::ffi::CStr = c"broken-g2";
+        const DESCRIPTION: &'static std::ffi::CStr = c"OpenCL kernels with wrong Fp2 products";
+        type Engine = crate::engine::Engine;
+        const DRIVER_COMPILER: bool = false;
+
+        fn device_count() -> Result<u32, PluginError> {
+            crate::OpenClApi::device_count()
+        }
+
+        fn device_info(index: u32) -> Result<backend_api::plugin::DeviceDescription, PluginError> {
+            crate::OpenClApi::device_info(index)
+        }
+
+        fn open(
+            index: u32,
+            wanted: Kernels,
+        ) -> Result<(crate::engine::Engine, Kernels), PluginError> {
+            let broken = BROKEN.lock().unwrap();
+            let (path, binary) = broken.as_ref().expect("set by the test");
+            cache::write(path, binary);
+            let (engine, _) =
+                crate::engine::Engine::open(&crate::platform::device(index)?, Kernels::Cached)?;
+            Ok((engine, wanted))
+        }
+    }
+
+    /// Through the plugin's C ABI: a device whose every build computes
+    /// wrong G2 sums (and right G1 sums and NTTs) opens, its G1 MSMs right,
+    /// its G2 MSMs refused as unsupported with the reason (so the host
+    /// sends them to its fallback device).
+    fn a_device_whose_every_build_is_wrong_in_g2_keeps_the_rest(path: &Path, binary: &[u8]) {
+        use backend_api::ffi::{
+            pce_device, pce_g1_projective, pce_g2_projective, pce_msm_bases, PCE_ERR_UNSUPPORTED,
+            PCE_G1, PCE_G2, PCE_OK,
+        };
+        use backend_api::interop::{
+            g1_affines_as_pce, g2_affines_as_pce, pce_g1_projectives, scalar_of,
+        };
+        use blstrs::{G1Affine, G1Projective, G2Affine, Scalar};
+        use group::{prime::PrimeCurveAffine, Curve};
+
+        *BROKEN.lock().unwrap() = Some((path.to_owned(), binary.to_owned()));
+        let vt = backend_api::plugin::vtable::<gpu_backend::plugin::GpuPlugin<BrokenG2Api>>();
+        let scalars: Vec<Scalar> = (3..8u64).map(|i| Scalar::from(i * i * 1_000_003)).collect();
+        let terms: Vec<_> = scalars.iter().map(scalar_of).collect();
+        let g1: Vec<G1Affine> = (2..7u64)
+            .map(|i| (G1Affine::generator() * Scalar::from(i)).to_affine())
+            .collect();
+        let g2: Vec<G2Affine> = (2..7u64)
+            .map(|i| (G2Affine::generator() * Scalar::from(i)).to_affine())
+            .collect();
+        let mut device: *mut pce_device = std::ptr::null_mut();
+        // SAFETY: the vtable's functions are called as the C header says:
+        // out-pointers valid for a write, points and scalars of `count`
+        // entries, results of one point, handles used while open.
+        unsafe {
+            assert_eq!((vt.device_open)(0, &mut device), PCE_OK, "the device opens");
+            let mut bases: *mut pce_msm_bases = std::ptr::null_mut();
+            let upload = |group, points: *const std::ffi::c_void, bases: &mut _| {
+                (vt.msm_bases_upload)(device, group, points, 5, 0, bases)
+            };
+            assert_eq!(
+                upload(PCE_G1, g1_affines_as_pce(&g1).as_ptr().cast(), &mut bases),
+                PCE_OK
+            );
+            let mut sum = [pce_g1_projective::default()];
+            let status = (vt.msm)(
+                device,
+                bases,
+                0,
+                5,
+                terms.as_ptr(),
+                1,
+                sum.as_mut_ptr().cast(),
+            );
+            assert_eq!(status, PCE_OK);
+            let expected: G1Projective = g1.iter().zip(&scalars).map(|(p, s)| *p * s).sum();
+            assert_eq!(
+                pce_g1_projectives(&sum)[0],
+                expected,
+                "G1 MSM on the device"
+            );
+            (vt.msm_bases_release)(bases);
+
+            assert_eq!(
+                upload(PCE_G2, g2_affines_as_pce(&g2).as_ptr().cast(), &mut bases),
+                PCE_OK
+            );
+            let mut sum = [pce_g2_projective::default()];
+            let status = (vt.msm)(
+                device,
+                bases,
+                0,
+                5,
+                terms.as_ptr(),
+                1,
+                sum.as_mut_ptr().cast(),
+            );
+            assert_eq!(status, PCE_ERR_UNSUPPORTED, "G2 MSM refused");
+            let mut message = vec![0u8; 512];
+            let len = (vt.last_error)(message.as_mut_ptr().cast(), message.len());
+            let message = String::from_utf8_lossy(&message[..len.min(message.len() - 1)]);
+            assert!(
+                message.contains("broken-g2 device 0: its G2 MSM computes wrong results")
+                    && message.contains("run on the fallback device"),
+                "{message}"
+            );
+            (vt.msm_bases_release)(bases);
+            (vt.device_close)(device);
+        }
+        *BROKEN.lock().unwrap() = None;
     }
 
     #[test]

@@ -8,7 +8,9 @@ use std::ffi::CStr;
 use std::marker::PhantomData;
 use std::sync::{Mutex, MutexGuard};
 
-use backend_api::ffi::{pce_fr, pce_scalar, PCE_ERR_DEVICE, PCE_ERR_INVALID_ARGUMENT};
+use backend_api::ffi::{
+    pce_fr, pce_scalar, PCE_ERR_DEVICE, PCE_ERR_INVALID_ARGUMENT, PCE_ERR_UNSUPPORTED, PCE_G2,
+};
 use backend_api::plugin::{
     DeviceDescription, MemoryReport, MsmResults, Plugin, PluginError, Points,
 };
@@ -78,19 +80,53 @@ impl Kernels {
     }
 }
 
+/// What an open device's G2 MSMs may be trusted with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum G2Msms {
+    /// They passed the self-test.
+    Right,
+    /// They computed wrong results on this device while its G1 MSMs and
+    /// NTTs were right (as on some H200 machines, `docs/benchmarks.md`).
+    /// They are refused as unsupported, with this reason, so the host
+    /// runs them on its fallback device (the CPU) and keeps the rest on
+    /// the GPU; no G2 bases are uploaded.
+    Refused(String),
+}
+
 /// The first kernels that pass `check` (the [`selftest`]): the cached
 /// ones, else freshly compiled ones, else (with `driver_compiler`) the
-/// driver's build, each opened by `open`. When every build fails `check`
-/// the error says how each failed; an `open` that fails ends the tries
-/// (the first with its own error, a later one with the failures so far).
+/// driver's build, each opened by `open`. When no build passes but one
+/// was wrong in its G2 MSM alone, the device is kept with that build and
+/// its G2 MSMs refused ([`G2Msms::Refused`]); else the error says how each
+/// build failed. An `open` that fails ends the tries (the first with its
+/// own error, a later one with the failures so far, unless a build kept
+/// for its G2-less use remains).
 fn open_checked<E>(
     api: &str,
     index: u32,
     driver_compiler: bool,
     mut open: impl FnMut(Kernels) -> Result<(E, Kernels), PluginError>,
-    mut check: impl FnMut(&E) -> Result<(), String>,
-) -> Result<E, PluginError> {
+    mut check: impl FnMut(&E) -> Result<(), selftest::Failure>,
+) -> Result<(E, G2Msms), PluginError> {
     let mut failures: Vec<String> = Vec::new();
+    // The first build whose G2 MSM alone was wrong, held while the others
+    // are tried.
+    let mut without_g2: Option<(E, Kernels)> = None;
+    let keep_without_g2 = |without_g2: Option<(E, Kernels)>, failures: &[String]| {
+        without_g2.map(|(engine, origin)| {
+            let reason = format!(
+                "{api} device {index}: its G2 MSM computes wrong results on this device \
+                 ({}), so its G2 MSMs run on the fallback device",
+                failures.join("; ")
+            );
+            warn!(
+                index,
+                kernels = origin.describe(),
+                "{reason}; its G1 MSMs, NTTs and QAP step passed their self-test"
+            );
+            (engine, G2Msms::Refused(reason))
+        })
+    };
     let refused = |status, failures: &[String], end: &str| {
         PluginError::new(
             status,
@@ -106,6 +142,10 @@ fn open_checked<E>(
             Ok(opened) => opened,
             Err(error) if failures.is_empty() => return Err(error),
             Err(error) => {
+                if let Some(kept) = keep_without_g2(without_g2, &failures) {
+                    warn!(index, %error.message, "opening the device with kernels {} failed", wanted.describe());
+                    return Ok(kept);
+                }
                 let end = format!(
                     ", and opening the device with kernels {} failed: {}",
                     wanted.describe(),
@@ -124,11 +164,17 @@ fn open_checked<E>(
                     kernels = origin.describe(),
                     "the device's kernels passed their self-test"
                 );
-                return Ok(engine);
+                return Ok((engine, G2Msms::Right));
             }
-            Err(failure) => failures.push(format!("{}: {failure}", origin.describe())),
+            Err(failure) => {
+                failures.push(format!("{}: {failure}", origin.describe()));
+                if failure.only_g2_msm() && without_g2.is_none() {
+                    without_g2 = Some((engine, origin));
+                } else {
+                    drop(engine);
+                }
+            }
         }
-        drop(engine);
         match origin.next(driver_compiler) {
             Some(next) => {
                 warn!(
@@ -140,16 +186,19 @@ fn open_checked<E>(
                 );
                 wanted = next;
             }
-            // The same kernels have been right on one H200 and wrong on
-            // another (docs/benchmarks.md): the message names no culprit.
             None => {
+                if let Some(kept) = keep_without_g2(without_g2, &failures) {
+                    return Ok(kept);
+                }
+                // The same kernels have been right on one H200 and wrong on
+                // another (docs/benchmarks.md): the message names no culprit.
                 return Err(refused(
                     PCE_ERR_DEVICE,
                     &failures,
                     ": they compute wrong results on this device as built here, so it is \
                      refused (kernel_probe shows which function; --backend cpu proves on the \
                      CPU)",
-                ))
+                ));
             }
         }
     }
@@ -160,16 +209,43 @@ pub struct GpuPlugin<A>(PhantomData<A>);
 
 /// An open device; operations on it run one at a time (kernel objects
 /// carry their arguments, and the engines copy through one queue).
-pub struct OpenDevice<E>(Mutex<E>);
+pub struct OpenDevice<E> {
+    engine: Mutex<E>,
+    g2: G2Msms,
+}
 
 impl<E> OpenDevice<E> {
+    /// The device of `engine`, its G2 MSMs as `g2` says: what
+    /// [`Plugin::device_open`] makes of a device once its kernels have been
+    /// checked (public for the GPU plugins' tests, which open engines
+    /// themselves).
+    pub fn new(engine: E, g2: G2Msms) -> Self {
+        Self {
+            engine: Mutex::new(engine),
+            g2,
+        }
+    }
+
     fn engine(&self) -> MutexGuard<'_, E> {
         // Operations leave no half-updated host state behind (device
         // buffers are per call), so a poisoned lock is usable.
-        self.0
+        self.engine
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
+}
+
+/// MSM bases as a GPU plugin keeps them.
+pub enum DeviceBases<B> {
+    /// On the device, or streamed to it.
+    Kept(msm::Bases<B>),
+    /// G2 bases of a device whose G2 MSMs are refused: only their number,
+    /// so that the host can lend them and its fallback device computes
+    /// their MSMs.
+    G2Refused {
+        /// Number of points.
+        len: usize,
+    },
 }
 
 type Buffer<A> = <<A as GpuApi>::Engine as Engine>::Buffer;
@@ -179,7 +255,7 @@ impl<A: GpuApi> Plugin for GpuPlugin<A> {
     const DESCRIPTION: &'static CStr = A::DESCRIPTION;
     type Device = OpenDevice<A::Engine>;
     type Domain = ntt::Domain<Buffer<A>>;
-    type Bases = msm::Bases<Buffer<A>>;
+    type Bases = DeviceBases<Buffer<A>>;
     const QAP_H: bool = true;
     const DEVICE_MEMORY: bool = true;
 
@@ -191,18 +267,19 @@ impl<A: GpuApi> Plugin for GpuPlugin<A> {
         A::device_info(index)
     }
 
-    /// The device with kernels that pass the [`selftest`] ([`open_checked`]);
-    /// a device whose every build fails it is refused.
+    /// The device with kernels that pass the [`selftest`], or that fail it
+    /// in their G2 MSM alone, which is then refused ([`open_checked`]); a
+    /// device whose every build fails otherwise is refused.
     fn device_open(index: u32) -> Result<Self::Device, PluginError> {
         let api = A::NAME.to_string_lossy();
-        let engine = open_checked(
+        let (engine, g2) = open_checked(
             &api,
             index,
             A::DRIVER_COMPILER,
             |wanted| A::open(index, wanted),
             selftest::check,
         )?;
-        Ok(OpenDevice(Mutex::new(engine)))
+        Ok(OpenDevice::new(engine, g2))
     }
 
     fn ntt_domain(device: &Self::Device, log_size: u32) -> Result<Self::Domain, PluginError> {
@@ -235,12 +312,25 @@ impl<A: GpuApi> Plugin for GpuPlugin<A> {
         device.engine().memory()
     }
 
+    /// G2 bases of a device whose G2 MSMs are refused stay on the host's
+    /// side: their MSMs are refused in [`Plugin::msm`].
     fn upload_bases(device: &Self::Device, points: Points) -> Result<Self::Bases, PluginError> {
-        msm::Bases::new(&*device.engine(), points)
+        match (&device.g2, points) {
+            (G2Msms::Refused(_), Points::G2(points)) => Ok(DeviceBases::G2Refused {
+                len: points.as_slice().len(),
+            }),
+            (_, points) => Ok(DeviceBases::Kept(msm::Bases::new(
+                &*device.engine(),
+                points,
+            )?)),
+        }
     }
 
     fn bases_shape(bases: &Self::Bases) -> (usize, u32) {
-        bases.shape()
+        match bases {
+            DeviceBases::Kept(bases) => bases.shape(),
+            DeviceBases::G2Refused { len } => (*len, PCE_G2),
+        }
     }
 
     fn msm(
@@ -251,6 +341,13 @@ impl<A: GpuApi> Plugin for GpuPlugin<A> {
         scalars: &[pce_scalar],
         out: MsmResults<'_>,
     ) -> Result<(), PluginError> {
+        let DeviceBases::Kept(bases) = bases else {
+            let reason = match &device.g2 {
+                G2Msms::Refused(reason) => reason.clone(),
+                G2Msms::Right => "these G2 bases were kept by a device that refuses G2 MSMs".into(),
+            };
+            return Err(PluginError::new(PCE_ERR_UNSUPPORTED, reason));
+        };
         let engine = device.engine();
         match (bases, out) {
             (msm::Bases::G1(bases), MsmResults::G1(out)) => {
@@ -272,21 +369,25 @@ mod tests {
     use super::*;
     use backend_api::ffi::PCE_ERR_NO_DRIVER;
 
-    /// A fake device: the kernels it was opened with, and whether they
-    /// pass the self-test.
-    struct Opened {
-        kernels: Kernels,
-        right: bool,
+    /// What a fake build computes.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    enum Results {
+        Right,
+        /// Its G2 MSM alone is wrong.
+        G2Wrong,
+        /// Its G1 and G2 MSMs are wrong.
+        MsmsWrong,
     }
+    use Results::{G2Wrong, MsmsWrong, Right};
 
     /// Runs [`open_checked`] on a fake API whose builds from
     /// `Kernels::Cached` on return `builds` in turn (where each came from,
-    /// whether it is right; `None`: the open fails), and returns the
-    /// kernels asked for and the result.
+    /// what it computes; `None`: the open fails), and returns the kernels
+    /// asked for and the result: the kernels kept and their G2 MSMs.
     fn tries(
         driver_compiler: bool,
-        builds: &[Option<(Kernels, bool)>],
-    ) -> (Vec<Kernels>, Result<Kernels, PluginError>) {
+        builds: &[Option<(Kernels, Results)>],
+    ) -> (Vec<Kernels>, Result<(Kernels, G2Msms), PluginError>) {
         let mut asked = Vec::new();
         let mut builds = builds.iter();
         let result = open_checked(
@@ -296,92 +397,126 @@ mod tests {
             |wanted| {
                 asked.push(wanted);
                 match builds.next().expect("no more builds than tries") {
-                    Some((kernels, right)) => Ok((
-                        Opened {
-                            kernels: *kernels,
-                            right: *right,
-                        },
-                        *kernels,
-                    )),
+                    Some(build) => Ok((*build, build.0)),
                     None => Err(PluginError::new(PCE_ERR_NO_DRIVER, "no compiler")),
                 }
             },
-            |opened| {
-                if opened.right {
-                    Ok(())
-                } else {
-                    Err(format!("G2 wrong ({:?})", opened.kernels))
-                }
+            |(_, results)| match results {
+                Right => Ok(()),
+                G2Wrong => Err(selftest::Failure::of_wrong(vec!["G2 MSM"])),
+                MsmsWrong => Err(selftest::Failure::of_wrong(vec!["G1 MSM", "G2 MSM"])),
             },
         );
-        (asked, result.map(|opened| opened.kernels))
+        (asked, result.map(|((kernels, _), g2)| (kernels, g2)))
     }
 
     use Kernels::{Cached, Compiled, DriverCompiled};
 
     #[test]
     fn right_cached_kernels_are_used_without_compiling() {
-        let (asked, result) = tries(true, &[Some((Cached, true))]);
+        let (asked, result) = tries(true, &[Some((Cached, Right))]);
         assert_eq!(asked, [Cached]);
-        assert_eq!(result.unwrap(), Cached);
+        assert_eq!(result.unwrap(), (Cached, G2Msms::Right));
     }
 
     #[test]
     fn wrong_cached_kernels_are_compiled_afresh() {
-        let (asked, result) = tries(true, &[Some((Cached, false)), Some((Compiled, true))]);
-        assert_eq!(asked, [Cached, Compiled]);
-        assert_eq!(result.unwrap(), Compiled);
+        for wrong in [G2Wrong, MsmsWrong] {
+            let (asked, result) = tries(true, &[Some((Cached, wrong)), Some((Compiled, Right))]);
+            assert_eq!(asked, [Cached, Compiled]);
+            assert_eq!(result.unwrap(), (Compiled, G2Msms::Right), "{wrong:?}");
+        }
     }
 
     #[test]
     fn wrong_fresh_kernels_go_to_the_drivers_compiler_where_there_is_one() {
         let builds = [
-            Some((Cached, false)),
-            Some((Compiled, false)),
-            Some((DriverCompiled, true)),
+            Some((Cached, MsmsWrong)),
+            Some((Compiled, G2Wrong)),
+            Some((DriverCompiled, Right)),
         ];
         let (asked, result) = tries(true, &builds);
         assert_eq!(asked, [Cached, Compiled, DriverCompiled]);
-        assert_eq!(result.unwrap(), DriverCompiled);
+        assert_eq!(result.unwrap(), (DriverCompiled, G2Msms::Right));
 
         // Nothing cached: the first open compiled, so the next try is the
         // driver's, not NVRTC again.
         let (asked, result) = tries(
             true,
-            &[Some((Compiled, false)), Some((DriverCompiled, true))],
+            &[Some((Compiled, MsmsWrong)), Some((DriverCompiled, Right))],
         );
         assert_eq!(asked, [Cached, DriverCompiled]);
-        assert_eq!(result.unwrap(), DriverCompiled);
+        assert_eq!(result.unwrap(), (DriverCompiled, G2Msms::Right));
     }
 
     #[test]
     fn a_device_whose_every_build_is_wrong_is_refused_with_each_reason() {
-        let (asked, result) = tries(false, &[Some((Cached, false)), Some((Compiled, false))]);
+        let (asked, result) = tries(
+            false,
+            &[Some((Cached, MsmsWrong)), Some((Compiled, MsmsWrong))],
+        );
         assert_eq!(asked, [Cached, Compiled]);
         let error = result.unwrap_err();
         assert_eq!(error.status, PCE_ERR_DEVICE);
         assert!(
             error.message.starts_with(
-                "fake device 3: its kernels failed their self-test (cached: G2 wrong (Cached); \
-                 freshly compiled: G2 wrong (Compiled)): they compute wrong results"
+                "fake device 3: its kernels failed their self-test (cached: results differ \
+                 from blst's: G1 MSM, G2 MSM; freshly compiled: results differ from blst's: \
+                 G1 MSM, G2 MSM): they compute wrong results"
             ),
             "{}",
             error.message
         );
 
         let builds = [
-            Some((Cached, false)),
-            Some((Compiled, false)),
-            Some((DriverCompiled, false)),
+            Some((Cached, MsmsWrong)),
+            Some((Compiled, MsmsWrong)),
+            Some((DriverCompiled, MsmsWrong)),
         ];
         let error = tries(true, &builds).1.unwrap_err();
         assert!(
             error
                 .message
-                .contains("; compiled by the driver: G2 wrong (DriverCompiled))"),
+                .contains("; compiled by the driver: results differ from blst's: G1 MSM, G2 MSM)"),
             "{}",
             error.message
         );
+    }
+
+    #[test]
+    fn a_device_wrong_only_in_its_g2_msm_is_kept_without_it() {
+        // Every build wrong, the first in G2 alone: that one is kept.
+        let builds = [
+            Some((Cached, G2Wrong)),
+            Some((Compiled, MsmsWrong)),
+            Some((DriverCompiled, G2Wrong)),
+        ];
+        let (asked, result) = tries(true, &builds);
+        assert_eq!(asked, [Cached, Compiled, DriverCompiled]);
+        let (kept, g2) = result.unwrap();
+        assert_eq!(kept, Cached);
+        let G2Msms::Refused(reason) = g2 else {
+            panic!("G2 MSMs kept: {g2:?}")
+        };
+        assert_eq!(
+            reason,
+            "fake device 3: its G2 MSM computes wrong results on this device (cached: \
+             results differ from blst's: G2 MSM; freshly compiled: results differ from \
+             blst's: G1 MSM, G2 MSM; compiled by the driver: results differ from blst's: \
+             G2 MSM), so its G2 MSMs run on the fallback device"
+        );
+
+        // A later build wrong in G2 alone, after one wrong otherwise.
+        let (_, result) = tries(
+            false,
+            &[Some((Cached, MsmsWrong)), Some((Compiled, G2Wrong))],
+        );
+        assert!(matches!(result.unwrap(), (Compiled, G2Msms::Refused(_))));
+
+        // A later open that fails leaves the kept build.
+        let (asked, result) = tries(true, &[Some((Cached, G2Wrong)), None]);
+        assert_eq!(asked, [Cached, Compiled]);
+        assert!(matches!(result.unwrap(), (Cached, G2Msms::Refused(_))));
     }
 
     #[test]
@@ -393,12 +528,15 @@ mod tests {
             (PCE_ERR_NO_DRIVER, "no compiler")
         );
         // A later one's comes after the self-test failures so far.
-        let error = tries(true, &[Some((Cached, false)), None]).1.unwrap_err();
+        let error = tries(true, &[Some((Cached, MsmsWrong)), None])
+            .1
+            .unwrap_err();
         assert_eq!(error.status, PCE_ERR_NO_DRIVER);
         assert_eq!(
             error.message,
-            "fake device 3: its kernels failed their self-test (cached: G2 wrong (Cached)), \
-             and opening the device with kernels freshly compiled failed: no compiler"
+            "fake device 3: its kernels failed their self-test (cached: results differ from \
+             blst's: G1 MSM, G2 MSM), and opening the device with kernels freshly compiled \
+             failed: no compiler"
         );
     }
 }

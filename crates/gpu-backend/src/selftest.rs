@@ -118,11 +118,46 @@ fn wrong_ntts<E: Engine>(engine: &E) -> Result<Vec<&'static str>, PluginError> {
     Ok(wrong)
 }
 
-/// Runs the test on `engine`; the error names the operations whose results
-/// are wrong, or the one that failed outright and how.
-pub fn check<E: Engine>(engine: &E) -> Result<(), String> {
-    let failed =
-        |what: &'static str| move |e: PluginError| format!("the {what} failed: {}", e.message);
+/// Why a device's kernels failed the test.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    /// The operations whose results differ from blst's ("G1 MSM", "G2
+    /// MSM", "NTT", "coset NTT", "inverse coset NTT"); empty when an
+    /// operation failed outright (the others then unchecked).
+    pub wrong: Vec<&'static str>,
+    message: String,
+}
+
+impl Failure {
+    /// The failure of kernels whose `wrong` operations (at least one)
+    /// computed results that differ from blst's.
+    pub(crate) fn of_wrong(wrong: Vec<&'static str>) -> Self {
+        let message = format!("results differ from blst's: {}", wrong.join(", "));
+        Self { wrong, message }
+    }
+
+    /// Whether the G2 MSM alone computed wrong results: every other
+    /// operation ran and was right.
+    pub fn only_g2_msm(&self) -> bool {
+        self.wrong == ["G2 MSM"]
+    }
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// Runs the test on `engine`; the failure names the operations whose
+/// results are wrong, or the one that failed outright and how.
+pub fn check<E: Engine>(engine: &E) -> Result<(), Failure> {
+    let failed = |what: &'static str| {
+        move |e: PluginError| Failure {
+            wrong: Vec::new(),
+            message: format!("the {what} failed: {}", e.message),
+        }
+    };
     let scalars = msm_scalars();
     let mut wrong = Vec::new();
     if !msm_matches::<G1, E, G1Affine>(engine, &scalars, g1_affines_as_pce, pce_g1_projectives)
@@ -139,6 +174,6 @@ pub fn check<E: Engine>(engine: &E) -> Result<(), String> {
     if wrong.is_empty() {
         Ok(())
     } else {
-        Err(format!("results differ from blst's: {}", wrong.join(", ")))
+        Err(Failure::of_wrong(wrong))
     }
 }

@@ -229,6 +229,25 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
     })
 }
 
+/// Why `device` refuses G2 MSMs as unsupported (a G1-only backend, or a
+/// GPU whose G2 kernels failed their self-test), if it does: one MSM of
+/// one term tells.
+fn g2_msms_refused(device: &Device) -> Option<String> {
+    use backend_api::ffi::PCE_ERR_UNSUPPORTED;
+    use backend_api::interop::{g2_affines_as_pce, scalar_of};
+    use group::prime::PrimeCurveAffine;
+
+    let point = [blstrs::G2Affine::generator()];
+    let scalar = [scalar_of(&blstrs::Scalar::from(3u64))];
+    let result = device
+        .upload_bases::<backend_api::G2>(g2_affines_as_pce(&point))
+        .and_then(|bases| device.msm(&bases, 0, 1, 1, &scalar));
+    match result {
+        Err(error) if error.status.0 == PCE_ERR_UNSUPPORTED => Some(error.message),
+        _ => None,
+    }
+}
+
 /// `pce-prover devices`.
 pub fn devices(args: DevicesArgs) -> Result<ExitCode> {
     let backend = match load(&args.backend) {
@@ -276,10 +295,15 @@ pub fn devices(args: DevicesArgs) -> Result<ExitCode> {
         if args.open {
             let started = Instant::now();
             match backend.open(d.index) {
-                Ok(_) => println!(
-                    "      opens: usable (opened in {:.2} s)",
-                    started.elapsed().as_secs_f64()
-                ),
+                Ok(device) => {
+                    println!(
+                        "      opens: usable (opened in {:.2} s)",
+                        started.elapsed().as_secs_f64()
+                    );
+                    if let Some(reason) = g2_msms_refused(&device) {
+                        println!("      G2 MSMs: unsupported, run on the fallback device (--fallback, default cpu): {reason}");
+                    }
+                }
                 Err(error) => {
                     println!("      refused: {error}");
                     refused = true;

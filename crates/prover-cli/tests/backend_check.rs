@@ -147,3 +147,54 @@ fn broken_backends_fail_cleanly() {
     assert_eq!(missing.status.code(), Some(4), "{}", text(&missing));
     assert!(text(&missing).contains("libpce_backend_no-such-backend.so"));
 }
+
+/// `devices --open` says when a device refuses G2 MSMs (a G1-only
+/// backend, or a GPU whose G2 kernels failed their self-test) and that
+/// they run on the fallback; a device with G2 MSMs says nothing of them.
+#[test]
+fn devices_name_refused_g2_msms() {
+    let broken = plugin_dir().join(backend_api::loader::plugin_file_name("broken"));
+    let cpu = plugin_dir().join(backend_api::loader::plugin_file_name("cpu"));
+    let output = common::pce_prover(
+        &["devices", broken.to_str().unwrap(), "--open"],
+        &[
+            ("PCE_TEST_PLUGIN_MODE", OsStr::new("g1-only")),
+            ("PCE_TEST_PLUGIN_DELEGATE", cpu.as_os_str()),
+        ],
+    );
+    let listing = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{listing}");
+    assert!(
+        listing.contains(
+            "      G2 MSMs: unsupported, run on the fallback device (--fallback, default cpu): \
+             this backend has no G2 MSM"
+        ),
+        "{listing}"
+    );
+    // backend-check counts them absent, not failed.
+    let tiny = [
+        "--max-log-ntt",
+        "2",
+        "--max-log-msm-g1",
+        "4",
+        "--max-log-msm-g2",
+        "4",
+    ];
+    let output = common::pce_prover(
+        &[&["backend-check", broken.to_str().unwrap()][..], &tiny].concat(),
+        &[
+            ("PCE_TEST_PLUGIN_MODE", OsStr::new("g1-only")),
+            ("PCE_TEST_PLUGIN_DELEGATE", cpu.as_os_str()),
+        ],
+    );
+    let out = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{out}");
+    assert!(
+        out.contains("ABSENT  MSM G2 n=2^4 Random distinct"),
+        "{out}"
+    );
+    assert!(out.contains("PASS  MSM G1 n=2^4 Random distinct"), "{out}");
+    let listing = text(&pce_prover(&["devices", "cpu", "--open"], ""));
+    assert!(listing.contains("opens: usable"), "{listing}");
+    assert!(!listing.contains("G2 MSMs: unsupported"), "{listing}");
+}

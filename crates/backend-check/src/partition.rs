@@ -31,7 +31,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use backend_api::ffi::pce_scalar;
+use backend_api::ffi::{pce_scalar, PCE_ERR_UNSUPPORTED};
 use backend_api::interop::{g1_affines_as_pce, g2_affines_as_pce, scalar_of};
 use backend_api::{BackendError, Device, G1, G2};
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
@@ -140,6 +140,9 @@ pub struct PartitionReport {
     pub host_peak_rss: Option<u64>,
     /// Bytes of the point pools.
     pub pool_bytes: u64,
+    /// Why the device declined the B G2 MSM as unsupported, when it did
+    /// and the fallback device timed it instead (as the prover runs it).
+    pub g2_on_fallback: Option<String>,
 }
 
 /// A step just done, for progress reports (which survive a run that is
@@ -203,9 +206,13 @@ impl<F: FnMut(&StepDone)> Recorder<'_, F> {
 }
 
 /// Times `options.runs` synthetic partitions of `shape` on `device`,
-/// calling `progress` after each step.
+/// calling `progress` after each step. An MSM the device declines as
+/// unsupported (a G1-only backend's G2 MSM, or a GPU's whose G2 kernels
+/// failed their self-test) runs on `fallback`, as the prover's fallback
+/// device runs it; without one it is an error.
 pub fn run(
     device: &Device,
+    fallback: Option<&Device>,
     shape: &PartitionShape,
     options: Options,
     progress: impl FnMut(&StepDone),
@@ -253,6 +260,7 @@ pub fn run(
     let domain = recorder.step(&mut setup, "NTT domain", || Ok(device.ntt_domain(log_n)?))?;
 
     let mut steps = Vec::new();
+    let mut g2_on_fallback = None;
     for run in 0..options.runs.max(1) {
         let seed = run as u64 * 16;
         let mut abc = pseudo_random_values(3 * n, seed);
@@ -281,7 +289,14 @@ pub fn run(
             Ok(device.msm(&b_g1, 0, b_g1.len(), 1, &b_scalars)?)
         })?;
         recorder.step(&mut steps, "B G2 MSM", || {
-            Ok(device.msm(&b_g2, 0, b_g2.len(), 1, &b_scalars)?)
+            match (device.msm(&b_g2, 0, b_g2.len(), 1, &b_scalars), fallback) {
+                (Err(declined), Some(fallback)) if declined.status.0 == PCE_ERR_UNSUPPORTED => {
+                    g2_on_fallback = Some(declined.message);
+                    let bases = fallback.lend_bases::<G2>(g2_points)?;
+                    Ok(fallback.msm(&bases, 0, bases.len(), 1, &b_scalars)?)
+                }
+                (result, _) => Ok(result?),
+            }
         })?;
     }
     let totals = (0..options.runs.max(1))
@@ -297,6 +312,7 @@ pub fn run(
         device_memory,
         host_peak_rss: host.stop().map(|peak| peak + pool_bytes),
         pool_bytes,
+        g2_on_fallback,
     })
 }
 

@@ -21,7 +21,8 @@ fn a_small_partition_runs_every_step_in_order() {
         runs: 2,
         pool_log: 8,
     };
-    let report = run(&device, &shape, options, |done| seen.push(done.name)).unwrap();
+    let report = run(&device, None, &shape, options, |done| seen.push(done.name)).unwrap();
+    assert_eq!(report.g2_on_fallback, None);
 
     assert_eq!(report.queries, [1023, 990, 988, 251]);
     let setup: Vec<_> = report.setup.iter().map(|s| s.name).collect();

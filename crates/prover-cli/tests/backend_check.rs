@@ -198,3 +198,40 @@ fn devices_name_refused_g2_msms() {
     assert!(listing.contains("opens: usable"), "{listing}");
     assert!(!listing.contains("G2 MSMs: unsupported"), "{listing}");
 }
+
+/// `bench partition` on a device that declines G2 MSMs times its B G2 MSM
+/// on the fallback (the CPU plugin, as the prover runs it) and says so;
+/// with `--fallback none` the run fails naming the refusal.
+#[test]
+fn bench_partition_times_declined_msms_on_the_fallback() {
+    let broken = plugin_dir().join(backend_api::loader::plugin_file_name("broken"));
+    let cpu = plugin_dir().join(backend_api::loader::plugin_file_name("cpu"));
+    let env = [
+        ("PCE_TEST_PLUGIN_MODE", OsStr::new("g1-only")),
+        ("PCE_TEST_PLUGIN_DELEGATE", cpu.as_os_str()),
+    ];
+    let args = [
+        "bench",
+        "partition",
+        "--shape",
+        "32GiB",
+        "--shrink",
+        "16",
+        "--pool-log",
+        "8",
+        "--backend",
+        broken.to_str().unwrap(),
+    ];
+    let output = common::pce_prover(&args, &env);
+    let out = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{out}");
+    assert!(
+        out.contains("B G2 MSM: declined by the device, timed on the fallback cpu (CPU ("),
+        "{out}"
+    );
+    assert!(out.contains("): this backend has no G2 MSM"), "{out}");
+    let output = common::pce_prover(&[&args[..], &["--fallback", "none"]].concat(), &env);
+    let out = text(&output);
+    assert_ne!(output.status.code(), Some(0), "{out}");
+    assert!(out.contains("this backend has no G2 MSM"), "{out}");
+}

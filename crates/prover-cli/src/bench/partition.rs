@@ -93,6 +93,12 @@ pub struct BenchPartitionArgs {
     /// Also write every figure as JSON.
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
+    /// Backend that runs the MSMs the device declines as unsupported (a
+    /// G1-only backend's G2 MSMs, or a GPU's whose G2 kernels failed their
+    /// self-test), as the prover's fallback does; `none`: such a device
+    /// fails the run.
+    #[arg(long, value_name = "BACKEND", default_value = "cpu")]
+    fallback: String,
 }
 
 /// The shape `--shape` names.
@@ -209,21 +215,39 @@ pub fn bench_partition(args: BenchPartitionArgs) -> Result<ExitCode> {
     };
     // Each step's figures as it ends, so that a run stopped early (a
     // borrowed machine's time limit) still says what it measured.
-    let report = match run(&device, &shape, options, |done: &StepDone| {
-        let memory = |bytes: Option<u64>| bytes.map(size).unwrap_or_else(|| "-".into());
-        eprintln!(
-            "{}: {:.3} s (device in use {}, host RSS {})",
-            done.name,
-            done.time.as_secs_f64(),
-            memory(done.device_used),
-            memory(done.host_rss)
-        );
-    }) {
+    let fallback = match args.fallback.as_str() {
+        "none" => None,
+        name => proving_engine::open_fallback(Some(name), backend.name())
+            .with_context(|| format!("--fallback {name}"))?,
+    };
+    let fallback_device = fallback.as_ref().map(|(device, _)| device);
+    let report = match run(
+        &device,
+        fallback_device,
+        &shape,
+        options,
+        |done: &StepDone| {
+            let memory = |bytes: Option<u64>| bytes.map(size).unwrap_or_else(|| "-".into());
+            eprintln!(
+                "{}: {:.3} s (device in use {}, host RSS {})",
+                done.name,
+                done.time.as_secs_f64(),
+                memory(done.device_used),
+                memory(done.host_rss)
+            );
+        },
+    ) {
         Ok(report) => report,
         Err(PartitionError::Backend(error)) => return Ok(unavailable(error)),
         Err(error) => return Err(error.into()),
     };
     print_table(&report);
+    if let (Some(reason), Some((_, name))) = (&report.g2_on_fallback, &fallback) {
+        println!(
+            "B G2 MSM: declined by the device, timed on the fallback {} ({name}): {reason}",
+            args.fallback
+        );
+    }
     if let Some(path) = &args.json {
         let doc = json!({
             "shape": {
@@ -247,6 +271,7 @@ pub fn bench_partition(args: BenchPartitionArgs) -> Result<ExitCode> {
             })),
             "host_peak_rss_bytes": report.host_peak_rss,
             "pool_bytes": report.pool_bytes,
+            "g2_on_fallback": report.g2_on_fallback,
         });
         let text = serde_json::to_string_pretty(&doc).expect("serialisable") + "\n";
         write_output(path, text.as_bytes())?;

@@ -17,11 +17,11 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use filecoin_prover::c1::C1Input;
-use filecoin_prover::c2::{prove_sectors, prover_id_of_miner, run, C2Options, C2Outcome, C2Run};
+use filecoin_prover::c2::{prove_sectors, prover_id_of_miner, C2Options, C2Outcome, C2Run};
 use filecoin_prover::proof_type::ProofType;
 use proving_engine::chain;
 use proving_engine::memory::{gib, parse_size};
-use proving_engine::{Devices, EngineOptions, Event};
+use proving_engine::{Devices, EngineOptions, Event, Observer};
 use serde_json::json;
 
 use crate::output::{
@@ -234,15 +234,32 @@ fn proof_paths(inputs: &[PathBuf], dir: &Path) -> Result<Vec<PathBuf>> {
 
 /// Proves `input` and prints a summary; shared with `demo`.
 pub fn prove_and_summarise(input: &C1Input, options: &C2Options) -> Result<C2Outcome> {
-    let outcome = step(
+    prove_observed(input, options, &|_| {})
+}
+
+/// [`prove_and_summarise`], with `observer` watching the engine.
+pub fn prove_observed(
+    input: &C1Input,
+    options: &C2Options,
+    observer: Observer<'_>,
+) -> Result<C2Outcome> {
+    let mut run = step(
         &format!(
             "proving {} ({}) with the {} backend",
             input.path.display(),
             input.proof_type,
             options.engine.backend
         ),
-        || run(input, options),
+        || {
+            prove_sectors(
+                std::slice::from_ref(input),
+                options,
+                observer,
+                &mut |_, _| {},
+            )
+        },
     )?;
+    let outcome = run.outcomes.remove(0)?;
     eprintln!("{}", summary(&outcome.sector));
     Ok(outcome)
 }

@@ -3,6 +3,7 @@
 //! backend's, byte for byte, with the same r and s.
 
 use std::process::ExitCode;
+use std::sync::{Mutex, PoisonError};
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -11,9 +12,9 @@ use filecoin_prover::c2::{C2Options, C2Outcome};
 use filecoin_prover::params::ensure_test_params;
 use filecoin_testkit::test_sector::seal_2kib;
 use proving_engine::pipeline::fresh_randomness;
-use proving_engine::{Devices, EngineOptions};
+use proving_engine::{Devices, EngineOptions, Event};
 
-use crate::c2_cmd::{prove_and_summarise, ProveArgs};
+use crate::c2_cmd::{prove_and_summarise, prove_observed, ProveArgs};
 use crate::output::report;
 use crate::progress::step;
 
@@ -24,10 +25,13 @@ pub struct DemoArgs {
     prove: ProveArgs,
     /// Also prove the sector with this backend (device 0), with the same r
     /// and s: the two proofs must be identical byte for byte, e.g.
-    /// `demo --backend cuda --reference cpu` on a new GPU. The backend
-    /// then gets no fallback (so --fallback is refused with it): a
-    /// partition it fails fails the demo, instead of being proven by the
-    /// fallback and compared with itself.
+    /// `demo --backend cuda --reference cpu` on a new GPU. The reference
+    /// then stands in only for the MSMs the backend declines as
+    /// unsupported (a G1-only backend's G2 MSMs, or a GPU's whose G2
+    /// kernels failed their self-test), as the prover's fallback does; a
+    /// partition the backend fails fails the demo, instead of being proven
+    /// by the reference and compared with itself (so --fallback is refused
+    /// with it).
     #[arg(long, value_name = "BACKEND")]
     reference: Option<String>,
 }
@@ -62,6 +66,35 @@ fn compare_with(
         expected.backend
     );
     Ok(())
+}
+
+/// Proves `input` as [`prove_and_summarise`] does, but fails if any
+/// partition had to be proven again on `options`' fallback backend (the
+/// reference): the demo checks the backend's own proofs.
+fn prove_on_the_backend_itself(input: &C1Input, options: &C2Options) -> Result<C2Outcome> {
+    let proven_again = Mutex::new(Vec::new());
+    let observer = |event: Event<'_>| {
+        if let Event::FallingBack {
+            partition, error, ..
+        } = event
+        {
+            let mut proven_again = proven_again.lock().unwrap_or_else(PoisonError::into_inner);
+            proven_again.push(format!("partition {partition}: {error}"));
+        }
+    };
+    let outcome = prove_observed(input, options, &observer);
+    let proven_again = proven_again
+        .into_inner()
+        .unwrap_or_else(PoisonError::into_inner);
+    if !proven_again.is_empty() {
+        bail!(
+            "the {} backend failed {} partition(s), which the reference then proved: {}",
+            options.engine.backend,
+            proven_again.len(),
+            proven_again.join("; ")
+        );
+    }
+    outcome
 }
 
 /// What the names of `demo`'s working directories start with, followed by
@@ -161,14 +194,16 @@ pub fn demo(args: DemoArgs) -> Result<ExitCode> {
         Some(u64::from(sector.sector_id)),
         false,
     );
-    if reference.is_some() {
-        options.engine.randomness = Some(fresh_randomness(input.num_partitions()));
-        options.engine.fallback = None;
-    }
-    let outcome = prove_and_summarise(&input, &options)?;
-    if let Some(reference) = &reference {
-        compare_with(reference, &input, &options, &outcome)?;
-    }
+    let outcome = match &reference {
+        None => prove_and_summarise(&input, &options)?,
+        Some(reference) => {
+            options.engine.randomness = Some(fresh_randomness(input.num_partitions()));
+            options.engine.fallback = Some(reference.clone());
+            let outcome = prove_on_the_backend_itself(&input, &options)?;
+            compare_with(reference, &input, &options, &outcome)?;
+            outcome
+        }
+    };
     println!(
         "proof ({}, {} bytes): {}",
         outcome.proof_type,

@@ -724,28 +724,43 @@ fn a_demo_that_died_has_its_working_directory_removed_by_the_next() {
 }
 
 /// `demo --reference` checks the backend itself: a backend whose proofs do
-/// not verify fails the demo, instead of its partitions being proven by
-/// the CPU fallback and that proof compared with the CPU reference's.
+/// not verify fails the demo, even though the reference (its fallback for
+/// declined MSMs) proved the partition again; a backend that declines its
+/// G2 MSMs (as a GPU whose G2 kernels failed their self-test does) proves
+/// with the reference taking just those, byte for byte the reference's
+/// proof.
 #[test]
-fn a_demo_against_a_reference_gives_the_backend_no_fallback() {
+fn a_demo_against_a_reference_checks_the_backends_own_proofs() {
     let cache = shared_parameter_cache();
     let broken = common::plugin_dir().join(backend_api::loader::plugin_file_name("broken"));
-    let output = common::pce_prover(
-        &[
+    let demo = |mode: &str, extra: &[(&str, &std::ffi::OsStr)]| {
+        let mut env = vec![
+            ("FIL_PROOFS_PARAMETER_CACHE", cache.as_os_str()),
+            (pce_backend_broken::MODE_ENV, mode.as_ref()),
+        ];
+        env.extend_from_slice(extra);
+        let args = [
             "demo",
             "--backend",
             broken.to_str().unwrap(),
             "--reference",
             "cpu",
-        ],
-        &[
-            ("FIL_PROOFS_PARAMETER_CACHE", cache.as_os_str()),
-            (pce_backend_broken::MODE_ENV, "wrong".as_ref()),
-        ],
-    );
-    let said = text(&output);
-    assert!(!output.status.success(), "{said}");
+        ];
+        let output = common::pce_prover(&args, &env);
+        (output.status.success(), text(&output))
+    };
+    let (success, said) = demo("wrong", &[]);
+    assert!(!success, "{said}");
     assert!(!said.contains("identical, byte for byte"), "{said}");
-    assert!(!said.contains("fallback"), "{said}");
+    assert!(
+        said.contains("backend failed 1 partition(s), which the reference then proved"),
+        "{said}"
+    );
     assert!(said.contains("does not verify"), "{said}");
+
+    let cpu = common::plugin_dir().join(backend_api::loader::plugin_file_name("cpu"));
+    let delegate = [(pce_backend_broken::g1_only::DELEGATE_ENV, cpu.as_os_str())];
+    let (success, said) = demo("g1-only", &delegate);
+    assert!(success, "{said}");
+    assert!(said.contains("identical, byte for byte"), "{said}");
 }

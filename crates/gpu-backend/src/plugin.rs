@@ -122,7 +122,7 @@ fn open_checked<E>(
             warn!(
                 index,
                 kernels = origin.describe(),
-                "{reason}; its G1 MSMs, NTTs and QAP step passed their self-test"
+                "{reason}; its G1 MSMs and NTTs passed their self-test"
             );
             (engine, G2Msms::Refused(reason))
         })

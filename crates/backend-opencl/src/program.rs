@@ -330,47 +330,29 @@ mod tests {
         // entries, results of one point, handles used while open.
         unsafe {
             assert_eq!((vt.device_open)(0, &mut device), PCE_OK, "the device opens");
-            let mut bases: *mut pce_msm_bases = std::ptr::null_mut();
-            let upload = |group, points: *const std::ffi::c_void, bases: &mut _| {
-                (vt.msm_bases_upload)(device, group, points, 5, 0, bases)
+            // The five points of `group` at `points` as bases, and their
+            // MSM by `terms` into `out`: the MSM's status, and the bases.
+            let sum = |group, points: *const std::ffi::c_void, out: *mut std::ffi::c_void| {
+                let mut bases: *mut pce_msm_bases = std::ptr::null_mut();
+                let uploaded = (vt.msm_bases_upload)(device, group, points, 5, 0, &mut bases);
+                assert_eq!(uploaded, PCE_OK, "bases of group {group} uploaded");
+                ((vt.msm)(device, bases, 0, 5, terms.as_ptr(), 1, out), bases)
             };
-            assert_eq!(
-                upload(PCE_G1, g1_affines_as_pce(&g1).as_ptr().cast(), &mut bases),
-                PCE_OK
-            );
-            let mut sum = [pce_g1_projective::default()];
-            let status = (vt.msm)(
-                device,
-                bases,
-                0,
-                5,
-                terms.as_ptr(),
-                1,
-                sum.as_mut_ptr().cast(),
-            );
+            let mut g1_sum = [pce_g1_projective::default()];
+            let g1_points = g1_affines_as_pce(&g1).as_ptr().cast();
+            let (status, bases) = sum(PCE_G1, g1_points, g1_sum.as_mut_ptr().cast());
             assert_eq!(status, PCE_OK);
             let expected: G1Projective = g1.iter().zip(&scalars).map(|(p, s)| *p * s).sum();
             assert_eq!(
-                pce_g1_projectives(&sum)[0],
+                pce_g1_projectives(&g1_sum)[0],
                 expected,
                 "G1 MSM on the device"
             );
             (vt.msm_bases_release)(bases);
 
-            assert_eq!(
-                upload(PCE_G2, g2_affines_as_pce(&g2).as_ptr().cast(), &mut bases),
-                PCE_OK
-            );
-            let mut sum = [pce_g2_projective::default()];
-            let status = (vt.msm)(
-                device,
-                bases,
-                0,
-                5,
-                terms.as_ptr(),
-                1,
-                sum.as_mut_ptr().cast(),
-            );
+            let mut g2_sum = [pce_g2_projective::default()];
+            let g2_points = g2_affines_as_pce(&g2).as_ptr().cast();
+            let (status, bases) = sum(PCE_G2, g2_points, g2_sum.as_mut_ptr().cast());
             assert_eq!(status, PCE_ERR_UNSUPPORTED, "G2 MSM refused");
             let mut message = vec![0u8; 512];
             let len = (vt.last_error)(message.as_mut_ptr().cast(), message.len());

@@ -243,7 +243,7 @@ pub fn prove_observed(
     options: &C2Options,
     observer: Observer<'_>,
 ) -> Result<C2Outcome> {
-    let mut run = step(
+    let outcome = step(
         &format!(
             "proving {} ({}) with the {} backend",
             input.path.display(),
@@ -257,9 +257,9 @@ pub fn prove_observed(
                 observer,
                 &mut |_, _| {},
             )
+            .and_then(|mut run| run.outcomes.remove(0))
         },
     )?;
-    let outcome = run.outcomes.remove(0)?;
     eprintln!("{}", summary(&outcome.sector));
     Ok(outcome)
 }

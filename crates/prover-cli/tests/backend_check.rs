@@ -12,6 +12,17 @@ fn pce_prover(args: &[&str], mode: &str) -> std::process::Output {
     common::pce_prover(args, &[("PCE_TEST_PLUGIN_MODE", OsStr::new(mode))])
 }
 
+/// The smallest sizes of every check, for backends that only have to be
+/// seen failing or declining.
+const TINY: [&str; 6] = [
+    "--max-log-ntt",
+    "2",
+    "--max-log-msm-g1",
+    "4",
+    "--max-log-msm-g2",
+    "4",
+];
+
 const SMALL: [&str; 6] = [
     "--max-log-ntt",
     "12",
@@ -93,15 +104,7 @@ fn cpu_backend_conforms_without_ifma() {
 fn broken_backends_fail_cleanly() {
     let broken = plugin_dir().join(backend_api::loader::plugin_file_name("broken"));
     let broken = broken.to_str().unwrap();
-    let tiny = [
-        "--max-log-ntt",
-        "2",
-        "--max-log-msm-g1",
-        "4",
-        "--max-log-msm-g2",
-        "4",
-    ];
-    let run = |mode: &str| pce_prover(&[&["backend-check", broken][..], &tiny].concat(), mode);
+    let run = |mode: &str| pce_prover(&[&["backend-check", broken][..], &TINY].concat(), mode);
 
     // (mode, exit status, texts the output must contain)
     let cases: [(&str, i32, &[&str]); 5] = [
@@ -148,20 +151,37 @@ fn broken_backends_fail_cleanly() {
     assert!(text(&missing).contains("libpce_backend_no-such-backend.so"));
 }
 
+/// `pce-prover args` with the test plugin in its `g1-only` mode (the CPU
+/// plugin behind it, G2 MSMs declined as unsupported); `args` name it as
+/// `BROKEN`.
+fn g1_only(args: &[&str]) -> std::process::Output {
+    let broken = plugin_dir().join(backend_api::loader::plugin_file_name("broken"));
+    let cpu = plugin_dir().join(backend_api::loader::plugin_file_name("cpu"));
+    let args: Vec<&str> = args
+        .iter()
+        .map(|&arg| {
+            if arg == "BROKEN" {
+                broken.to_str().unwrap()
+            } else {
+                arg
+            }
+        })
+        .collect();
+    common::pce_prover(
+        &args,
+        &[
+            ("PCE_TEST_PLUGIN_MODE", OsStr::new("g1-only")),
+            ("PCE_TEST_PLUGIN_DELEGATE", cpu.as_os_str()),
+        ],
+    )
+}
+
 /// `devices --open` says when a device refuses G2 MSMs (a G1-only
 /// backend, or a GPU whose G2 kernels failed their self-test) and that
 /// they run on the fallback; a device with G2 MSMs says nothing of them.
 #[test]
 fn devices_name_refused_g2_msms() {
-    let broken = plugin_dir().join(backend_api::loader::plugin_file_name("broken"));
-    let cpu = plugin_dir().join(backend_api::loader::plugin_file_name("cpu"));
-    let output = common::pce_prover(
-        &["devices", broken.to_str().unwrap(), "--open"],
-        &[
-            ("PCE_TEST_PLUGIN_MODE", OsStr::new("g1-only")),
-            ("PCE_TEST_PLUGIN_DELEGATE", cpu.as_os_str()),
-        ],
-    );
+    let output = g1_only(&["devices", "BROKEN", "--open"]);
     let listing = text(&output);
     assert_eq!(output.status.code(), Some(0), "{listing}");
     assert!(
@@ -172,21 +192,7 @@ fn devices_name_refused_g2_msms() {
         "{listing}"
     );
     // backend-check counts them absent, not failed.
-    let tiny = [
-        "--max-log-ntt",
-        "2",
-        "--max-log-msm-g1",
-        "4",
-        "--max-log-msm-g2",
-        "4",
-    ];
-    let output = common::pce_prover(
-        &[&["backend-check", broken.to_str().unwrap()][..], &tiny].concat(),
-        &[
-            ("PCE_TEST_PLUGIN_MODE", OsStr::new("g1-only")),
-            ("PCE_TEST_PLUGIN_DELEGATE", cpu.as_os_str()),
-        ],
-    );
+    let output = g1_only(&[&["backend-check", "BROKEN"][..], &TINY].concat());
     let out = text(&output);
     assert_eq!(output.status.code(), Some(0), "{out}");
     assert!(
@@ -204,12 +210,6 @@ fn devices_name_refused_g2_msms() {
 /// with `--fallback none` the run fails naming the refusal.
 #[test]
 fn bench_partition_times_declined_msms_on_the_fallback() {
-    let broken = plugin_dir().join(backend_api::loader::plugin_file_name("broken"));
-    let cpu = plugin_dir().join(backend_api::loader::plugin_file_name("cpu"));
-    let env = [
-        ("PCE_TEST_PLUGIN_MODE", OsStr::new("g1-only")),
-        ("PCE_TEST_PLUGIN_DELEGATE", cpu.as_os_str()),
-    ];
     let args = [
         "bench",
         "partition",
@@ -220,9 +220,9 @@ fn bench_partition_times_declined_msms_on_the_fallback() {
         "--pool-log",
         "8",
         "--backend",
-        broken.to_str().unwrap(),
+        "BROKEN",
     ];
-    let output = common::pce_prover(&args, &env);
+    let output = g1_only(&args);
     let out = text(&output);
     assert_eq!(output.status.code(), Some(0), "{out}");
     assert!(
@@ -230,7 +230,7 @@ fn bench_partition_times_declined_msms_on_the_fallback() {
         "{out}"
     );
     assert!(out.contains("): this backend has no G2 MSM"), "{out}");
-    let output = common::pce_prover(&[&args[..], &["--fallback", "none"]].concat(), &env);
+    let output = g1_only(&[&args[..], &["--fallback", "none"]].concat());
     let out = text(&output);
     assert_ne!(output.status.code(), Some(0), "{out}");
     assert!(out.contains("this backend has no G2 MSM"), "{out}");

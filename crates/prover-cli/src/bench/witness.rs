@@ -52,12 +52,13 @@ pub struct BenchWitnessArgs {
 pub fn bench_witness(args: BenchWitnessArgs) -> Result<ExitCode> {
     let size = parse_sector_size(&args.sector_size);
     let not_a_size = || format!("--sector-size {:?}: not a sector size", args.sector_size);
-    let (name, shape, measured) = match args.kind {
-        KindArg::WindowPost | KindArg::WinningPost => {
-            let kind = match args.kind {
-                KindArg::WindowPost => PoStKind::Window,
-                _ => PoStKind::Winning,
-            };
+    let post_kind = match args.kind {
+        KindArg::WindowPost => Some(PoStKind::Window),
+        KindArg::WinningPost => Some(PoStKind::Winning),
+        KindArg::Snap => None,
+    };
+    let (name, shape, measured) = match post_kind {
+        Some(kind) => {
             let proof_type = size
                 .and_then(|size| PoStProofType::current(kind, size))
                 .with_context(not_a_size)?;
@@ -71,7 +72,7 @@ pub fn bench_witness(args: BenchWitnessArgs) -> Result<ExitCode> {
             );
             (proof_type.to_string(), shape, measured)
         }
-        KindArg::Snap => {
+        None => {
             let proof_type = size
                 .and_then(UpdateProofType::of_size)
                 .with_context(not_a_size)?;

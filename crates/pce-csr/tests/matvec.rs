@@ -67,6 +67,11 @@ proptest! {
             let expected: Scalar = row.iter().map(|(col, coeff)| x[*col as usize] * coeff).sum();
             prop_assert_eq!(*value, expected);
         }
+        // Into a vector that held other values: every row is written,
+        // the empty ones included.
+        let mut reused = vec![Scalar::ONE; num_rows];
+        matrix.mul_vec_into(SplitVector::new(&x[..split], &x[split..]), &mut reused).unwrap();
+        prop_assert_eq!(&reused, &product);
         let y: Vec<Scalar> = (0..num_rows).map(|_| Scalar::random(&mut rng)).collect();
         let transposed = matrix.mul_transpose_vec(&y).unwrap();
         let mut expected = vec![Scalar::ZERO; num_cols];

@@ -94,12 +94,13 @@ pub fn bench_pce(args: BenchPceArgs) -> Result<ExitCode> {
     for p in &comparison.partitions {
         let ratio = p.enforce.time.as_secs_f64() / p.pce.time.as_secs_f64();
         println!(
-            "  partition {}: enforce-time {:.3} s, peak RSS {} | PCE {:.3} s (witness {:.3} s), peak RSS {} | speedup {ratio:.2}x | a, b, c digest {} (equal)",
+            "  partition {}: enforce-time {:.3} s, peak RSS {} | PCE {:.3} s (witness {:.3} s, A·w B·w C·w {:.3} s), peak RSS {} | speedup {ratio:.2}x | a, b, c digest {} (equal)",
             p.partition,
             p.enforce.time.as_secs_f64(),
             gib(p.enforce.peak_rss),
             p.pce.time.as_secs_f64(),
             p.pce_witness.as_secs_f64(),
+            p.pce_products.as_secs_f64(),
             gib(p.pce.peak_rss),
             hex::encode(p.digest)
         );
@@ -108,6 +109,7 @@ pub fn bench_pce(args: BenchPceArgs) -> Result<ExitCode> {
             "enforce": phase_json(&p.enforce),
             "pce": phase_json(&p.pce),
             "pce_witness_seconds": p.pce_witness.as_secs_f64(),
+            "pce_products_seconds": p.pce_products.as_secs_f64(),
             "speedup": ratio,
             "abc_digest": hex::encode(p.digest),
         }));

@@ -25,7 +25,6 @@
 use std::sync::OnceLock;
 
 use blstrs::Scalar;
-use ff::Field;
 use pce_core::{synthesize_witness_in, Witness, WitnessCS};
 use rayon::prelude::*;
 use storage_proofs_core::merkle::MerkleTreeTrait;
@@ -121,7 +120,7 @@ pub fn partition_witness<Tree: 'static + MerkleTreeTrait>(
     // Every part's values after the shared ones (all of the first part's)
     // copied in parallel into their place in the whole.
     let assemble = |whole: usize, shared: usize, part: fn(&Witness) -> &[Scalar]| {
-        let mut values = large_buffers::filled(whole, Scalar::ZERO);
+        let mut values = large_buffers::zeroed(whole);
         let mut rest = values.as_mut_slice();
         let mut copies = Vec::with_capacity(parts.len());
         for (j, witness) in parts.iter().enumerate() {

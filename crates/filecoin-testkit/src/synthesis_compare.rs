@@ -14,7 +14,6 @@
 use std::time::{Duration, Instant};
 
 use blstrs::Scalar;
-use ff::Field;
 use filecoin_proofs::{with_shape, PoRepConfig, SealCommitPhase1Output};
 use pce_core::{synthesize_enforcing, PrecompiledCircuit};
 use storage_proofs_core::merkle::MerkleTreeTrait;
@@ -221,7 +220,7 @@ fn compare_shape<Tree: 'static + MerkleTreeTrait>(
             let witness = partition_witness(&circuits, k, pce.num_inputs(), pce.num_aux())?;
             let witness_time = start.elapsed();
             let n = pce.num_constraints();
-            let mut abc = [(); 3].map(|()| large_buffers::filled(n, Scalar::ZERO));
+            let mut abc = [(); 3].map(|()| large_buffers::zeroed(n));
             let start = Instant::now();
             let [a, b, c] = &mut abc;
             pce.evaluate_into(&witness, a, b, c)?;

@@ -32,9 +32,8 @@ use bellperson::groth16::{
     prepare_verifying_key, verify_proof, PreparedVerifyingKey, Proof, VerifyingKey,
 };
 use blstrs::{Bls12, G1Projective, G2Projective, Scalar};
-use ff::Field;
 use group::Curve;
-use pce_core::{Density, PrecompiledCircuit, Witness};
+use pce_core::{PrecompiledCircuit, Witness};
 use rayon::prelude::*;
 use tracing::debug;
 
@@ -201,26 +200,6 @@ fn timed<T>(name: &str, step: impl FnOnce() -> T) -> T {
     let result = step();
     debug!(elapsed = ?start.elapsed(), "{name}");
     result
-}
-
-/// The scalars of the A or B query: the selected inputs, then the selected aux values.
-fn query_scalars<'s>(
-    inputs: &'s [pce_scalar],
-    input_density: Option<&'s Density>,
-    aux: &'s [pce_scalar],
-    aux_density: &'s Density,
-) -> impl Iterator<Item = pce_scalar> + 's {
-    let selected_inputs = inputs
-        .iter()
-        .enumerate()
-        .filter(move |(i, _)| input_density.is_none_or(|d| d.get(*i)))
-        .map(|(_, s)| *s);
-    let selected_aux = aux
-        .iter()
-        .enumerate()
-        .filter(move |(i, _)| aux_density.get(*i))
-        .map(|(_, s)| *s);
-    selected_inputs.chain(selected_aux)
 }
 
 impl<'a> Prover<'a> {
@@ -440,7 +419,7 @@ impl<'a> Prover<'a> {
         let batch = witnesses.len();
         let mut h_scalars = large_buffers::with_capacity(batch * (n - 1));
         for witness in witnesses {
-            let mut abc = large_buffers::filled(3 * n, Scalar::ZERO);
+            let mut abc = large_buffers::zeroed(3 * n);
             let m = pce.num_constraints();
             let (a, bc) = abc.split_at_mut(n);
             let (b, c) = bc.split_at_mut(n);
@@ -464,22 +443,24 @@ impl<'a> Prover<'a> {
             large_buffers::with_capacity(batch * (num_inputs + pce.a_aux_density().count()));
         let mut b_scalars =
             large_buffers::with_capacity(batch * (b_inputs + pce.b_aux_density().count()));
-        for witness in witnesses {
-            // L's scalars are the canonical aux values themselves; A's and
-            // B's are selected from them, so the aux values are converted
-            // once and never held twice (at 32 GiB a copy is 3.9 GiB).
-            let start = l_scalars.len();
-            l_scalars.par_extend(witness.aux.par_iter().map(scalar_of));
-            let aux = &l_scalars[start..];
-            let inputs: Vec<pce_scalar> = witness.inputs.iter().map(scalar_of).collect();
-            a_scalars.extend(query_scalars(&inputs, None, aux, pce.a_aux_density()));
-            b_scalars.extend(query_scalars(
-                &inputs,
-                Some(pce.b_input_density()),
-                aux,
-                pce.b_aux_density(),
-            ));
-        }
+        timed("MSM scalars", || {
+            for witness in witnesses {
+                // L's scalars are the canonical aux values themselves; A's and
+                // B's are selected from them, so the aux values are converted
+                // once and never held twice (at 32 GiB a copy is 3.9 GiB).
+                let start = l_scalars.len();
+                l_scalars.par_extend(witness.aux.par_iter().map(scalar_of));
+                let aux = &l_scalars[start..];
+                let inputs: Vec<pce_scalar> = witness.inputs.iter().map(scalar_of).collect();
+                // A's query has every input, B's the inputs B uses; then each
+                // has the aux values its density selects.
+                a_scalars.extend_from_slice(&inputs);
+                pce.a_aux_density().extend_selected(aux, &mut a_scalars);
+                pce.b_input_density()
+                    .extend_selected(&inputs, &mut b_scalars);
+                pce.b_aux_density().extend_selected(aux, &mut b_scalars);
+            }
+        });
         let turn = self.device_turn();
         let h = timed("H MSM", || self.msm_g1(G1Query::H, batch, &h_scalars))?;
         drop(h_scalars);

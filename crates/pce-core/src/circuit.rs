@@ -2,7 +2,6 @@
 
 use bellpepper_core::{Circuit, ConstraintSystem};
 use blstrs::Scalar;
-use ff::Field;
 use pce_csr::{CsrMatrix, SplitVector};
 use tracing::debug;
 
@@ -158,11 +157,12 @@ impl PrecompiledCircuit {
     /// Computes `A·w`, `B·w`, `C·w`.
     pub fn evaluate(&self, witness: &Witness) -> Result<Evaluations, PceError> {
         let n = self.num_constraints();
-        // Gigabytes each at 32 GiB: in huge pages, written by all threads.
+        // Gigabytes each at 32 GiB: in huge pages, zeroed by the kernel as
+        // the MatVec's threads first write them.
         let mut out = Evaluations {
-            a: large_buffers::filled(n, Scalar::ZERO),
-            b: large_buffers::filled(n, Scalar::ZERO),
-            c: large_buffers::filled(n, Scalar::ZERO),
+            a: large_buffers::zeroed(n),
+            b: large_buffers::zeroed(n),
+            c: large_buffers::zeroed(n),
         };
         self.evaluate_into(witness, &mut out.a, &mut out.b, &mut out.c)?;
         Ok(out)

@@ -6,6 +6,8 @@
 //! parameter file stores bases only for the used ones. [`Density`] is that
 //! bit set, with the same `extend` rule as bellperson's `DensityTracker`.
 
+use rayon::prelude::*;
+
 /// A growable bit set with a population count.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Density {
@@ -131,5 +133,83 @@ impl Density {
             self.push(other.get(index));
         }
         self.count = count;
+    }
+
+    /// Appends to `out`, in order, the values of the variables in the set
+    /// (`values` holds one per variable): a query's MSM scalars. Copied by
+    /// all threads, each into its own part of `out`: at 32 GiB the A query
+    /// selects 3.9 GiB of a partition's aux values.
+    pub fn extend_selected<T: Copy + Send + Sync>(&self, values: &[T], out: &mut Vec<T>) {
+        assert_eq!(values.len(), self.len, "one value per variable");
+        // 65,536 variables a task; a multiple of 64, so tasks split no word.
+        const WORDS: usize = 1024;
+        let counts: Vec<usize> = self
+            .words
+            .par_chunks(WORDS)
+            .map(|words| words.iter().map(|w| w.count_ones() as usize).sum())
+            .collect();
+        let total: usize = counts.iter().sum();
+        out.reserve(total);
+        let start = out.len();
+        let mut spare = &mut out.spare_capacity_mut()[..total];
+        let mut places = Vec::with_capacity(counts.len());
+        for count in counts {
+            let (place, rest) = std::mem::take(&mut spare).split_at_mut(count);
+            places.push(place);
+            spare = rest;
+        }
+        places
+            .into_par_iter()
+            .zip(self.words.par_chunks(WORDS))
+            .enumerate()
+            .for_each(|(task, (place, words))| {
+                let mut slots = place.iter_mut();
+                for (w, &word) in words.iter().enumerate() {
+                    let mut bits = word;
+                    while bits != 0 {
+                        let index = (task * WORDS + w) * 64 + bits.trailing_zeros() as usize;
+                        bits &= bits - 1;
+                        slots
+                            .next()
+                            .expect("a slot per set bit")
+                            .write(values[index]);
+                    }
+                }
+            });
+        // SAFETY: each task wrote every slot of its part (one per set bit
+        // of its words, and its part has exactly that many), and the parts
+        // cover the `total` slots after `start`.
+        unsafe { out.set_len(start + total) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    #[test]
+    fn extend_selected_appends_the_selected_values_in_order() {
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        // Within a word, on word and task boundaries, across several tasks;
+        // sets from empty to full.
+        for len in [0, 1, 63, 64, 65, 65_536, 2 * 65_536 + 77] {
+            for percent in [0, 3, 50, 99, 100] {
+                let density = Density::from_indices(
+                    len,
+                    (0..len).filter(|_| rng.gen_range(0..100) < percent),
+                );
+                let values: Vec<u64> = (0..len as u64).map(|i| i * 7 + 1).collect();
+                let mut out = vec![u64::MAX; 5];
+                density.extend_selected(&values, &mut out);
+                let expected: Vec<u64> = [u64::MAX; 5]
+                    .into_iter()
+                    .chain((0..len).filter(|&i| density.get(i)).map(|i| values[i]))
+                    .collect();
+                assert_eq!(out, expected, "{len} variables, {percent} % selected");
+                assert_eq!(out.len(), 5 + density.count());
+            }
+        }
     }
 }

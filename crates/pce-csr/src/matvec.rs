@@ -93,7 +93,8 @@ impl CsrMatrix {
                         return;
                     };
                     let value = x.get(col as usize);
-                    let mut acc = match coefficient {
+                    let acc = &mut out[row];
+                    *acc = match coefficient {
                         Coefficient::One => *value,
                         Coefficient::MinusOne => -value,
                         Coefficient::Other(_) if *value == Scalar::ZERO => Scalar::ZERO,
@@ -103,14 +104,13 @@ impl CsrMatrix {
                     for (col, coefficient) in terms {
                         let value = x.get(col as usize);
                         match coefficient {
-                            Coefficient::One => acc += value,
-                            Coefficient::MinusOne => acc -= value,
+                            Coefficient::One => *acc += value,
+                            Coefficient::MinusOne => *acc -= value,
                             Coefficient::Other(_) if *value == Scalar::ZERO => {}
-                            Coefficient::Other(c) if *value == Scalar::ONE => acc += c,
-                            Coefficient::Other(c) => acc += *value * c,
+                            Coefficient::Other(c) if *value == Scalar::ONE => *acc += c,
+                            Coefficient::Other(c) => *acc += *value * c,
                         }
                     }
-                    out[row] = acc;
                 })
             });
         Ok(())

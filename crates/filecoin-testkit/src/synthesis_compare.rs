@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use blstrs::Scalar;
 use filecoin_proofs::{with_shape, PoRepConfig, SealCommitPhase1Output};
-use pce_core::{synthesize_enforcing, PrecompiledCircuit};
+use pce_core::{synthesize_enforcing, Evaluations, PrecompiledCircuit};
 use storage_proofs_core::merkle::MerkleTreeTrait;
 
 use filecoin_prover::c1::C1Input;
@@ -215,20 +215,17 @@ fn compare_shape<Tree: 'static + MerkleTreeTrait>(
         // The witness and a, b, c leave the measured phase alive, as the
         // enforce-time path's constraint system does: neither path's
         // figure includes freeing its memory, nor the digest.
-        let ((abc, witness, pce_witness, pce_products), pce_measure) = measure(|| {
+        let ((eval, witness, pce_witness, pce_products), pce_measure) = measure(|| {
             let start = Instant::now();
             let witness = partition_witness(&circuits, k, pce.num_inputs(), pce.num_aux())?;
             let witness_time = start.elapsed();
-            let n = pce.num_constraints();
-            let mut abc = [(); 3].map(|()| large_buffers::zeroed(n));
+            let mut eval = Evaluations::zeroed(pce.num_constraints());
             let start = Instant::now();
-            let [a, b, c] = &mut abc;
-            pce.evaluate_into(&witness, a, b, c)?;
-            Ok((abc, witness, witness_time, start.elapsed()))
+            pce.evaluate_into(&witness, &mut eval.a, &mut eval.b, &mut eval.c)?;
+            Ok((eval, witness, witness_time, start.elapsed()))
         })?;
-        let [a, b, c] = &abc;
-        let new = abc_digest([a, b, c]);
-        drop((abc, witness));
+        let new = abc_digest([&eval.a, &eval.b, &eval.c]);
+        drop((eval, witness));
         if old != new {
             return Err(CompareError::Mismatch { partition: k });
         }

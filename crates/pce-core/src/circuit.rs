@@ -38,6 +38,20 @@ pub struct Evaluations {
     pub c: Vec<Scalar>,
 }
 
+impl Evaluations {
+    /// `a`, `b`, `c` of `n` zeros each, for
+    /// [`PrecompiledCircuit::evaluate_into`] to overwrite: gigabytes each
+    /// at 32 GiB, in huge pages, zeroed by the kernel as the MatVec's
+    /// threads first write them.
+    pub fn zeroed(n: usize) -> Self {
+        Self {
+            a: large_buffers::zeroed(n),
+            b: large_buffers::zeroed(n),
+            c: large_buffers::zeroed(n),
+        }
+    }
+}
+
 impl PrecompiledCircuit {
     /// Records `circuit` (a blank circuit is enough: no value is computed).
     pub fn extract<C: Circuit<Scalar>>(circuit: C) -> Result<Self, PceError> {
@@ -156,14 +170,7 @@ impl PrecompiledCircuit {
 
     /// Computes `A·w`, `B·w`, `C·w`.
     pub fn evaluate(&self, witness: &Witness) -> Result<Evaluations, PceError> {
-        let n = self.num_constraints();
-        // Gigabytes each at 32 GiB: in huge pages, zeroed by the kernel as
-        // the MatVec's threads first write them.
-        let mut out = Evaluations {
-            a: large_buffers::zeroed(n),
-            b: large_buffers::zeroed(n),
-            c: large_buffers::zeroed(n),
-        };
+        let mut out = Evaluations::zeroed(self.num_constraints());
         self.evaluate_into(witness, &mut out.a, &mut out.b, &mut out.c)?;
         Ok(out)
     }

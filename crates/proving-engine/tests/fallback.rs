@@ -90,8 +90,13 @@ fn a_failing_backend_falls_back_to_the_cpu_partition_by_partition() {
             |_, _| {},
         )
         .unwrap();
+        // The witnesses are generated at once, so whichever partition the
+        // prover takes first is the one that fails: any of the three.
         let error = chain(without.results[0].as_ref().unwrap_err());
-        assert!(error.contains("partition 0"), "{mode}: {error}");
+        assert!(
+            (0..3).any(|k| error.contains(&format!("partition {k}:"))),
+            "{mode}: {error}"
+        );
     }
 
     // A real backend without G2 MSMs (the CPU plugin behind the test

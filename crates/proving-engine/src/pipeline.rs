@@ -24,12 +24,16 @@
 //! input. A job's result reaches the caller on the caller's own thread,
 //! which can write it out without holding up a prover; a failing job does
 //! not stop the others.
+//!
+//! What a run is asked ([`EngineOptions`], in `options`) and what it
+//! reports ([`Run`] and [`Event`]s, in `outcome`) are kept apart from the
+//! threads here.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use backend_api::{Backend, Device};
 use blstrs::Scalar;
@@ -45,175 +49,11 @@ use crate::memory::{default_budget, MemoryModel};
 use crate::registry::LoadedCircuit;
 use crate::{chain, panic_message, EngineError};
 
-/// Which devices of the backend a run proves on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Devices {
-    /// The device of this index.
-    One(u32),
-    /// Every device the backend lists.
-    All,
-}
+mod options;
+mod outcome;
 
-/// How to prove.
-#[derive(Debug, Clone)]
-pub struct EngineOptions {
-    /// Backend name or path.
-    pub backend: String,
-    /// The devices to prove on.
-    pub devices: Devices,
-    /// Partitions proven at once on each device (each job's partitions
-    /// started in order, the jobs one after another; a job's partitions
-    /// may overlap the next job's).
-    pub jobs: usize,
-    /// Partitions in flight beyond the provers' own, plus one: at most
-    /// `provers + partitions_in_flight - 1` partitions (`provers` = `jobs`
-    /// on each device) are in memory at once, and the witnesses of those
-    /// not being proven are generated at once, one thread each.
-    pub partitions_in_flight: usize,
-    /// Bytes the run may use ([`crate::memory`]); `None` for
-    /// [`default_budget`].
-    pub memory_budget: Option<u64>,
-    /// Fixed `(r, s)` per partition, the jobs' partitions one after
-    /// another (tests comparing with bellperson); random when `None`.
-    pub randomness: Option<Vec<(Scalar, Scalar)>>,
-    /// Set to cancel the run: no partition starts its witness or proof
-    /// after it is set, and every unfinished job fails with
-    /// [`EngineError::Cancelled`] (a partition being proven runs to its end).
-    pub cancel: Option<Arc<AtomicBool>>,
-    /// Backend that proves a partition again when the run's backend fails
-    /// it (an error, or a proof that does not verify): the CPU backend
-    /// behind a GPU, so that a device fault costs time, not the proof.
-    /// Not used when it is the run's backend itself.
-    pub fallback: Option<String>,
-}
-
-impl EngineOptions {
-    /// One partition at a time on `backend`'s first device, witnesses two
-    /// ahead, under the default budget, with nothing else set: a starting
-    /// point for tests and benchmarks to change field by field.
-    pub fn first_device(backend: &str) -> Self {
-        Self {
-            backend: backend.to_owned(),
-            devices: Devices::One(0),
-            jobs: 1,
-            partitions_in_flight: 2,
-            memory_budget: None,
-            randomness: None,
-            cancel: None,
-            fallback: None,
-        }
-    }
-
-    fn cancelled(&self) -> bool {
-        self.cancel
-            .as_ref()
-            .is_some_and(|flag| flag.load(Ordering::Relaxed))
-    }
-}
-
-/// Wall time per stage of one job, summed over its partitions.
-#[derive(Debug, Clone, Default)]
-pub struct StageTimes {
-    /// Witness generation, summed over the partitions (whose witnesses
-    /// may be generated at once, overlapping proving).
-    pub witness: Duration,
-    /// PCE evaluation, NTTs, MSMs, assembly and the proof's verification.
-    pub prove: Duration,
-    /// [`Job::finish`]: combining the proofs and checking the whole.
-    pub finish: Duration,
-}
-
-/// A job's output and what it took.
-#[derive(Debug, Clone)]
-pub struct Proven<O> {
-    /// What [`Job::finish`] returned.
-    pub output: O,
-    /// Its stages.
-    pub times: StageTimes,
-}
-
-/// How the memory of a run was planned and used.
-#[derive(Debug, Clone, Copy)]
-pub struct MemoryPlan {
-    /// The model the plan follows.
-    pub model: MemoryModel,
-    /// The budget, bytes.
-    pub budget: u64,
-    /// Partitions the budget admits at once.
-    pub admitted: usize,
-    /// Partitions allowed in flight: the admitted ones, capped by the
-    /// provers plus the witnesses generated ahead of them.
-    pub slots: usize,
-    /// The most partitions that were in flight at once.
-    pub peak_in_flight: usize,
-}
-
-/// What happened, as it happens (for progress bars and measurements);
-/// sent from any thread of the run.
-#[derive(Debug)]
-pub enum Event<'a> {
-    /// The backend is set up; proving starts.
-    Ready {
-        /// The memory plan (its `peak_in_flight` is 0 here).
-        plan: &'a MemoryPlan,
-    },
-    /// A partition's witness is generated.
-    WitnessReady {
-        /// Index of the job.
-        job: usize,
-        /// The partition.
-        partition: usize,
-    },
-    /// A partition failed on its device and is proven again on the
-    /// fallback backend.
-    FallingBack {
-        /// Index of the job.
-        job: usize,
-        /// The partition.
-        partition: usize,
-        /// Why the device failed it.
-        error: &'a str,
-    },
-    /// A partition is proven and verified, its memory released.
-    PartitionProven {
-        /// Index of the job.
-        job: usize,
-        /// The partition.
-        partition: usize,
-        /// Index of the device, in [`Run::devices`] order.
-        device: usize,
-    },
-}
-
-/// Receives the [`Event`]s of a run, from any of its threads.
-pub type Observer<'o> = &'o (dyn Fn(Event<'_>) + Sync);
-
-/// A job's result as the caller receives it.
-pub type JobResult<J> = Result<Proven<<J as Job>::Output>, <J as Job>::Error>;
-
-/// The result of a run.
-pub struct Run<J: Job> {
-    /// One result per job, in job order.
-    pub results: Vec<JobResult<J>>,
-    /// The memory plan, with the peak of partitions in flight.
-    pub memory: MemoryPlan,
-    /// Backend name and path.
-    pub backend: String,
-    /// The names of the devices proven on, joined by ", ".
-    pub device: String,
-    /// Each device and the partitions it proved; the fallback backend's
-    /// device last, when the run has one.
-    pub devices: Vec<DeviceUse>,
-}
-
-/// A device of a run and its share of the work.
-#[derive(Debug, Clone)]
-pub struct DeviceUse {
-    /// Its name.
-    pub name: String,
-    /// Partitions it proved.
-    pub partitions: usize,
-}
+pub use options::{Devices, EngineOptions};
+pub use outcome::{DeviceUse, Event, JobResult, MemoryPlan, Observer, Proven, Run, StageTimes};
 
 /// A device ready to prove one circuit: its prover holds the circuit's
 /// bases lent to (on a GPU: uploaded to) the device and the NTT domains

@@ -1,0 +1,79 @@
+//! How a run proves: the devices, the provers and partitions in flight,
+//! the memory budget, the randomness, cancellation and the fallback
+//! backend ([`EngineOptions`]).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use blstrs::Scalar;
+
+#[cfg(doc)]
+use crate::memory::default_budget;
+#[cfg(doc)]
+use crate::EngineError;
+
+/// Which devices of the backend a run proves on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Devices {
+    /// The device of this index.
+    One(u32),
+    /// Every device the backend lists.
+    All,
+}
+
+/// How to prove.
+#[derive(Debug, Clone)]
+pub struct EngineOptions {
+    /// Backend name or path.
+    pub backend: String,
+    /// The devices to prove on.
+    pub devices: Devices,
+    /// Partitions proven at once on each device (each job's partitions
+    /// started in order, the jobs one after another; a job's partitions
+    /// may overlap the next job's).
+    pub jobs: usize,
+    /// Partitions in flight beyond the provers' own, plus one: at most
+    /// `provers + partitions_in_flight - 1` partitions (`provers` = `jobs`
+    /// on each device) are in memory at once, and the witnesses of those
+    /// not being proven are generated at once, one thread each.
+    pub partitions_in_flight: usize,
+    /// Bytes the run may use ([`crate::memory`]); `None` for
+    /// [`default_budget`].
+    pub memory_budget: Option<u64>,
+    /// Fixed `(r, s)` per partition, the jobs' partitions one after
+    /// another (tests comparing with bellperson); random when `None`.
+    pub randomness: Option<Vec<(Scalar, Scalar)>>,
+    /// Set to cancel the run: no partition starts its witness or proof
+    /// after it is set, and every unfinished job fails with
+    /// [`EngineError::Cancelled`] (a partition being proven runs to its end).
+    pub cancel: Option<Arc<AtomicBool>>,
+    /// Backend that proves a partition again when the run's backend fails
+    /// it (an error, or a proof that does not verify): the CPU backend
+    /// behind a GPU, so that a device fault costs time, not the proof.
+    /// Not used when it is the run's backend itself.
+    pub fallback: Option<String>,
+}
+
+impl EngineOptions {
+    /// One partition at a time on `backend`'s first device, witnesses two
+    /// ahead, under the default budget, with nothing else set: a starting
+    /// point for tests and benchmarks to change field by field.
+    pub fn first_device(backend: &str) -> Self {
+        Self {
+            backend: backend.to_owned(),
+            devices: Devices::One(0),
+            jobs: 1,
+            partitions_in_flight: 2,
+            memory_budget: None,
+            randomness: None,
+            cancel: None,
+            fallback: None,
+        }
+    }
+
+    pub(super) fn cancelled(&self) -> bool {
+        self.cancel
+            .as_ref()
+            .is_some_and(|flag| flag.load(Ordering::Relaxed))
+    }
+}

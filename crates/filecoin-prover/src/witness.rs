@@ -23,11 +23,13 @@
 //! circuit (to rule the copy out, should a proof ever fail to verify).
 
 use std::sync::OnceLock;
+use std::time::Instant;
 
 use blstrs::Scalar;
 use pce_core::{synthesize_witness_in, Witness, WitnessCS};
 use rayon::prelude::*;
 use storage_proofs_core::merkle::MerkleTreeTrait;
+use tracing::debug;
 
 use crate::partition::PartitionCircuits;
 use crate::porep_witness;
@@ -79,6 +81,7 @@ pub fn partition_witness<Tree: 'static + MerkleTreeTrait>(
     // the shared part, which is small: room for that share and a 64th of
     // the whole (unwritten room costs nothing; too little only reallocates).
     let capacity = |whole: usize| whole / challenges + whole / 64;
+    let start = Instant::now();
     let parts = (0..challenges)
         .into_par_iter()
         .map(|j| {
@@ -90,6 +93,7 @@ pub fn partition_witness<Tree: 'static + MerkleTreeTrait>(
             }
         })
         .collect::<Result<Vec<Witness>, C2Error>>()?;
+    debug!(partition = k, challenges, elapsed = ?start.elapsed(), "one-challenge witnesses");
 
     let mismatch = |what: String| C2Error::WitnessLayout { partition: k, what };
     let first = &parts[0];
@@ -134,8 +138,12 @@ pub fn partition_witness<Tree: 'static + MerkleTreeTrait>(
             .for_each(|(place, source)| place.copy_from_slice(source));
         values
     };
-    Ok(Witness {
+    let start = Instant::now();
+    let witness = Witness {
         inputs: assemble(num_inputs, shared_inputs, |w| &w.inputs),
         aux: assemble(num_aux, shared_aux, |w| &w.aux),
-    })
+    };
+    drop(parts);
+    debug!(partition = k, elapsed = ?start.elapsed(), "witness assembled");
+    Ok(witness)
 }

@@ -50,7 +50,7 @@ use ff::PrimeField;
 use filecoin_hashers::Hasher;
 use filecoin_proofs::DefaultPieceHasher;
 use pce_core::sha256_witness::{pack_bits, sha256};
-use pce_core::{synthesize_witness_in, Witness, WitnessCS};
+use pce_core::WitnessTarget;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use storage_proofs_core::gadgets::constraint;
@@ -70,22 +70,24 @@ use crate::C2Error;
 /// `synthesize_witness_in(circuits.challenge_circuit(k, j)?, cs)` returns
 /// (ONE and the inputs, then the aux values, in the same order), computed
 /// without the SHA-256 and Poseidon gadgets' linear combinations. `cs` is
-/// an empty system, made with room for the witness
-/// ([`WitnessCS::with_capacity`]).
+/// an empty system: a [`pce_core::WitnessCS`] made with room for the
+/// witness ([`pce_core::WitnessCS::with_capacity`]), which it returns, or
+/// a [`pce_core::PlacedWitnessCS`], which writes it into the caller's
+/// slots.
 ///
 /// The copy hashes TreeR and TreeC with Poseidon, as every sector shape
 /// Filecoin registers does; a tree of another hasher is synthesized with
 /// storage-proofs' circuit.
-pub fn challenge_witness<Tree: 'static + MerkleTreeTrait>(
+pub fn challenge_witness<Tree: 'static + MerkleTreeTrait, T: WitnessTarget>(
     circuits: &PartitionCircuits<Tree>,
     k: usize,
     j: usize,
-    cs: WitnessCS,
-) -> Result<Witness, C2Error> {
+    cs: T,
+) -> Result<T::Output, C2Error> {
     let synthesized = if por_witness::hashes_with_poseidon::<Tree>() {
-        synthesize_witness_in(ChallengeCircuit::new(circuits, k, j)?, cs)
+        cs.synthesize(ChallengeCircuit::new(circuits, k, j)?)
     } else {
-        synthesize_witness_in(circuits.challenge_circuit(k, j)?, cs)
+        cs.synthesize(circuits.challenge_circuit(k, j)?)
     };
     synthesized.map_err(|source| C2Error::Synthesis {
         partition: k,

@@ -5,7 +5,7 @@
 use ff::Field;
 use filecoin_proofs::SectorShape2KiB;
 use filecoin_prover::partition::{blank_circuit, PartitionCircuits};
-use filecoin_prover::witness::partition_witness;
+use filecoin_prover::witness::{partition_witness, placed_partition_witness};
 use filecoin_testkit::test_sector::seal_2kib;
 use pce_core::{synthesize_enforcing, synthesize_witness, PrecompiledCircuit, Scalar};
 use rayon::prelude::*;
@@ -45,6 +45,16 @@ fn pce_of_2kib_porep_partition_matches_enforce_time_synthesis() {
         "challenge-parallel witness differs from the sequential one"
     );
     drop(parallel);
+    // The first partition of its shape taught the process the layout: the
+    // next is synthesized in place.
+    let placed = placed_partition_witness(&circuits, 0, pce.num_inputs(), pce.num_aux())
+        .unwrap()
+        .expect("the layout was learned from the partition assembled above");
+    assert!(
+        placed == witness,
+        "witness synthesized in place differs from the sequential one"
+    );
+    drop(placed);
     let eval = pce.evaluate(&witness).unwrap();
     let unsatisfied = (0..eval.a.len())
         .into_par_iter()

@@ -8,6 +8,8 @@
 //!
 //! - [`RecordingCS`] records the constraints of a (blank) circuit;
 //! - [`WitnessCS`] only stores assigned values: enforce costs nothing;
+//!   [`PlacedWitnessCS`] writes them straight into a slot of a larger
+//!   witness (a PoRep challenge's values into the partition's);
 //! - [`PrecompiledCircuit`] holds the matrices, the densities the prover's
 //!   MSMs need, and the shape; it extracts, evaluates, saves and loads;
 //! - [`sha256_witness`] and [`poseidon_witness`] allocate what
@@ -16,7 +18,7 @@
 //! - [`EnforcingCS`] is the enforce-time path ported from bellperson's
 //!   prover, kept as the reference the PCE is checked and benchmarked against.
 //!
-//! All three constraint systems number variables exactly as bellperson's
+//! All the constraint systems number variables exactly as bellperson's
 //! `ProvingAssignment` does: input 0 is ONE (allocated by the caller, as
 //! bellperson's prover does), inputs and aux variables are numbered in
 //! allocation order, `extend` appends a sub-system dropping its temporary
@@ -27,6 +29,7 @@ mod density;
 mod disk;
 mod enforcing_cs;
 mod error;
+mod placed_cs;
 pub mod poseidon_witness;
 mod recording_cs;
 pub mod sha256_witness;
@@ -37,8 +40,11 @@ pub use circuit::{Evaluations, PrecompiledCircuit};
 pub use density::Density;
 pub use enforcing_cs::EnforcingCS;
 pub use error::PceError;
+pub use placed_cs::{synthesize_placed, Placed, PlacedWitnessCS, Placement};
 pub use recording_cs::RecordingCS;
-pub use synthesis::{synthesize_enforcing, synthesize_witness, synthesize_witness_in, Witness};
+pub use synthesis::{
+    synthesize_enforcing, synthesize_witness, synthesize_witness_in, Witness, WitnessTarget,
+};
 pub use witness_cs::WitnessCS;
 
 pub use blstrs::Scalar;

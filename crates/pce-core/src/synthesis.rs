@@ -86,6 +86,23 @@ pub fn synthesize_witness_in<C: Circuit<Scalar>>(
     Ok(cs.into_witness())
 }
 
+/// A witness-only constraint system a circuit can be synthesized into as
+/// bellperson's prover does: code that picks the circuit (one of several
+/// types) is written once for every system its values may go to.
+pub trait WitnessTarget {
+    /// What synthesis leaves.
+    type Output;
+    /// Synthesizes `circuit` into the system.
+    fn synthesize<C: Circuit<Scalar>>(self, circuit: C) -> Result<Self::Output, SynthesisError>;
+}
+
+impl WitnessTarget for WitnessCS {
+    type Output = Witness;
+    fn synthesize<C: Circuit<Scalar>>(self, circuit: C) -> Result<Witness, SynthesisError> {
+        synthesize_witness_in(circuit, self)
+    }
+}
+
 /// Runs `circuit` through the enforce-time reference path (bellperson's
 /// `ProvingAssignment`), evaluating every constraint as it is enforced.
 pub fn synthesize_enforcing<C: Circuit<Scalar>>(circuit: C) -> Result<EnforcingCS, SynthesisError> {

@@ -31,7 +31,7 @@
 //! circuit (to rule the copy out, should a proof ever fail to verify).
 
 use std::collections::HashMap;
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::Instant;
 
 use blstrs::Scalar;
@@ -125,9 +125,13 @@ type Shape = (usize, usize, usize);
 /// The layouts learned so far, by the partition's shape: a circuit's
 /// layout follows from its shape, and the partitions of a sector, and every
 /// sector of one size, share it.
-fn learned() -> &'static Mutex<HashMap<Shape, Layout>> {
+fn learned() -> MutexGuard<'static, HashMap<Shape, Layout>> {
     static LEARNED: OnceLock<Mutex<HashMap<Shape, Layout>>> = OnceLock::new();
-    LEARNED.get_or_init(Default::default)
+    // A map of plain values stays whole if a holder panicked.
+    LEARNED
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// One-challenge circuit `j` of partition `k` synthesized into `cs`: our
@@ -164,10 +168,7 @@ pub fn partition_witness<Tree: 'static + MerkleTreeTrait>(
     }
     let shape = (num_inputs, num_aux, challenges);
     let (witness, layout) = assembled_witness(circuits, k, challenges, shape)?;
-    learned()
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-        .insert(shape, layout);
+    learned().insert(shape, layout);
     Ok(witness)
 }
 
@@ -184,11 +185,7 @@ pub fn placed_partition_witness<Tree: 'static + MerkleTreeTrait>(
 ) -> Result<Option<Witness>, C2Error> {
     let challenges = circuits.num_challenges(k);
     let shape = (num_inputs, num_aux, challenges);
-    let layout = learned()
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-        .get(&shape)
-        .copied();
+    let layout = learned().get(&shape).copied();
     match layout {
         Some(layout) if challenges >= 2 => placed_witness(circuits, k, challenges, shape, layout),
         _ => Ok(None),

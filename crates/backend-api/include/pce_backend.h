@@ -256,6 +256,15 @@ typedef pce_status (*pce_ntt_scratch_bytes_fn)(pce_device *device,
                                                uint32_t log_size,
                                                uint64_t *bytes);
 
+/* "device_host_bytes": the most host memory, in bytes, an open device holds
+ * for its own use from its opening to its closing, beyond the caller's data
+ * and the scratch of single calls (a GPU backend's staging buffers for its
+ * copies), so the host's memory budget counts it once per open device.
+ * Absent means 0. */
+#define PCE_PROC_DEVICE_HOST_BYTES "device_host_bytes"
+typedef pce_status (*pce_device_host_bytes_fn)(pce_device *device,
+                                               uint64_t *bytes);
+
 typedef const pce_backend_vtable *(*pce_backend_entry_fn)(
     uint32_t host_abi_version, uint32_t *plugin_abi_version);
 

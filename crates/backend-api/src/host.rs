@@ -30,6 +30,7 @@ pub(crate) struct Operations {
     pub(crate) qap_h: Option<pce_qap_h_fn>,
     pub(crate) device_memory: Option<pce_device_memory_fn>,
     pub(crate) ntt_scratch_bytes: Option<pce_ntt_scratch_bytes_fn>,
+    pub(crate) device_host_bytes: Option<pce_device_host_bytes_fn>,
 }
 
 impl Operations {
@@ -48,6 +49,7 @@ impl Operations {
                 qap_h: as_fn(find(PCE_PROC_QAP_H)),
                 device_memory: as_fn(find(PCE_PROC_DEVICE_MEMORY)),
                 ntt_scratch_bytes: as_fn(find(PCE_PROC_NTT_SCRATCH_BYTES)),
+                device_host_bytes: as_fn(find(PCE_PROC_DEVICE_HOST_BYTES)),
             }
         }
     }
@@ -459,6 +461,20 @@ impl Device {
         // SAFETY: a live device handle and a valid out-pointer.
         let status = unsafe { ntt_scratch_bytes(self.handle.as_ptr(), log_size, &mut bytes) };
         self.backend.call("ntt_scratch_bytes", status)?;
+        Ok(bytes)
+    }
+
+    /// The most host memory, in bytes, this device holds for its own use
+    /// while it is open (a GPU backend's staging buffers); 0 when the
+    /// plugin does not say (operation `"device_host_bytes"`).
+    pub fn device_host_bytes(&self) -> Result<u64, BackendError> {
+        let Some(device_host_bytes) = self.backend.inner.ops.device_host_bytes else {
+            return Ok(0);
+        };
+        let mut bytes = 0u64;
+        // SAFETY: a live device handle and a valid out-pointer.
+        let status = unsafe { device_host_bytes(self.handle.as_ptr(), &mut bytes) };
+        self.backend.call("device_host_bytes", status)?;
         Ok(bytes)
     }
 

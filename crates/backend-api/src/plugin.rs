@@ -200,6 +200,8 @@ pub trait Plugin: 'static {
     const DEVICE_MEMORY: bool = false;
     /// Whether the plugin has [`Plugin::ntt_scratch_bytes`].
     const NTT_SCRATCH_BYTES: bool = false;
+    /// Whether the plugin has [`Plugin::device_host_bytes`].
+    const DEVICE_HOST_BYTES: bool = false;
 
     /// Optional ([`Plugin::QAP_H`]): the QAP step in one call, for the
     /// evaluations a, b, c of a satisfied R1CS (see `qap_h` in the header):
@@ -231,6 +233,13 @@ pub trait Plugin: 'static {
     /// caller's data.
     fn ntt_scratch_bytes(device: &Self::Device, log_size: u32) -> Result<u64, PluginError> {
         let _ = (device, log_size);
+        Ok(0)
+    }
+    /// Optional ([`Plugin::DEVICE_HOST_BYTES`]): the most host memory an
+    /// open device holds for its own use while it is open (staging
+    /// buffers), beyond the caller's data and single calls' scratch.
+    fn device_host_bytes(device: &Self::Device) -> Result<u64, PluginError> {
+        let _ = device;
         Ok(0)
     }
     /// Number of elements of one vector of a domain.
@@ -500,6 +509,22 @@ unsafe extern "C" fn ntt_scratch_bytes<P: Plugin>(
     })
 }
 
+/// Wraps [`Plugin::device_host_bytes`]; found by name as `"device_host_bytes"`.
+unsafe extern "C" fn device_host_bytes<P: Plugin>(
+    device: *mut pce_device,
+    bytes: *mut u64,
+) -> pce_status {
+    guard(|| {
+        // SAFETY: a device handle of this plugin.
+        let device = unsafe { handle::<P::Device>(device as *const c_void, "device")? };
+        non_null(bytes, "bytes")?;
+        let held = P::device_host_bytes(device)?;
+        // SAFETY: checked non-null; the host provides the out-pointer.
+        unsafe { *bytes = held };
+        Ok(())
+    })
+}
+
 /// The operations of `P` found by name: those it says it has.
 unsafe extern "C" fn get_proc_address<P: Plugin>(name: *const c_char) -> *mut c_void {
     if name.is_null() {
@@ -514,6 +539,9 @@ unsafe extern "C" fn get_proc_address<P: Plugin>(name: *const c_char) -> *mut c_
     } else if name == PCE_PROC_NTT_SCRATCH_BYTES {
         P::NTT_SCRATCH_BYTES
             .then_some(ntt_scratch_bytes::<P> as pce_ntt_scratch_bytes_fn as *mut c_void)
+    } else if name == PCE_PROC_DEVICE_HOST_BYTES {
+        P::DEVICE_HOST_BYTES
+            .then_some(device_host_bytes::<P> as pce_device_host_bytes_fn as *mut c_void)
     } else {
         None
     };

@@ -64,6 +64,7 @@ fn a_c_plugin_built_from_the_header_loads_and_matches_the_layouts() {
         })
     );
     assert_eq!(device.ntt_scratch_bytes(20).unwrap(), 0, "absent means 0");
+    assert_eq!(device.device_host_bytes().unwrap(), 0, "absent means 0");
     assert!(backend.has_operation(PCE_PROC_DEVICE_MEMORY));
     assert!(!backend.has_operation(PCE_PROC_QAP_H));
     assert!(!backend.has_operation(c"no such operation"));

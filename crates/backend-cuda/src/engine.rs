@@ -527,6 +527,12 @@ impl GpuEngine for Engine {
         })
     }
 
+    /// The upload ring at its largest and the two download buffers, each
+    /// of at most one piece, all page-locked ([`Staging`]).
+    fn staging_bytes(&self) -> u64 {
+        ((MAX_UPLOAD_SLOTS + 2) * STAGING_PIECE_BYTES) as u64
+    }
+
     /// A stream-ordered allocation from the pool; when the device is out of
     /// memory, once more after the pool has handed back what it keeps
     /// unused (memory it holds in pieces too small for this buffer).

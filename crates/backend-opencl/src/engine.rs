@@ -214,6 +214,12 @@ impl GpuEngine for Engine {
         })
     }
 
+    /// The upload ring at its largest, each buffer of at most one piece
+    /// ([`Staging`]); reads go straight into the caller's data.
+    fn staging_bytes(&self) -> u64 {
+        (MAX_UPLOAD_SLOTS * STAGING_PIECE_BYTES) as u64
+    }
+
     /// Counted in the ledger first: beyond [`Limits::memory`] the buffer
     /// is refused as out of memory, as the device would refuse it.
     fn buffer(&self, bytes: usize) -> Result<Self::Buffer, PluginError> {

@@ -178,6 +178,13 @@ pub trait Engine {
         Ok(MemoryReport { free: total, total })
     }
 
+    /// The most host memory the engine holds for its copies while it is
+    /// open (its staging buffers), for the host's `device_host_bytes`. By
+    /// default none: an engine that copies straight from the caller's data.
+    fn staging_bytes(&self) -> u64 {
+        0
+    }
+
     /// A device buffer holding a copy of `values`.
     fn upload<T: Plain>(&self, values: &[T]) -> Result<Self::Buffer, PluginError> {
         let mut buffer = self.buffer(size_of_val(values).max(1))?;
@@ -402,6 +409,10 @@ impl<E: Engine> Engine for AllocationWatch<'_, E> {
 
     fn memory(&self) -> Result<MemoryReport, PluginError> {
         self.engine.memory()
+    }
+
+    fn staging_bytes(&self) -> u64 {
+        self.engine.staging_bytes()
     }
 }
 

@@ -258,6 +258,7 @@ impl<A: GpuApi> Plugin for GpuPlugin<A> {
     type Bases = DeviceBases<Buffer<A>>;
     const QAP_H: bool = true;
     const DEVICE_MEMORY: bool = true;
+    const DEVICE_HOST_BYTES: bool = true;
 
     fn device_count() -> Result<u32, PluginError> {
         A::device_count()
@@ -310,6 +311,10 @@ impl<A: GpuApi> Plugin for GpuPlugin<A> {
 
     fn device_memory(device: &Self::Device) -> Result<MemoryReport, PluginError> {
         device.engine().memory()
+    }
+
+    fn device_host_bytes(device: &Self::Device) -> Result<u64, PluginError> {
+        Ok(device.engine().staging_bytes())
     }
 
     /// G2 bases of a device whose G2 MSMs are refused stay on the host's

@@ -24,7 +24,7 @@ use pce_core::PrecompiledCircuit;
 use pce_testkit::random::random_circuit;
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
-use proving_engine::memory::MemoryModel;
+use proving_engine::memory::{BackendMemory, MemoryModel};
 
 #[global_allocator]
 static ALLOC: CappedAllocator = CappedAllocator;
@@ -54,7 +54,10 @@ fn drive(backend: &Backend, pce: &PrecompiledCircuit) -> Result<(), String> {
     }
     let device = backend.open(0).map_err(s)?;
     device.memory().map_err(s)?;
-    let scratch = device.ntt_scratch_bytes(4).map_err(s)?;
+    let backend_memory = BackendMemory {
+        ntt_scratch: device.ntt_scratch_bytes(4).map_err(s)?,
+        devices: device.device_host_bytes().map_err(s)?,
+    };
     let shape = SrsShape {
         h: 16,
         l: pce.num_aux(),
@@ -63,7 +66,7 @@ fn drive(backend: &Backend, pce: &PrecompiledCircuit) -> Result<(), String> {
         b_g2: pce.num_inputs() + pce.num_aux(),
         ic: pce.num_inputs(),
     };
-    MemoryModel::new(pce, shape, true, 1 << 20, scratch)
+    MemoryModel::new(pce, shape, true, 1 << 20, backend_memory)
         .partitions_admitted(1 << 30)
         .map_err(|e| format!("chaos: {e}"))?;
     let domain = device.ntt_domain(4).map_err(s)?;

@@ -7,6 +7,7 @@ use anyhow::Result;
 use backend_api::{Backend, BackendError, Device};
 use backend_check::{check as run_checks, check_proofs, Limits, Row};
 use clap::Args;
+use proving_engine::memory::gib;
 
 use crate::EXIT_BACKEND_UNAVAILABLE;
 
@@ -268,6 +269,7 @@ pub fn devices(args: DevicesArgs) -> Result<ExitCode> {
         backend_api::ffi::PCE_PROC_QAP_H,
         backend_api::ffi::PCE_PROC_DEVICE_MEMORY,
         backend_api::ffi::PCE_PROC_NTT_SCRATCH_BYTES,
+        backend_api::ffi::PCE_PROC_DEVICE_HOST_BYTES,
     ]
     .into_iter()
     .filter(|name| backend.has_operation(name))
@@ -300,6 +302,14 @@ pub fn devices(args: DevicesArgs) -> Result<ExitCode> {
                         "      opens: usable (opened in {:.2} s)",
                         started.elapsed().as_secs_f64()
                     );
+                    match device.device_host_bytes() {
+                        Ok(0) => {}
+                        Ok(bytes) => println!(
+                            "      host memory it holds while open: {} (staging for copies; counted in --memory-budget)",
+                            gib(bytes)
+                        ),
+                        Err(error) => println!("      host memory it holds: not known ({error})"),
+                    }
                     if let Some(reason) = g2_msms_refused(&device) {
                         println!("      G2 MSMs: unsupported, run on the fallback device (--fallback, default cpu): {reason}");
                     }

@@ -985,3 +985,66 @@ fn a_python_grpc_client_proves_with_curios_wrapper() {
         .expect("the client prints the proof");
     assert!(sector.verify(&hex::decode(hex.trim()).unwrap()).unwrap());
 }
+
+/// What a GPU device holds while open (its staging buffers: the OpenCL
+/// plugin's twelve of 64 MiB) is resident from the daemon's start:
+/// GetStatus counts it in the memory in use, beside the same daemon on the
+/// CPU backend, which holds none.
+#[test]
+fn an_open_gpu_device_holds_its_staging_in_the_memory_in_use() {
+    let program_cache = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("opencl-program-cache");
+    let listing = common::pce_prover(
+        &["devices", "opencl"],
+        &[("PCE_OPENCL_CACHE", program_cache.as_os_str())],
+    );
+    if listing.status.code() == Some(3) && std::env::var_os("CI").is_none() {
+        pce_testkit::skip(
+            "an_open_gpu_device_holds_its_staging_in_the_memory_in_use",
+            &format!("no OpenCL platform here ({})", common::text(&listing)),
+        );
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let in_use = |backend: &str| {
+        let daemon = Daemon::start_with_env(
+            "127.0.0.1:0",
+            dir.path(),
+            &["--backend", backend],
+            &[("PCE_OPENCL_CACHE", program_cache.to_str().unwrap())],
+        );
+        let status = runtime().block_on(async { get_status(&mut daemon.client().await).await });
+        let log = daemon.log();
+        let ended = daemon.terminate();
+        assert!(ended.success(), "{backend}: {ended}\n{log}");
+        status.pinned_memory_bytes
+    };
+    let (cpu, opencl) = (in_use("cpu"), in_use("opencl"));
+    assert_eq!(opencl - cpu, 12 * (64 << 20), "cpu {cpu}, opencl {opencl}");
+}
+
+/// A plugin whose libraries handle SIGTERM and SIGINT by ending the process
+/// (LLVM's handlers, inside PoCL's compiler, do) does not take the daemon's
+/// graceful stop away: both signals reach the daemon, which drains and
+/// exits successfully.
+#[test]
+fn sigterm_and_sigint_stop_the_daemon_whatever_handlers_its_plugin_installs() {
+    let dir = tempfile::tempdir().unwrap();
+    let broken = common::plugin_dir().join(backend_api::loader::plugin_file_name("broken"));
+    for signal in ["-TERM", "-INT"] {
+        let mut daemon = Daemon::start_with_env(
+            "127.0.0.1:0",
+            dir.path(),
+            &["--backend", broken.to_str().unwrap()],
+            &[(pce_backend_broken::MODE_ENV, "stop-handlers")],
+        );
+        runtime().block_on(async { get_status(&mut daemon.client().await).await });
+        Command::new("kill")
+            .args([signal, &daemon.child.id().to_string()])
+            .status()
+            .unwrap();
+        let ended = daemon.child.wait().unwrap();
+        let log = daemon.log();
+        assert!(ended.success(), "{signal}: {ended}\n{log}");
+        assert!(log.contains(": shutting down"), "{signal}: {log}");
+    }
+}

@@ -141,6 +141,27 @@ fn kernel_times_are_logged_when_asked_for() {
     assert!(!out.contains("kernel time"), "{out}");
 }
 
+/// The plugin reports the staging ring it may keep while a device is open
+/// (`device_host_bytes`: twelve upload buffers of 64 MiB), which the memory
+/// budget counts as static.
+#[test]
+fn an_open_device_says_what_host_memory_it_holds() {
+    let output = pce_prover(&["devices", "opencl", "--open"], &shared_cache());
+    if skip_without_opencl(&output) {
+        return;
+    }
+    let out = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{out}");
+    assert!(
+        out.contains("optional operations: qap_h, device_memory, device_host_bytes"),
+        "{out}"
+    );
+    assert!(
+        out.contains("host memory it holds while open: 0.75 GiB"),
+        "{out}"
+    );
+}
+
 #[test]
 fn no_opencl_platform_is_a_clean_error() {
     let vendors = tempfile::tempdir().unwrap();

@@ -178,11 +178,20 @@ impl Daemon {
                 .map_err(|e| StartError::Fallback(chain(&e)))?
                 .map(|(device, _)| device);
         let budget = config.memory_budget()?.unwrap_or_else(default_budget);
+        let gate = MemoryGate::new(budget);
+        // What each device holds while it is open (a GPU's staging
+        // buffers) is resident for the daemon's life, like a loaded circuit.
+        for slot in &devices {
+            let held = slot.device.device_host_bytes().map_err(devices_error)?;
+            if held > 0 {
+                gate.set_resident(&format!("device {}", slot.info.index), held);
+            }
+        }
         Ok(Arc::new(Self {
             jobs: Jobs::new(Duration::from_secs(config.server.keep_results_seconds)),
             proving: Proving {
                 circuits: Registry::new(),
-                gate: MemoryGate::new(budget),
+                gate,
                 fallback: config.proving.fallback_backend(),
                 partitions_in_flight: config.proving.partitions_in_flight,
             },

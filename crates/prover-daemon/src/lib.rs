@@ -14,6 +14,7 @@
 //! - [`metrics`]: Prometheus text;
 //! - [`service`]: the gRPC handlers;
 //! - [`server`]: listening, readiness and graceful shutdown;
+//! - [`stop_signals`]: SIGTERM and SIGINT, whatever handlers plugins install;
 //! - [`client`]: connecting to a daemon.
 
 pub mod client;
@@ -27,6 +28,7 @@ pub mod proving;
 pub mod requests;
 pub mod server;
 pub mod service;
+pub mod stop_signals;
 
 /// The `cuzk.v1` protocol (generated code).
 #[allow(missing_docs, clippy::all)]

@@ -9,7 +9,7 @@ use filecoin_prover::c2::{prove_on, prover_id_of_miner, C2Options};
 use filecoin_prover::circuits::ProofCircuit;
 use filecoin_prover::compound::KindRun;
 use filecoin_prover::{post, update};
-use proving_engine::memory::{domain_size, MemoryModel};
+use proving_engine::memory::{domain_size, BackendMemory, MemoryModel};
 use proving_engine::pipeline::Event;
 use proving_engine::{
     chain, DeviceProver, Devices, EngineOptions, LoadedCircuit, Registry, StageTimes,
@@ -72,17 +72,20 @@ impl Proving {
         cancel: &Arc<AtomicBool>,
     ) -> Result<Proven, String> {
         let log_n = domain_size(&circuit.pce).trailing_zeros();
-        let ntt_scratch = prover
-            .prover
-            .device()
-            .ntt_scratch_bytes(log_n)
-            .map_err(|e| e.to_string())?;
+        let device = prover.prover.device();
+        // The engine's plan counts the device's own host memory as static,
+        // so the budget given to it below does too (the gate holds it
+        // resident from the daemon's start).
+        let backend = BackendMemory {
+            ntt_scratch: device.ntt_scratch_bytes(log_n).map_err(|e| e.to_string())?,
+            devices: device.device_host_bytes().map_err(|e| e.to_string())?,
+        };
         let model = MemoryModel::new(
             &circuit.pce,
             circuit.params.shape(),
             circuit.resident,
             circuit.process_before,
-            ntt_scratch,
+            backend,
         );
         // No more partitions' working sets than the job has.
         let in_flight = self.partitions_in_flight.min(partitions(input)).max(1) as u64;
@@ -182,6 +185,12 @@ fn only(run: Result<KindRun, filecoin_prover::C2Error>) -> Result<(Vec<u8>, Stag
 /// What a loaded circuit holds whatever the jobs: its PCE, its decoded
 /// parameters and its NTT tables.
 pub fn resident_bytes(circuit: &LoadedCircuit) -> u64 {
-    let model = MemoryModel::new(&circuit.pce, circuit.params.shape(), circuit.resident, 0, 0);
+    let model = MemoryModel::new(
+        &circuit.pce,
+        circuit.params.shape(),
+        circuit.resident,
+        0,
+        BackendMemory::default(),
+    );
     model.static_bytes()
 }

@@ -18,6 +18,7 @@ use crate::config::{Config, Listen};
 use crate::daemon::{Daemon, StartError};
 use crate::proto::proving_engine_server::ProvingEngineServer;
 use crate::service::Service;
+use crate::stop_signals::StopSignals;
 
 /// Why serving stopped with an error.
 #[derive(Debug, thiserror::Error)]
@@ -33,14 +34,19 @@ pub enum ServeError {
         /// Why.
         source: std::io::Error,
     },
+    /// SIGTERM and SIGINT could not be blocked for the signal thread.
+    #[error("blocking SIGTERM and SIGINT: {0}")]
+    Signals(std::io::Error),
     /// The server failed.
     #[error("serving: {0}")]
     Transport(#[from] tonic::transport::Error),
 }
 
 /// Runs the daemon of `config` until SIGTERM or SIGINT. Sets the parameter
-/// cache for the process first, so call it before other threads start.
+/// cache for the process and blocks those signals in every thread
+/// ([`StopSignals`]) first, so call it before other threads start.
 pub fn run(config: Config) -> Result<(), ServeError> {
+    let stop = StopSignals::block().map_err(ServeError::Signals)?;
     if let Some(cache) = &config.proving.param_cache {
         // Read by filecoin-proofs when it first needs a parameter path;
         // no other thread runs yet.
@@ -62,7 +68,7 @@ pub fn run(config: Config) -> Result<(), ServeError> {
             address: config.server.listen.clone(),
             source,
         })?;
-    let served = runtime.block_on(serve(&config, daemon.clone()));
+    let served = runtime.block_on(serve(&config, daemon.clone(), stop));
     // Workers return once the queue is closed and their job has ended;
     // a job still stuck in a backend call is abandoned with the process.
     let deadline = Instant::now() + Duration::from_secs(5);
@@ -74,15 +80,18 @@ pub fn run(config: Config) -> Result<(), ServeError> {
     served
 }
 
-async fn serve(config: &Config, daemon: Arc<Daemon>) -> Result<(), ServeError> {
+async fn serve(config: &Config, daemon: Arc<Daemon>, stop: StopSignals) -> Result<(), ServeError> {
     let limit = config.server.max_message_bytes;
     let service = ProvingEngineServer::new(Service::new(daemon.clone()))
         .max_decoding_message_size(limit)
         .max_encoding_message_size(limit);
     let router = Server::builder().add_service(service);
     let grace = config.shutdown_grace();
+    let first_signal = stop.first();
     let shutdown = async move {
-        wait_for_signal().await;
+        if let Ok(signal) = first_signal.await {
+            info!("{signal}: shutting down");
+        }
         drain(&daemon, grace).await;
     };
     let listen_error = |source| ServeError::Listen {
@@ -131,16 +140,6 @@ fn remove_stale_socket(path: &std::path::Path) -> std::io::Result<()> {
             std::fs::remove_file(path)
         }
         _ => Ok(()),
-    }
-}
-
-async fn wait_for_signal() {
-    use tokio::signal::unix::{signal, SignalKind};
-    let mut term = signal(SignalKind::terminate()).expect("installing the SIGTERM handler");
-    let mut int = signal(SignalKind::interrupt()).expect("installing the SIGINT handler");
-    tokio::select! {
-        _ = term.recv() => info!("SIGTERM: shutting down"),
-        _ = int.recv() => info!("SIGINT: shutting down"),
     }
 }
 

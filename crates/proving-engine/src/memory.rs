@@ -7,6 +7,7 @@
 //! ```text
 //! static        = process at start + PCE + SRS (decoded queries, when resident)
 //!                 + NTT tables (the backend's ω^j of the domain: n · 32 B)
+//!                 + what the open devices hold (a GPU's staging buffers)
 //! per partition = witness + proving working set (+ one decoded query, when streamed)
 //!   witness     = (inputs + aux) · 32 B, held from its generation to the end of its proof
 //!   proving     = max(4n · 32 B  (a, b, c over the domain of size n, and h),
@@ -47,11 +48,25 @@ pub struct MemoryModel {
     /// The backend's tables for the NTT domain, kept for all proofs (the
     /// CPU plugin keeps one scalar per domain element).
     pub ntt: u64,
+    /// Host memory the open devices hold for as long as they are open,
+    /// all together (a GPU backend's staging buffers for its copies).
+    pub devices: u64,
     /// One partition's witness.
     pub witness: u64,
     /// One partition's proving working set (a, b, c, h, MSM scalars, and
     /// the largest decoded query when the SRS is streamed).
     pub proving: u64,
+}
+
+/// Host memory a backend's devices take beyond the caller's data, as its
+/// plugin reports it (`ntt_scratch_bytes`, `device_host_bytes`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BackendMemory {
+    /// Held during one batch of transforms (or QAP step) of the circuit's
+    /// domain: once per partition being proven.
+    pub ntt_scratch: u64,
+    /// Held by the open devices, all together, while they are open.
+    pub devices: u64,
 }
 
 /// The NTT domain of `pce`'s circuit: the constraints rounded up to a power of two.
@@ -86,14 +101,13 @@ impl MemoryModel {
     /// The model for `pce` proven with parameters of `shape`, the SRS
     /// resident (decoded once for all proofs) or streamed (each query
     /// decoded by the proof that uses it), in a process that already uses
-    /// `process` bytes, on a backend that holds `ntt_scratch` bytes during
-    /// a batch of transforms of the circuit's domain.
+    /// `process` bytes, on devices that take `backend` of host memory.
     pub fn new(
         pce: &PrecompiledCircuit,
         shape: SrsShape,
         resident: bool,
         process: u64,
-        ntt_scratch: u64,
+        backend: BackendMemory,
     ) -> Self {
         let n = domain_size(pce);
         let witness = (pce.num_inputs() + pce.num_aux()) as u64 * SCALAR;
@@ -111,13 +125,14 @@ impl MemoryModel {
             / 8;
         let working = (4 * n * SCALAR)
             // The scratch size is the plugin's word; near 2^64 it must not wrap.
-            .max((3 * n * SCALAR).saturating_add(ntt_scratch))
+            .max((3 * n * SCALAR).saturating_add(backend.ntt_scratch))
             .max(n * SCALAR + 3 * witness);
         Self {
             process,
             pce: pce.matrix_bytes() as u64 + densities,
             srs: if resident { queries } else { 0 },
             ntt: n * SCALAR,
+            devices: backend.devices,
             witness,
             proving: working.saturating_add(if resident { 0 } else { largest_query }),
         }
@@ -125,7 +140,7 @@ impl MemoryModel {
 
     /// Bytes held whatever the number of partitions in flight.
     pub fn static_bytes(&self) -> u64 {
-        [self.pce, self.srs, self.ntt]
+        [self.pce, self.srs, self.ntt, self.devices]
             .into_iter()
             .fold(self.process, u64::saturating_add)
     }
@@ -228,7 +243,11 @@ mod tests {
             b_g2: 2,
             ic: 2,
         };
-        let resident = MemoryModel::new(&pce, shape, true, 1000, 4 * 40);
+        let backend = BackendMemory {
+            ntt_scratch: 4 * 40,
+            devices: 2 * 768,
+        };
+        let resident = MemoryModel::new(&pce, shape, true, 1000, backend);
         // 3 rows: a domain of 4.
         assert_eq!(resident.witness, 3 * 32);
         assert_eq!(resident.ntt, 4 * 32);
@@ -240,9 +259,10 @@ mod tests {
         assert_eq!(resident.srs, (3 + 1 + 3 + 2) * 96 + 2 * 192);
         assert_eq!(
             resident.static_bytes(),
-            1000 + resident.pce + resident.srs + 4 * 32
+            1000 + resident.pce + resident.srs + 4 * 32 + 2 * 768,
+            "the devices' staging held once, not per partition"
         );
-        let streamed = MemoryModel::new(&pce, shape, false, 1000, 4 * 40);
+        let streamed = MemoryModel::new(&pce, shape, false, 1000, backend);
         assert_eq!(streamed.srs, 0);
         assert_eq!(
             streamed.proving,
@@ -257,7 +277,8 @@ mod tests {
             process: 100,
             pce: 200,
             srs: 300,
-            ntt: 400,
+            ntt: 300,
+            devices: 100,
             witness: 50,
             proving: 950,
         };

@@ -45,7 +45,7 @@ use tracing::{error, info, warn};
 
 use crate::admission::{Admission, Permit};
 use crate::job::{Assignment, Job, PartitionProof};
-use crate::memory::{default_budget, MemoryModel};
+use crate::memory::{default_budget, BackendMemory, MemoryModel};
 use crate::registry::LoadedCircuit;
 use crate::{chain, panic_message, EngineError};
 
@@ -126,7 +126,8 @@ pub fn run<J: Job>(
     }
     randomness(options, jobs.iter().map(Job::partitions).sum())?;
     let setup = Setup::open(options)?;
-    plan(circuit, &setup.devices[0].0, setup.devices.len(), options)?;
+    let devices: Vec<&Device> = setup.devices.iter().map(|(device, _)| device).collect();
+    plan(circuit, &devices, options)?;
     let per_operation = open_fallback(
         options.fallback.as_deref(),
         setup.devices[0].0.backend().name(),
@@ -158,7 +159,8 @@ pub fn run_with<J: Job>(
     let first = provers.first().ok_or(EngineError::NoDevices)?;
     let counts: Vec<usize> = jobs.iter().map(Job::partitions).collect();
     let randomness = randomness(options, counts.iter().sum())?;
-    let mut plan = plan(circuit, first.prover.device(), provers.len(), options)?;
+    let devices: Vec<&Device> = provers.iter().map(|p| p.prover.device()).collect();
+    let mut plan = plan(circuit, &devices, options)?;
     let fallback_device = open_fallback(
         options.fallback.as_deref(),
         first.prover.device().backend().name(),
@@ -278,25 +280,34 @@ impl Setup {
     }
 }
 
-/// The memory plan of proving `circuit` on `devices` devices like `device`
-/// with `options`; an error when the budget does not admit one partition.
+/// The memory plan of proving `circuit` on `devices` (one backend's, each
+/// with its provers) with `options`; an error when the budget does not
+/// admit one partition.
 fn plan(
     circuit: &LoadedCircuit,
-    device: &Device,
-    devices: usize,
+    devices: &[&Device],
     options: &EngineOptions,
 ) -> Result<MemoryPlan, EngineError> {
+    let first = devices.first().ok_or(EngineError::NoDevices)?;
     let log_n = domain_log_size(circuit.pce.num_constraints());
+    let mut held = 0u64;
+    for device in devices {
+        held = held.saturating_add(device.device_host_bytes()?);
+    }
+    let backend = BackendMemory {
+        ntt_scratch: first.ntt_scratch_bytes(log_n)?,
+        devices: held,
+    };
     let model = MemoryModel::new(
         &circuit.pce,
         circuit.params.shape(),
         circuit.resident,
         circuit.process_before,
-        device.ntt_scratch_bytes(log_n)?,
+        backend,
     );
     let budget = options.memory_budget.unwrap_or_else(default_budget);
     let admitted = model.partitions_admitted(budget)?;
-    let provers = options.jobs.max(1) * devices;
+    let provers = options.jobs.max(1) * devices.len();
     let slots = admitted.min(provers + options.partitions_in_flight.max(1) - 1);
     let plan = MemoryPlan {
         model,

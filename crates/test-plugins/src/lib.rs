@@ -16,6 +16,7 @@
 //! | `wrong` | NTT leaves the data unchanged, MSM returns infinity |
 //! | `chaos` | a raw vtable whose every answer comes from fuzzed bytes ([`chaos`]) |
 //! | `g1-only` | a real plugin without G2 MSMs ([`g1_only`]) |
+//! | `stop-handlers` | `device_open` installs handlers for SIGTERM and SIGINT that end the process, as LLVM's do (inside PoCL's compiler) |
 //!
 //! It never computes a correct result, so it cannot pass for a backend.
 
@@ -98,6 +99,9 @@ impl Plugin for Broken {
                 "simulated device refused: its kernels failed their self-test",
             ));
         }
+        if mode() == "stop-handlers" {
+            install_fatal_stop_handlers();
+        }
         Self::device_count().map(|_| ())
     }
 
@@ -138,6 +142,28 @@ impl Plugin for Broken {
             MsmResults::G2(out) => out.fill(Default::default()),
         }
         Ok(())
+    }
+}
+
+/// Handlers for SIGTERM and SIGINT that do what LLVM's do: restore the
+/// default action and raise the signal again, which ends the process.
+fn install_fatal_stop_handlers() {
+    extern "C" fn raise_again(signal: libc::c_int) {
+        // SAFETY: both are async-signal-safe.
+        unsafe {
+            libc::signal(signal, libc::SIG_DFL);
+            libc::raise(signal);
+        }
+    }
+    for signal in [libc::SIGTERM, libc::SIGINT] {
+        // SAFETY: installs a handler that only calls async-signal-safe
+        // functions.
+        unsafe {
+            libc::signal(
+                signal,
+                raise_again as extern "C" fn(libc::c_int) as libc::sighandler_t,
+            )
+        };
     }
 }
 

@@ -13,7 +13,9 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use clap::Args;
 use filecoin_prover::circuits::{ProofCircuit, KINDS};
-use proving_engine::memory::{domain_size, expected_shape, gib, parameter_shape, MemoryModel};
+use proving_engine::memory::{
+    domain_size, expected_shape, gib, parameter_shape, BackendMemory, MemoryModel,
+};
 use proving_engine::process::ProcessMemory;
 use serde_json::json;
 
@@ -49,7 +51,7 @@ pub fn bench_circuit(args: BenchCircuitArgs) -> Result<ExitCode> {
         Some(shape) => (shape, "parameter file"),
         None => (expected_shape(&pce), "expected (no parameter file)"),
     };
-    let model = MemoryModel::new(&pce, shape, true, 0, 0);
+    let model = MemoryModel::new(&pce, shape, true, 0, BackendMemory::default());
     let nnz: Vec<usize> = pce.matrices().iter().map(|m| m.nnz()).collect();
     let bytes_per_nnz = pce.matrix_bytes() as f64 / pce.nnz() as f64;
     println!("circuit            {circuit} ({})", files.id);

@@ -6,10 +6,12 @@
 //! finish, cancels those still running, answers every waiting client, then
 //! closes the listener (and removes its socket file).
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tokio::net::{TcpListener, UnixListener};
+use tokio::sync::oneshot;
 use tokio_stream::wrappers::{TcpListenerStream, UnixListenerStream};
 use tonic::transport::Server;
 use tracing::{info, warn};
@@ -46,12 +48,15 @@ pub enum ServeError {
 /// cache for the process and blocks those signals in every thread
 /// ([`StopSignals`]) first, so call it before other threads start.
 pub fn run(config: Config) -> Result<(), ServeError> {
-    let stop = StopSignals::block().map_err(ServeError::Signals)?;
     if let Some(cache) = &config.proving.param_cache {
         // Read by filecoin-proofs when it first needs a parameter path;
         // no other thread runs yet.
         std::env::set_var("FIL_PROOFS_PARAMETER_CACHE", cache);
     }
+    let listening = Arc::new(AtomicBool::new(false));
+    let stop = StopSignals::block()
+        .map_err(ServeError::Signals)?
+        .wait(listening.clone());
     let daemon = Daemon::new(&config)?;
     for name in &config.proving.preload {
         daemon.preload(name).map_err(|what| StartError::Preload {
@@ -68,7 +73,7 @@ pub fn run(config: Config) -> Result<(), ServeError> {
             address: config.server.listen.clone(),
             source,
         })?;
-    let served = runtime.block_on(serve(&config, daemon.clone(), stop));
+    let served = runtime.block_on(serve(&config, daemon.clone(), stop, &listening));
     // Workers return once the queue is closed and their job has ended;
     // a job still stuck in a backend call is abandoned with the process.
     let deadline = Instant::now() + Duration::from_secs(5);
@@ -80,16 +85,22 @@ pub fn run(config: Config) -> Result<(), ServeError> {
     served
 }
 
-async fn serve(config: &Config, daemon: Arc<Daemon>, stop: StopSignals) -> Result<(), ServeError> {
+/// Serves until `stop` resolves (the first SIGTERM or SIGINT), then drains;
+/// sets `listening` once the listener is bound.
+async fn serve(
+    config: &Config,
+    daemon: Arc<Daemon>,
+    stop: oneshot::Receiver<&'static str>,
+    listening: &AtomicBool,
+) -> Result<(), ServeError> {
     let limit = config.server.max_message_bytes;
     let service = ProvingEngineServer::new(Service::new(daemon.clone()))
         .max_decoding_message_size(limit)
         .max_encoding_message_size(limit);
     let router = Server::builder().add_service(service);
     let grace = config.shutdown_grace();
-    let first_signal = stop.first();
     let shutdown = async move {
-        if let Ok(signal) = first_signal.await {
+        if let Ok(signal) = stop.await {
             info!("{signal}: shutting down");
         }
         drain(&daemon, grace).await;
@@ -102,6 +113,7 @@ async fn serve(config: &Config, daemon: Arc<Daemon>, stop: StopSignals) -> Resul
         Listen::Tcp(address) => {
             let listener = TcpListener::bind(&address).await.map_err(listen_error)?;
             let local = listener.local_addr().map_err(listen_error)?;
+            listening.store(true, Ordering::SeqCst);
             info!(address = %local, "ready: listening");
             println!("pce-prover serve: ready on {local}");
             router
@@ -111,6 +123,7 @@ async fn serve(config: &Config, daemon: Arc<Daemon>, stop: StopSignals) -> Resul
         Listen::Unix(path) => {
             remove_stale_socket(&path).map_err(listen_error)?;
             let listener = UnixListener::bind(&path).map_err(listen_error)?;
+            listening.store(true, Ordering::SeqCst);
             info!(path = %path.display(), "ready: listening");
             println!("pce-prover serve: ready on unix://{}", path.display());
             let served = router

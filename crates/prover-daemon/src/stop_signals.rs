@@ -9,12 +9,16 @@
 //! both signals are blocked in the thread that starts the daemon before
 //! any other thread exists (every thread inherits the mask, plugins'
 //! threads included), and one thread takes them with `sigwait`: no handler
-//! runs for them at all.
+//! runs for them at all. Before the daemon listens, that thread ends the
+//! process at once, as the signal's default action would.
 
 use std::io;
 use std::mem::MaybeUninit;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use tokio::sync::oneshot;
+use tracing::warn;
 
 /// SIGTERM and SIGINT, blocked in this thread and the threads it starts.
 pub struct StopSignals {
@@ -44,9 +48,13 @@ impl StopSignals {
         Ok(Self { set })
     }
 
-    /// Waits on a thread of its own for the first of the two signals and
-    /// sends its name; the receiver resolves once one arrives.
-    pub fn first(self) -> oneshot::Receiver<&'static str> {
+    /// Waits on a thread of its own for the first of the two signals, from
+    /// now on, and sends its name; the receiver resolves once one arrives.
+    /// Until `listening` is set there is nothing to drain (the daemon is
+    /// still opening its devices and preloading circuits, which can take
+    /// minutes), so a signal then ends the process at once, with the exit
+    /// status of a shell's `128 + signal`.
+    pub fn wait(self, listening: Arc<AtomicBool>) -> oneshot::Receiver<&'static str> {
         let (sender, receiver) = oneshot::channel();
         std::thread::Builder::new()
             .name("stop-signals".into())
@@ -60,6 +68,10 @@ impl StopSignals {
                 } else {
                     "SIGTERM"
                 };
+                if !listening.load(Ordering::SeqCst) {
+                    warn!("{name} before the daemon was listening: exiting");
+                    std::process::exit(128 + signal);
+                }
                 let _ = sender.send(name);
             })
             .expect("spawning the signal thread");

@@ -9,7 +9,7 @@ mod common;
 
 use blstrs::Scalar;
 use ff::Field;
-use proving_engine::{run, Devices, EngineError, EngineOptions};
+use proving_engine::{run, Devices, EngineError, EngineOptions, Event};
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 
@@ -38,7 +38,15 @@ fn partitions_spread_over_every_device_and_prove_as_on_one() {
         randomness: Some(fixed.clone()),
         ..options(1)
     };
-    let spread = match run(&circuit, &jobs, &on_all, &|_| {}, |_, _| {}) {
+    // What the plan counts of the devices' own host memory: each one's
+    // staging ring (twelve buffers of 64 MiB), once per device.
+    let devices_held = std::sync::Mutex::new(None);
+    let observe = |event: Event<'_>| {
+        if let Event::Ready { plan } = event {
+            *devices_held.lock().unwrap() = Some(plan.model.devices);
+        }
+    };
+    let spread = match run(&circuit, &jobs, &on_all, &observe, |_, _| {}) {
         Err(e @ (EngineError::Backend(_) | EngineError::BackendLoad(_)))
             if std::env::var_os("CI").is_none() =>
         {
@@ -51,6 +59,11 @@ fn partitions_spread_over_every_device_and_prove_as_on_one() {
         other => other.unwrap(),
     };
     assert_eq!(spread.devices.len(), 2, "{:?}", spread.devices);
+    assert_eq!(
+        devices_held.into_inner().unwrap(),
+        Some(2 * 12 * (64 << 20)),
+        "the static memory counts both devices' staging"
+    );
     let shares: Vec<usize> = spread.devices.iter().map(|d| d.partitions).collect();
     assert_eq!(shares.iter().sum::<usize>(), 8);
     assert!(

@@ -40,12 +40,12 @@ pub use circuit::{Evaluations, PrecompiledCircuit};
 pub use density::Density;
 pub use enforcing_cs::EnforcingCS;
 pub use error::PceError;
-pub use placed_cs::{synthesize_placed, Placed, PlacedValues, PlacedWitnessCS, Placement};
+pub use placed_cs::{synthesize_placed, Placed, PlacedWitnessCS, Placement};
 pub use recording_cs::RecordingCS;
 pub use synthesis::{
     synthesize_enforcing, synthesize_witness, synthesize_witness_in, Witness, WitnessTarget,
 };
-pub use witness_cs::{ValueStore, WitnessCS, WitnessSystem};
+pub use witness_cs::WitnessCS;
 
 pub use blstrs::Scalar;
 pub use disk::{FORMAT_VERSION, MAGIC};

@@ -11,17 +11,16 @@
 //! caller checks them against the copy that was placed) and writes the
 //! rest in order into a slot of the caller's vector.
 //!
-//! It is the witness system of [`crate::witness_cs`] over a store that
-//! places values; sub-systems that a circuit creates with `new()` and
-//! merges with `extend` (storage-proofs' parallel synthesis) hold their
-//! values in vectors of their own, like [`crate::WitnessCS`], and `extend`
-//! places them.
+//! Sub-systems that a circuit creates with `new()` and merges with `extend`
+//! (storage-proofs' parallel synthesis) hold their values in vectors of
+//! their own, like [`crate::WitnessCS`]; `extend` places their values.
 
-use bellpepper_core::{Circuit, SynthesisError};
+use bellpepper_core::{
+    Circuit, ConstraintSystem, Index, LinearCombination, SynthesisError, Variable,
+};
 use blstrs::Scalar;
 
-use crate::synthesis::{synthesize_as_prover, WitnessTarget};
-use crate::witness_cs::{ValueStore, WitnessSystem};
+use crate::synthesis::{root_without_namespaces, synthesize_as_prover, CountInputs, WitnessTarget};
 
 /// Where a system's values of one kind go: the first `skip` into a vector
 /// kept aside, the rest into `slot`, in order.
@@ -44,11 +43,7 @@ pub struct Placed {
     pub total: usize,
 }
 
-/// A placed system's values of one kind: the store behind
-/// [`PlacedWitnessCS`].
-#[derive(Debug)]
-pub struct PlacedValues<'a>(Sink<'a>);
-
+/// The values of one kind.
 #[derive(Debug)]
 enum Sink<'a> {
     /// In a vector of its own (a sub-system made by `new()`).
@@ -63,38 +58,25 @@ enum Sink<'a> {
     },
 }
 
-impl Default for PlacedValues<'_> {
-    fn default() -> Self {
-        Self(Sink::Owned(Vec::new()))
-    }
-}
-
-impl<'a> PlacedValues<'a> {
-    fn new(placement: Placement<'a>) -> Self {
-        Self(Sink::Placed {
+impl<'a> Sink<'a> {
+    fn placed(placement: Placement<'a>) -> Self {
+        Sink::Placed {
             kept: Vec::with_capacity(placement.skip),
             skip: placement.skip,
             slot: placement.slot,
             written: 0,
             dropped: 0,
-        })
+        }
     }
 
-    fn finish(self) -> Placed {
-        let total = self.len();
-        let kept = match self.0 {
-            Sink::Owned(values) => values,
-            Sink::Placed { kept, .. } => kept,
-        };
-        Placed { kept, total }
-    }
-}
-
-impl ValueStore for PlacedValues<'_> {
+    /// Appends `value`; returns its index.
     #[inline]
     fn push(&mut self, value: Scalar) -> usize {
-        match &mut self.0 {
-            Sink::Owned(values) => ValueStore::push(values, value),
+        match self {
+            Sink::Owned(values) => {
+                values.push(value);
+                values.len() - 1
+            }
             Sink::Placed {
                 kept,
                 skip,
@@ -117,7 +99,7 @@ impl ValueStore for PlacedValues<'_> {
     }
 
     fn len(&self) -> usize {
-        match &self.0 {
+        match self {
             Sink::Owned(values) => values.len(),
             Sink::Placed {
                 kept,
@@ -128,9 +110,11 @@ impl ValueStore for PlacedValues<'_> {
         }
     }
 
-    /// A placed store's dropped values are not among the slices.
+    /// The values held, in order, as at most two slices. Only sub-systems
+    /// are extended into others, and they hold every value; a placed
+    /// system's dropped values are not among them.
     fn slices(&self) -> [&[Scalar]; 2] {
-        match &self.0 {
+        match self {
             Sink::Owned(values) => [values, &[]],
             Sink::Placed {
                 kept,
@@ -140,20 +124,42 @@ impl ValueStore for PlacedValues<'_> {
             } => [kept, &slot[..*written]],
         }
     }
+
+    fn extend(&mut self, values: &[Scalar]) {
+        match self {
+            Sink::Owned(own) => own.extend_from_slice(values),
+            _ => {
+                for value in values {
+                    self.push(*value);
+                }
+            }
+        }
+    }
+
+    fn finish(self) -> Placed {
+        let total = self.len();
+        let kept = match self {
+            Sink::Owned(values) => values,
+            Sink::Placed { kept, .. } => kept,
+        };
+        Placed { kept, total }
+    }
 }
 
 /// Records assigned values into the caller's slots; enforces nothing.
-/// Sub-systems it makes with `new()` hold their values in vectors of their
-/// own until `extend` places them.
-pub type PlacedWitnessCS<'a> = WitnessSystem<PlacedValues<'a>>;
+#[derive(Debug)]
+pub struct PlacedWitnessCS<'a> {
+    inputs: Sink<'a>,
+    aux: Sink<'a>,
+}
 
 impl<'a> PlacedWitnessCS<'a> {
     /// A system that places its inputs and aux values as `inputs` and
     /// `aux` say.
     pub fn new_placed(inputs: Placement<'a>, aux: Placement<'a>) -> Self {
         Self {
-            inputs: PlacedValues::new(inputs),
-            aux: PlacedValues::new(aux),
+            inputs: Sink::placed(inputs),
+            aux: Sink::placed(aux),
         }
     }
 
@@ -179,12 +185,74 @@ impl WitnessTarget for &mut PlacedWitnessCS<'_> {
     }
 }
 
+impl CountInputs for PlacedWitnessCS<'_> {
+    fn num_inputs(&self) -> usize {
+        self.inputs.len()
+    }
+}
+
+impl ConstraintSystem<Scalar> for PlacedWitnessCS<'_> {
+    type Root = Self;
+
+    fn new() -> Self {
+        Self {
+            inputs: Sink::Owned(Vec::new()),
+            aux: Sink::Owned(Vec::new()),
+        }
+    }
+
+    fn alloc<F, A, AR>(&mut self, _: A, f: F) -> Result<Variable, SynthesisError>
+    where
+        F: FnOnce() -> Result<Scalar, SynthesisError>,
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+    {
+        Ok(Variable::new_unchecked(Index::Aux(self.aux.push(f()?))))
+    }
+
+    fn alloc_input<F, A, AR>(&mut self, _: A, f: F) -> Result<Variable, SynthesisError>
+    where
+        F: FnOnce() -> Result<Scalar, SynthesisError>,
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+    {
+        Ok(Variable::new_unchecked(Index::Input(
+            self.inputs.push(f()?),
+        )))
+    }
+
+    fn enforce<A, AR, LA, LB, LC>(&mut self, _: A, _: LA, _: LB, _: LC)
+    where
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+        LA: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
+        LB: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
+        LC: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
+    {
+    }
+
+    root_without_namespaces!();
+
+    /// Appends `other`, whose input 0 is its temporary ONE and is dropped.
+    fn extend(&mut self, other: &Self) {
+        let [first, second] = other.inputs.slices();
+        let (first, second) = match first.split_first() {
+            Some((_one, rest)) => (rest, second),
+            None => (first, second.get(1..).unwrap_or_default()),
+        };
+        self.inputs.extend(first);
+        self.inputs.extend(second);
+        for values in other.aux.slices() {
+            self.aux.extend(values);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::{synthesize_witness, Witness};
     use bellpepper_core::num::AllocatedNum;
-    use bellpepper_core::ConstraintSystem;
 
     /// A circuit of `shared` aux values, then `own` aux values and an input
     /// of its own, some of them through a sub-system merged by `extend`.

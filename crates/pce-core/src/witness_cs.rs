@@ -3,74 +3,22 @@
 //! Per proof, the constraints are already known (they are in the PCE), so
 //! `enforce` does nothing: its linear-combination closures are never even
 //! called, which is where most of the enforce-time cost goes.
-//!
-//! Where the values go is the system's one parameter, a [`ValueStore`] per
-//! kind (inputs, aux): a vector of its own ([`WitnessCS`]), or a slot of a
-//! larger witness ([`crate::PlacedWitnessCS`]). The constraint-system
-//! logic (numbering, `extend`) is written once, here, for both.
 
 use bellpepper_core::{ConstraintSystem, Index, LinearCombination, SynthesisError, Variable};
 use blstrs::Scalar;
 
 use crate::synthesis::{root_without_namespaces, CountInputs, Witness};
 
-/// Where a witness system keeps the values of one kind, in allocation
-/// order. `Default` is the storage of a sub-system made by `new()`, which
-/// a circuit merges into its parent with `extend`.
-pub trait ValueStore: Default + Send {
-    /// Appends `value`; returns its index among the values of its kind.
-    fn push(&mut self, value: Scalar) -> usize;
-    /// Values appended so far.
-    fn len(&self) -> usize;
-    /// Whether no value was appended.
-    fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-    /// The values held, in order, as at most two slices (a store need not
-    /// hold every value it counted; only sub-systems, which do, are
-    /// extended into others).
-    fn slices(&self) -> [&[Scalar]; 2];
-    /// Appends `values` in order.
-    fn extend_from_slice(&mut self, values: &[Scalar]) {
-        for value in values {
-            self.push(*value);
-        }
-    }
-}
-
-impl ValueStore for Vec<Scalar> {
-    #[inline]
-    fn push(&mut self, value: Scalar) -> usize {
-        Vec::push(self, value);
-        Vec::len(self) - 1
-    }
-
-    fn len(&self) -> usize {
-        Vec::len(self)
-    }
-
-    fn slices(&self) -> [&[Scalar]; 2] {
-        [self, &[]]
-    }
-
-    fn extend_from_slice(&mut self, values: &[Scalar]) {
-        Vec::extend_from_slice(self, values)
-    }
-}
-
-/// Stores the values of allocated variables in `S`; enforces nothing.
+/// Stores the values of allocated variables; enforces nothing.
 ///
-/// Like bellperson's prover (and unlike bellpepper's `WitnessCS`), `new()`
-/// allocates nothing: the caller allocates ONE (storage-proofs allocates a
+/// Unlike bellpepper's `WitnessCS`, `new()` allocates nothing: like
+/// bellperson's prover, the caller allocates ONE (storage-proofs allocates a
 /// "temp ONE" in every sub-system it later passes to `extend`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct WitnessSystem<S> {
-    pub(crate) inputs: S,
-    pub(crate) aux: S,
+pub struct WitnessCS {
+    inputs: Vec<Scalar>,
+    aux: Vec<Scalar>,
 }
-
-/// The witness system whose values are vectors of its own.
-pub type WitnessCS = WitnessSystem<Vec<Scalar>>;
 
 impl WitnessCS {
     /// An empty system with room for `inputs` and `aux` values, in huge
@@ -93,13 +41,13 @@ impl WitnessCS {
     }
 }
 
-impl<S: ValueStore> CountInputs for WitnessSystem<S> {
+impl CountInputs for WitnessCS {
     fn num_inputs(&self) -> usize {
         self.inputs.len()
     }
 }
 
-impl<S: ValueStore> ConstraintSystem<Scalar> for WitnessSystem<S> {
+impl ConstraintSystem<Scalar> for WitnessCS {
     type Root = Self;
 
     fn new() -> Self {
@@ -112,7 +60,8 @@ impl<S: ValueStore> ConstraintSystem<Scalar> for WitnessSystem<S> {
         A: FnOnce() -> AR,
         AR: Into<String>,
     {
-        Ok(Variable::new_unchecked(Index::Aux(self.aux.push(f()?))))
+        self.aux.push(f()?);
+        Ok(Variable::new_unchecked(Index::Aux(self.aux.len() - 1)))
     }
 
     fn alloc_input<F, A, AR>(&mut self, _: A, f: F) -> Result<Variable, SynthesisError>
@@ -121,9 +70,8 @@ impl<S: ValueStore> ConstraintSystem<Scalar> for WitnessSystem<S> {
         A: FnOnce() -> AR,
         AR: Into<String>,
     {
-        Ok(Variable::new_unchecked(Index::Input(
-            self.inputs.push(f()?),
-        )))
+        self.inputs.push(f()?);
+        Ok(Variable::new_unchecked(Index::Input(self.inputs.len() - 1)))
     }
 
     fn enforce<A, AR, LA, LB, LC>(&mut self, _: A, _: LA, _: LB, _: LC)
@@ -140,15 +88,8 @@ impl<S: ValueStore> ConstraintSystem<Scalar> for WitnessSystem<S> {
 
     /// Appends `other`, whose input 0 is its temporary ONE and is dropped.
     fn extend(&mut self, other: &Self) {
-        let [first, second] = other.inputs.slices();
-        let (first, second) = match first.split_first() {
-            Some((_one, rest)) => (rest, second),
-            None => (first, second.get(1..).unwrap_or_default()),
-        };
-        self.inputs.extend_from_slice(first);
-        self.inputs.extend_from_slice(second);
-        for values in other.aux.slices() {
-            self.aux.extend_from_slice(values);
-        }
+        self.inputs
+            .extend_from_slice(other.inputs.get(1..).unwrap_or_default());
+        self.aux.extend_from_slice(&other.aux);
     }
 }

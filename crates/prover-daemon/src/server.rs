@@ -36,8 +36,8 @@ pub enum ServeError {
         /// Why.
         source: std::io::Error,
     },
-    /// SIGTERM and SIGINT could not be blocked for the signal thread.
-    #[error("blocking SIGTERM and SIGINT: {0}")]
+    /// SIGTERM and SIGINT could not be blocked, or their thread started.
+    #[error("taking SIGTERM and SIGINT: {0}")]
     Signals(std::io::Error),
     /// The server failed.
     #[error("serving: {0}")]
@@ -55,8 +55,8 @@ pub fn run(config: Config) -> Result<(), ServeError> {
     }
     let listening = Arc::new(AtomicBool::new(false));
     let stop = StopSignals::block()
-        .map_err(ServeError::Signals)?
-        .wait(listening.clone());
+        .and_then(|signals| signals.wait(listening.clone()))
+        .map_err(ServeError::Signals)?;
     let daemon = Daemon::new(&config)?;
     for name in &config.proving.preload {
         daemon.preload(name).map_err(|what| StartError::Preload {
@@ -100,9 +100,11 @@ async fn serve(
     let router = Server::builder().add_service(service);
     let grace = config.shutdown_grace();
     let shutdown = async move {
-        if let Ok(signal) = stop.await {
-            info!("{signal}: shutting down");
-        }
+        // The waiter only drops its sender when the process exits.
+        let Ok(signal) = stop.await else {
+            return std::future::pending().await;
+        };
+        info!("{signal}: shutting down");
         drain(&daemon, grace).await;
     };
     let listen_error = |source| ServeError::Listen {

@@ -54,7 +54,7 @@ impl StopSignals {
     /// still opening its devices and preloading circuits, which can take
     /// minutes), so a signal then ends the process at once, with the exit
     /// status of a shell's `128 + signal`.
-    pub fn wait(self, listening: Arc<AtomicBool>) -> oneshot::Receiver<&'static str> {
+    pub fn wait(self, listening: Arc<AtomicBool>) -> io::Result<oneshot::Receiver<&'static str>> {
         let (sender, receiver) = oneshot::channel();
         std::thread::Builder::new()
             .name("stop-signals".into())
@@ -73,8 +73,7 @@ impl StopSignals {
                     std::process::exit(128 + signal);
                 }
                 let _ = sender.send(name);
-            })
-            .expect("spawning the signal thread");
-        receiver
+            })?;
+        Ok(receiver)
     }
 }

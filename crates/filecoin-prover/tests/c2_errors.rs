@@ -117,6 +117,7 @@ fn bad_inputs_are_clear_errors_and_a_corrupt_pce_is_rebuilt() {
             randomness: None,
             cancel: None,
             fallback: None,
+            between_partitions: None,
         },
         prover_id: None,
         sector_id: None,

@@ -54,6 +54,7 @@ fn two_sectors_at_once_prove_as_each_alone() {
             randomness: None,
             cancel: None,
             fallback: None,
+            between_partitions: None,
         },
         prover_id: Some(prover_id),
         sector_id: None,

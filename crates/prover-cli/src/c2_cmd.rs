@@ -191,6 +191,7 @@ impl ProveArgs {
                 randomness: None,
                 cancel: None,
                 fallback: self.fallback_backend(),
+                between_partitions: None,
             },
             prover_id,
             sector_id,

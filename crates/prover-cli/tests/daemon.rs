@@ -12,15 +12,16 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use filecoin_proofs::SectorShape2KiB;
+use filecoin_prover::aggregate::ensure_test_srs;
 use filecoin_prover::c1::lotus_bench_json;
 use filecoin_prover::c2::prover_id_of_miner;
 use filecoin_prover::compound::ProofKind as _;
 use filecoin_prover::params::ensure_test_params;
 use filecoin_prover::post::{PoStInput, PoStJob, PoStKind, PoStProofType};
-use filecoin_prover::proof_type::ProofType;
+use filecoin_prover::proof_type::{ProofType, Variant};
 use filecoin_prover::update::{UpdateInput, UpdateJob};
 use filecoin_prover::vanilla::VanillaBytes;
-use filecoin_testkit::test_sector::{seal_2kib_for, TestSector};
+use filecoin_testkit::test_sector::{seal_2kib_for, seal_2kib_with, TestSector};
 use filecoin_testkit::vanilla::{post_vanilla_proofs, randomness, snap_update};
 use prover_daemon::client::connect;
 use prover_daemon::proto::await_proof_response::Status;
@@ -681,6 +682,102 @@ fn post_and_snap_requests_prove_as_curio_sends_them() {
         common::text(&output).contains("pass --partition K"),
         "{}",
         common::text(&output)
+    );
+}
+
+/// A WinningPoSt that arrives while the only device proves a
+/// non-interactive PoRep (13 partitions) is proven between two of the
+/// PoRep's partitions: it completes, and verifies, while the PoRep is
+/// still being proven (without interleaving it would wait for all 13 and
+/// the aggregation).
+#[test]
+fn a_winning_post_is_proven_between_the_partitions_of_a_running_porep() {
+    let dir = tempfile::tempdir().unwrap();
+    shared_parameter_cache();
+    let ni = ProofType {
+        variant: Variant::NonInteractive,
+        ..ProofType::interactive(2048).unwrap()
+    };
+    let winning = PoStProofType::current(PoStKind::Winning, 2048).unwrap();
+    ensure_test_params(ni, 0, false).unwrap();
+    ensure_test_params(winning, 0, false).unwrap();
+    ensure_test_srs(0).unwrap();
+    let sector = seal_2kib_with(ni.config(), 40, dir.path(), prover_id_of_miner(MINER)).unwrap();
+    let wrapper = lotus_bench_json(&sector.c1, ni, u64::from(sector.sector_id));
+    let wrapper = serde_json::to_vec(&wrapper).unwrap();
+    let winning_vanilla = post_vanilla_proofs(winning, &[&sector], randomness(2)).unwrap();
+
+    let daemon = Daemon::start("127.0.0.1:0", dir.path(), &[]);
+    runtime().block_on(async {
+        let mut client = daemon.client().await;
+        let porep = SubmitProofRequest {
+            registered_proof: ni.id(),
+            ..porep_request("seal", &sector, &wrapper)
+        };
+        client.submit_proof(porep).await.unwrap();
+        wait_until_running(&mut client, "seal").await;
+        // No priority given: a WinningPoSt's is CRITICAL.
+        let winning_request = SubmitProofRequest {
+            request_id: "winning".into(),
+            proof_kind: ProofKind::WinningPost.into(),
+            registered_proof: winning.id(),
+            vanilla_proofs: winning_vanilla.clone(),
+            miner_id: MINER,
+            randomness: randomness(2).to_vec(),
+            ..Default::default()
+        };
+        let result = prove(client.clone(), winning_request).await;
+        assert_eq!(
+            result.status(),
+            Status::Completed,
+            "{}",
+            result.error_message
+        );
+        let seal = client
+            .await_proof(AwaitProofRequest {
+                job_id: "seal".into(),
+                timeout_ms: 1,
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(
+            seal.status(),
+            Status::Timeout,
+            "the PoRep is still being proven"
+        );
+        let input = PoStInput {
+            proof_type: winning,
+            randomness: randomness(2),
+            prover_id: prover_id_of_miner(MINER),
+            vanilla_proofs: vanilla_bytes(&winning_vanilla),
+            partition: None,
+        };
+        let verified = PoStJob::<SectorShape2KiB>::new(&input).verify(&result.proof);
+        assert!(matches!(verified, Ok(Some(_))), "{verified:?}");
+        let metrics = get_metrics(&mut client).await;
+        assert!(
+            metrics.contains("pce_prover_interleaved_jobs_total{kind=\"winning\"} 1"),
+            "{metrics}"
+        );
+        // The rest of the PoRep is not what this test is about.
+        client
+            .cancel_proof(CancelProofRequest {
+                job_id: "seal".into(),
+            })
+            .await
+            .unwrap();
+        assert_eq!(
+            await_job(&mut client, "seal").await.status(),
+            Status::Cancelled
+        );
+    });
+    assert!(
+        daemon
+            .log()
+            .contains("proving it between the partitions of a less urgent job"),
+        "{}",
+        daemon.log()
     );
 }
 

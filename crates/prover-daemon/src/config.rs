@@ -105,6 +105,11 @@ pub struct ProvingConfig {
     /// error, or a proof that does not verify), or `none`; `cpu` behind
     /// any other backend when absent.
     pub fallback: Option<String>,
+    /// Between two partitions of a job, prove on its device the queued
+    /// jobs of a higher priority first (a WinningPoSt then waits for one
+    /// partition of a PoRep, not for the whole proof), when the memory
+    /// budget holds both.
+    pub interleave_urgent_jobs: bool,
 }
 
 impl Default for ProvingConfig {
@@ -118,6 +123,7 @@ impl Default for ProvingConfig {
             param_cache: None,
             preload: Vec::new(),
             fallback: None,
+            interleave_urgent_jobs: true,
         }
     }
 }

@@ -10,6 +10,10 @@
 //!
 //! A worker proves one job at a time on its device; any failure, panic
 //! included, ends that job with a message and the worker takes the next.
+//! Between two partitions of a job it first proves, on the same device,
+//! any queued job more urgent than it: a WinningPoSt that arrives while
+//! every device is on a 32 GiB PoRep waits for one of its partitions, not
+//! for all ten and their aggregation.
 
 use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -21,14 +25,16 @@ use std::time::{Duration, Instant};
 use backend_api::{Backend, Device, DeviceInfo};
 use proving_engine::memory::default_budget;
 use proving_engine::process::ProcessMemory;
-use proving_engine::{chain, open_fallback, panic_message, DeviceProver, Registry};
+use proving_engine::{
+    chain, open_fallback, panic_message, BetweenPartitions, DeviceProver, LoadedCircuit, Registry,
+};
 use tracing::{info, warn};
 
 use crate::config::{Config, ConfigError};
 use crate::jobs::{Claimed, Jobs, Outcome, Priority, State, Submitted};
 use crate::memory_gate::MemoryGate;
 use crate::metrics::{Gauges, Metrics};
-use crate::proving::{resident_bytes, Proven, Proving};
+use crate::proving::{resident_bytes, JobMemory, Proven, Proving, Wait};
 use crate::requests::{
     circuit_name, circuit_named, Opened, Request, KIND_POREP, KIND_SNAP, KIND_WINDOW_POST,
     KIND_WINNING_POST,
@@ -140,6 +146,8 @@ pub struct Daemon {
     /// support (partitions a device fails go to the engine's own).
     fallback_device: Option<Device>,
     workers_per_device: usize,
+    /// Whether urgent jobs are proven between a running job's partitions.
+    interleave_urgent_jobs: bool,
     started: Instant,
 }
 
@@ -199,6 +207,7 @@ impl Daemon {
             devices,
             fallback_device,
             workers_per_device: config.proving.workers_per_device,
+            interleave_urgent_jobs: config.proving.interleave_urgent_jobs,
             started: Instant::now(),
         }))
     }
@@ -218,28 +227,25 @@ impl Daemon {
     }
 
     /// A worker: proves jobs on device `slot` until the queue closes.
-    fn work(&self, slot: usize) {
-        let device = &self.devices[slot];
-        let mut next = self.claim_opened(device.info.index);
+    fn work(self: &Arc<Self>, slot: usize) {
+        let index = self.devices[slot].info.index;
+        let mut next = self.claim_opened(|| self.jobs.claim(index));
         while let Some((job, input)) = next {
-            next = self.prove_while_same_circuit(device, job, input);
+            next = self.prove_while_same_circuit(slot, job, input);
         }
     }
 
-    /// The next job whose input opens (is well formed and matches its
-    /// request), ending those whose input does not; `None` once the queue
-    /// closes. A bad input fails before any circuit is loaded for it.
-    fn claim_opened(&self, device: u32) -> Option<(Claimed<Request>, Opened)> {
+    /// The next job `claim` gives whose input opens (is well formed and
+    /// matches its request), ending those whose input does not; `None` once
+    /// `claim` gives none. A bad input fails before any circuit is loaded
+    /// for it.
+    fn claim_opened(
+        &self,
+        claim: impl Fn() -> Option<Claimed<Request>>,
+    ) -> Option<(Claimed<Request>, Opened)> {
         loop {
-            let job = self.jobs.claim(device)?;
-            let opened =
-                catch_unwind(AssertUnwindSafe(|| job.request.open())).unwrap_or_else(|panic| {
-                    Err(format!(
-                        "reading the input panicked: {}",
-                        panic_message(panic.as_ref())
-                    ))
-                });
-            match opened {
+            let job = claim()?;
+            match unless_panics("reading the input", || job.request.open()) {
                 Ok(input) => return Some((job, input)),
                 Err(message) => self.end(job, Err(message)),
             }
@@ -247,59 +253,157 @@ impl Daemon {
     }
 
     /// Proves `first` and the jobs claimed after it as long as they need
-    /// the same circuit, with one prover on the device (the circuit's bases
-    /// lent to it, on a GPU uploaded, once for all of them); returns the
-    /// first job that needs another circuit, `None` once the queue closes.
+    /// the same circuit, with one prover on device `slot` (the circuit's
+    /// bases lent to it, on a GPU uploaded, once for all of them); returns
+    /// the first job that needs another circuit, `None` once the queue
+    /// closes.
     fn prove_while_same_circuit(
-        &self,
-        slot: &DeviceSlot,
+        self: &Arc<Self>,
+        slot: usize,
         first: Claimed<Request>,
         input: Opened,
     ) -> Option<(Claimed<Request>, Opened)> {
-        let index = slot.info.index;
+        let index = self.devices[slot].info.index;
+        let claim = || self.jobs.claim(index);
         let wanted = first.request.circuit();
         let started = Instant::now();
         let circuit = match self.proving.circuit(wanted) {
             Ok((circuit, _)) => circuit,
             Err(message) => {
                 self.end(first, Err(message));
-                return self.claim_opened(index);
+                return self.claim_opened(claim);
             }
         };
-        let prover = match DeviceProver::new(&slot.device, &slot.info.name, &circuit) {
-            Ok(prover) => prover.with_fallback(self.fallback_device.as_ref()),
-            Err(error) => {
-                self.end(first, Err(chain(&error)));
-                return self.claim_opened(index);
+        let prover = match self.device_prover(slot, &circuit) {
+            Ok(prover) => prover,
+            Err(message) => {
+                self.end(first, Err(message));
+                return self.claim_opened(claim);
             }
         };
         let mut setup = started.elapsed();
         info!(circuit = %circuit_name(wanted), device = index, ?setup, "circuit ready on the device");
         let (mut job, mut input) = (first, input);
         loop {
-            let queue_wait = job.submitted.elapsed();
-            info!(job = %job.id, kind = job.request.kind(), device = index, ?queue_wait, "job started");
-            let proven = catch_unwind(AssertUnwindSafe(|| {
-                self.proving.prove(&input, &circuit, &prover, &job.cancel)
-            }))
-            .unwrap_or_else(|panic| {
-                Err(format!(
-                    "the prover panicked: {}",
-                    panic_message(panic.as_ref())
-                ))
+            let device = &self.devices[slot].device;
+            let proven = unless_panics("reserving its memory", || {
+                self.proving
+                    .reserve(&input, &circuit, device, &job.cancel, Wait::Yes)
+            })
+            .and_then(|memory| {
+                let memory = memory.expect("a job that waits for memory gets it or an error");
+                self.prove_job(slot, &job, &input, &circuit, &prover, memory)
             })
             .map(|mut proven| {
                 proven.timings.load = std::mem::take(&mut setup);
-                proven.timings.queue_wait = queue_wait;
                 proven
             });
             self.end(job, proven);
-            let (next, next_input) = self.claim_opened(index)?;
+            let (next, next_input) = self.claim_opened(claim)?;
             if circuit_name(next.request.circuit()) != circuit_name(wanted) {
                 return Some((next, next_input));
             }
             (job, input) = (next, next_input);
         }
+    }
+
+    /// Between two partitions of a job of `priority` on device `slot`:
+    /// proves there, one after another, the queued jobs more urgent than
+    /// it, each with a prover of its own circuit, as long as the memory
+    /// budget holds them now. Such a job must not wait for memory here,
+    /// since what it would wait for may be the paused job's: one that does
+    /// not fit goes back to the queue, for the next free worker or the
+    /// paused job's next partition.
+    fn prove_urgent_jobs(self: &Arc<Self>, slot: usize, priority: Priority) {
+        let index = self.devices[slot].info.index;
+        while let Some((job, input)) = self.claim_opened(|| self.jobs.claim_above(index, priority))
+        {
+            let started = Instant::now();
+            let circuit = match self.proving.circuit(job.request.circuit()) {
+                Ok((circuit, _)) => circuit,
+                Err(message) => {
+                    self.end(job, Err(message));
+                    continue;
+                }
+            };
+            let device = &self.devices[slot].device;
+            let memory = unless_panics("reserving its memory", || {
+                self.proving
+                    .reserve(&input, &circuit, device, &job.cancel, Wait::No)
+            });
+            let memory = match memory {
+                Ok(Some(memory)) => memory,
+                Ok(None) => {
+                    info!(job = %job.id, device = index, "no memory for it between partitions now: back to the queue");
+                    self.jobs.requeue(job);
+                    return;
+                }
+                Err(message) => {
+                    self.end(job, Err(message));
+                    continue;
+                }
+            };
+            info!(job = %job.id, kind = job.request.kind(), device = index, "proving it between the partitions of a less urgent job");
+            let prover = self.device_prover(slot, &circuit);
+            let load = started.elapsed();
+            let proven = prover
+                .and_then(|prover| self.prove_job(slot, &job, &input, &circuit, &prover, memory))
+                .map(|mut proven| {
+                    proven.timings.load = load;
+                    proven
+                });
+            if proven.is_ok() {
+                self.metrics.job_interleaved(job.request.kind());
+            }
+            self.end(job, proven);
+        }
+    }
+
+    /// A prover of `circuit` on device `slot`, with the daemon's fallback
+    /// device for the MSMs it does not support.
+    fn device_prover<'a>(
+        &'a self,
+        slot: usize,
+        circuit: &'a LoadedCircuit,
+    ) -> Result<DeviceProver<'a>, String> {
+        let slot = &self.devices[slot];
+        let prover = DeviceProver::new(&slot.device, &slot.info.name, circuit)
+            .map_err(|error| chain(&error))?;
+        Ok(prover.with_fallback(self.fallback_device.as_ref()))
+    }
+
+    /// Proves `job` in `memory` with `prover`, a prover of its circuit on
+    /// device `slot`, letting more urgent jobs in between its partitions
+    /// (when the daemon does); a panic is the job's error.
+    fn prove_job(
+        self: &Arc<Self>,
+        slot: usize,
+        job: &Claimed<Request>,
+        input: &Opened,
+        circuit: &LoadedCircuit,
+        prover: &DeviceProver<'_>,
+        memory: JobMemory<'_>,
+    ) -> Result<Proven, String> {
+        let queue_wait = job.submitted.elapsed();
+        info!(job = %job.id, kind = job.request.kind(), device = self.devices[slot].info.index, ?queue_wait, "job started");
+        let between_partitions = self.interleave_urgent_jobs.then(|| {
+            let (daemon, priority) = (self.clone(), job.priority);
+            BetweenPartitions::new(move || daemon.prove_urgent_jobs(slot, priority))
+        });
+        unless_panics("the prover", || {
+            self.proving.prove(
+                input,
+                circuit,
+                prover,
+                memory,
+                &job.cancel,
+                between_partitions,
+            )
+        })
+        .map(|mut proven| {
+            proven.timings.queue_wait = queue_wait;
+            proven
+        })
     }
 
     /// Records how `job` ended.
@@ -465,4 +569,14 @@ impl Daemon {
             uptime: status.uptime.as_secs(),
         }
     }
+}
+
+/// `work`'s result, or a panic in it as an error saying what panicked.
+fn unless_panics<T>(what: &str, work: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
+    catch_unwind(AssertUnwindSafe(work)).unwrap_or_else(|panic| {
+        Err(format!(
+            "{what} panicked: {}",
+            panic_message(panic.as_ref())
+        ))
+    })
 }

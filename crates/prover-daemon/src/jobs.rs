@@ -89,6 +89,8 @@ pub struct Claimed<R> {
     pub cancel: Arc<AtomicBool>,
     /// When it was submitted.
     pub submitted: Instant,
+    /// How urgent it is.
+    pub priority: Priority,
 }
 
 /// The answer to a submission.
@@ -115,6 +117,9 @@ pub struct JobSummary {
 
 struct Entry<R> {
     kind: &'static str,
+    /// Its place in the queue: priority, then arrival.
+    priority: Priority,
+    sequence: u64,
     /// What to prove; `None` for a request refused at once.
     request: Option<Arc<R>>,
     state: State,
@@ -196,6 +201,8 @@ impl<R> Jobs<R> {
             id.to_owned(),
             Entry {
                 kind,
+                priority,
+                sequence,
                 request: Some(Arc::new(request)),
                 state: State::Queued,
                 submitted: Instant::now(),
@@ -237,6 +244,8 @@ impl<R> Jobs<R> {
             id.to_owned(),
             Entry {
                 kind,
+                priority: Priority::Low,
+                sequence: 0,
                 request: None,
                 state: State::Done,
                 submitted: Instant::now(),
@@ -262,26 +271,43 @@ impl<R> Jobs<R> {
             if table.closed {
                 return None;
             }
-            while let Some((_, _, id)) = table.queue.pop() {
-                let Some(entry) = table.entries.get_mut(&id) else {
-                    continue;
-                };
-                let Some(request) = entry.request.clone() else {
-                    continue;
-                };
-                if entry.state != State::Queued {
-                    continue; // cancelled while queued
-                }
-                entry.state = State::Running { device };
-                return Some(Claimed {
-                    id,
-                    request,
-                    cancel: entry.cancel.clone(),
-                    submitted: entry.submitted,
-                });
+            if let Some(job) = table.take_next(device, None) {
+                return Some(job);
             }
             table = self.queued.wait(table).unwrap_or_else(|e| e.into_inner());
         }
+    }
+
+    /// The most urgent queued job, marked running on `device`, if it is
+    /// more urgent than `than`; never waits. A worker asks between two
+    /// partitions of a job of priority `than`.
+    pub fn claim_above(&self, device: u32, than: Priority) -> Option<Claimed<R>> {
+        let mut table = self.lock();
+        if table.closed {
+            return None;
+        }
+        table.take_next(device, Some(than))
+    }
+
+    /// Puts a claimed job back where it was in the queue (a worker that
+    /// cannot start it now); a job cancelled meanwhile, or claimed before
+    /// the queue closed, ends cancelled instead.
+    pub fn requeue(&self, job: Claimed<R>) {
+        let mut table = self.lock();
+        let closed = table.closed;
+        let Some(entry) = table.entries.get_mut(&job.id) else {
+            return;
+        };
+        if closed || job.cancel.load(Ordering::Relaxed) {
+            drop(table);
+            self.finish(&job.id, Outcome::Cancelled);
+            return;
+        }
+        entry.state = State::Queued;
+        let key = (entry.priority, Reverse(entry.sequence), job.id);
+        table.queue.push(key);
+        drop(table);
+        self.queued.notify_one();
     }
 
     /// Records how job `id` ended and wakes whoever awaits it.
@@ -372,6 +398,35 @@ impl<R> Entry<R> {
 }
 
 impl<R> Table<R> {
+    /// Takes the most urgent queued job off the queue and marks it running
+    /// on `device`; only if it is more urgent than `above`, when given.
+    fn take_next(&mut self, device: u32, above: Option<Priority>) -> Option<Claimed<R>> {
+        while let Some(&(priority, _, _)) = self.queue.peek() {
+            if above.is_some_and(|floor| priority <= floor) {
+                return None;
+            }
+            let (_, _, id) = self.queue.pop().expect("peeked");
+            let Some(entry) = self.entries.get_mut(&id) else {
+                continue;
+            };
+            let Some(request) = entry.request.clone() else {
+                continue;
+            };
+            if entry.state != State::Queued {
+                continue; // cancelled while queued
+            }
+            entry.state = State::Running { device };
+            return Some(Claimed {
+                id,
+                request,
+                cancel: entry.cancel.clone(),
+                submitted: entry.submitted,
+                priority,
+            });
+        }
+        None
+    }
+
     /// Queued jobs that will be claimed before `id`.
     fn position(&self, id: &str) -> usize {
         let Some(key) = self.queue.iter().find(|(_, _, queued)| queued == id) else {
@@ -429,6 +484,64 @@ mod tests {
         assert_eq!(jobs.submit("d", "wpost", Priority::High, 4).position, 1);
         let order: Vec<String> = (0..4).map(|_| jobs.claim(0).unwrap().id).collect();
         assert_eq!(order, ["c", "d", "a", "b"]);
+    }
+
+    #[test]
+    fn between_partitions_only_a_more_urgent_job_is_claimed_and_one_put_back_keeps_its_place() {
+        let jobs = jobs();
+        jobs.submit("seal", "porep", Priority::Normal, 1);
+        let running = jobs.claim(0).unwrap();
+        assert_eq!(running.priority, Priority::Normal);
+        jobs.submit("seal2", "porep", Priority::Normal, 2);
+        assert!(
+            jobs.claim_above(0, Priority::Normal).is_none(),
+            "not more urgent"
+        );
+        jobs.submit("wpost", "wpost", Priority::High, 3);
+        jobs.submit("winning", "winning", Priority::Critical, 4);
+        assert_eq!(jobs.cancel("winning"), Some(false));
+        jobs.submit("winning2", "winning", Priority::Critical, 5);
+        let urgent = jobs.claim_above(0, Priority::Normal).unwrap();
+        assert_eq!(
+            (urgent.id.as_str(), urgent.priority),
+            ("winning2", Priority::Critical)
+        );
+        assert!(
+            jobs.claim_above(0, Priority::High).is_none(),
+            "a WindowPoSt does not go ahead of one"
+        );
+        assert_eq!(
+            jobs.submit("winning2", "winning", Priority::Critical, 5)
+                .device,
+            Some(0)
+        );
+        jobs.requeue(urgent);
+        assert_eq!(
+            jobs.submit("winning2", "winning", Priority::Critical, 5)
+                .position,
+            0
+        );
+        let order: Vec<String> = (0..3).map(|_| jobs.claim(1).unwrap().id).collect();
+        assert_eq!(order, ["winning2", "wpost", "seal2"]);
+
+        // Put back after a cancel, or once the queue closed: cancelled.
+        jobs.submit("late", "winning", Priority::Critical, 6);
+        let late = jobs.claim_above(0, Priority::Normal).unwrap();
+        jobs.cancel("late");
+        jobs.requeue(late);
+        assert!(matches!(
+            jobs.watch("late").unwrap().borrow().as_deref(),
+            Some(Outcome::Cancelled)
+        ));
+        jobs.submit("last", "winning", Priority::Critical, 7);
+        let last = jobs.claim_above(0, Priority::Normal).unwrap();
+        jobs.close();
+        assert!(jobs.claim_above(0, Priority::Low).is_none());
+        jobs.requeue(last);
+        assert!(matches!(
+            jobs.watch("last").unwrap().borrow().as_deref(),
+            Some(Outcome::Cancelled)
+        ));
     }
 
     #[test]

@@ -110,17 +110,8 @@ impl MemoryGate {
     pub fn reserve(&self, bytes: u64, cancel: &AtomicBool) -> Result<Reservation<'_>, GateError> {
         let mut held = self.lock();
         loop {
-            let resident = held.resident();
-            if resident + bytes > self.budget && held.reserved == 0 {
-                return Err(GateError::TooLarge {
-                    budget: self.budget,
-                    needed: bytes,
-                    resident,
-                });
-            }
-            if resident + held.reserved + bytes <= self.budget {
-                held.reserved += bytes;
-                return Ok(Reservation { gate: self, bytes });
+            if let Some(reservation) = self.reserve_held(&mut held, bytes)? {
+                return Ok(reservation);
             }
             if cancel.load(Ordering::Relaxed) {
                 return Err(GateError::Cancelled);
@@ -131,6 +122,32 @@ impl MemoryGate {
                 .unwrap_or_else(|e| e.into_inner())
                 .0;
         }
+    }
+
+    /// Reserves `bytes` if they fit now; `None` if other jobs' memory
+    /// leaves no room for them.
+    pub fn try_reserve(&self, bytes: u64) -> Result<Option<Reservation<'_>>, GateError> {
+        self.reserve_held(&mut self.lock(), bytes)
+    }
+
+    fn reserve_held(
+        &self,
+        held: &mut Held,
+        bytes: u64,
+    ) -> Result<Option<Reservation<'_>>, GateError> {
+        let resident = held.resident();
+        if resident + bytes > self.budget && held.reserved == 0 {
+            return Err(GateError::TooLarge {
+                budget: self.budget,
+                needed: bytes,
+                resident,
+            });
+        }
+        if resident + held.reserved + bytes > self.budget {
+            return Ok(None);
+        }
+        held.reserved += bytes;
+        Ok(Some(Reservation { gate: self, bytes }))
     }
 }
 
@@ -170,6 +187,21 @@ mod tests {
         drop(first);
         assert_eq!(waiter.join().unwrap(), Some(30));
         assert_eq!(gate.used(), (40, 0));
+    }
+
+    #[test]
+    fn a_job_that_must_not_wait_is_told_when_there_is_no_room() {
+        let gate = MemoryGate::new(100);
+        gate.set_resident("winning-2k", 10);
+        assert!(matches!(
+            gate.try_reserve(91),
+            Err(GateError::TooLarge { needed: 91, .. })
+        ));
+        let held = gate.try_reserve(60).unwrap().unwrap();
+        assert!(gate.try_reserve(31).unwrap().is_none(), "no room now");
+        assert_eq!(gate.try_reserve(30).unwrap().unwrap().bytes(), 30);
+        drop(held);
+        assert_eq!(gate.used(), (10, 0));
     }
 
     #[test]

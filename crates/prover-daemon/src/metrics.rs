@@ -2,7 +2,8 @@
 //!
 //! Counters of jobs by proof kind and outcome, of partitions the fallback
 //! backend proved for completed jobs (a device that fails quietly, its work
-//! carried by the CPU at a fraction of the speed, shows there first), and a
+//! carried by the CPU at a fraction of the speed, shows there first), of
+//! jobs proven between another job's partitions, and a
 //! histogram per stage
 //! (queue wait, circuit load, witness, proving, finishing, total) are kept
 //! here as jobs end; gauges (queue depth, device and process memory) are
@@ -72,6 +73,7 @@ pub struct Metrics {
 struct Inner {
     jobs: BTreeMap<(&'static str, &'static str), u64>,
     fallback_partitions: BTreeMap<&'static str, u64>,
+    interleaved: BTreeMap<&'static str, u64>,
     stages: BTreeMap<(&'static str, &'static str), Histogram>,
 }
 
@@ -104,6 +106,13 @@ impl Metrics {
     pub fn partitions_fell_back(&self, kind: &'static str, partitions: usize) {
         let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         *inner.fallback_partitions.entry(kind).or_default() += partitions as u64;
+    }
+
+    /// Counts a job of `kind` proven between two partitions of a less
+    /// urgent job.
+    pub fn job_interleaved(&self, kind: &'static str) {
+        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        *inner.interleaved.entry(kind).or_default() += 1;
     }
 
     /// Jobs of every kind that ended with `outcome`.
@@ -141,6 +150,16 @@ impl Metrics {
             "Partitions of completed jobs that their device failed and the fallback backend proved, by proof kind.",
         );
         for (kind, n) in &inner.fallback_partitions {
+            lines.push(format!("{name}{{kind=\"{kind}\"}} {n}"));
+        }
+        flush(&mut out, &mut lines);
+        let name = family(
+            &mut out,
+            "pce_prover_interleaved_jobs_total",
+            "counter",
+            "Jobs proven on a device between two partitions of a less urgent job, by proof kind.",
+        );
+        for (kind, n) in &inner.interleaved {
             lines.push(format!("{name}{{kind=\"{kind}\"}} {n}"));
         }
         flush(&mut out, &mut lines);

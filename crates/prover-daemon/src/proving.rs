@@ -5,6 +5,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use backend_api::Device;
 use filecoin_prover::c2::{prove_on, prover_id_of_miner, C2Options};
 use filecoin_prover::circuits::ProofCircuit;
 use filecoin_prover::compound::KindRun;
@@ -12,11 +13,12 @@ use filecoin_prover::{post, update};
 use proving_engine::memory::{domain_size, BackendMemory, MemoryModel};
 use proving_engine::pipeline::Event;
 use proving_engine::{
-    chain, DeviceProver, Devices, EngineOptions, LoadedCircuit, Registry, StageTimes,
+    chain, BetweenPartitions, DeviceProver, Devices, EngineOptions, LoadedCircuit, Registry,
+    StageTimes,
 };
 
 use crate::jobs::Timings;
-use crate::memory_gate::MemoryGate;
+use crate::memory_gate::{MemoryGate, Reservation};
 use crate::requests::{circuit_name, Opened};
 
 /// What the workers share to prove.
@@ -30,6 +32,25 @@ pub struct Proving {
     /// Partitions of a job in memory at once: one proven while the others'
     /// witnesses are generated (`[proving] partitions_in_flight`).
     pub partitions_in_flight: usize,
+}
+
+/// A job's share of the memory budget, held until it ends.
+pub struct JobMemory<'a> {
+    reservation: Reservation<'a>,
+    /// What the circuit and the device hold whatever the jobs.
+    static_bytes: u64,
+    /// Partitions in memory at once.
+    in_flight: usize,
+}
+
+/// Whether a job waits for memory others hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wait {
+    /// Until they return it (or the job is cancelled).
+    Yes,
+    /// Not at all: between another job's partitions, whose memory cannot
+    /// be returned until this job ends.
+    No,
 }
 
 /// A proven job.
@@ -60,19 +81,19 @@ impl Proving {
         Ok((loaded, start.elapsed()))
     }
 
-    /// Proves a request's `input` ([`crate::requests::Request::open`]) with `prover`, a
-    /// prover of `circuit` (the request's circuit, from
-    /// [`Proving::circuit`]) on a device, stopping at the next partition
-    /// once `cancel` is set.
-    pub fn prove(
+    /// Reserves the memory for proving `input` (of `circuit`, from
+    /// [`Proving::circuit`]) on `device`: `None` if it does not fit now and
+    /// `wait` says not to wait; an error if it never will, or `cancel` was
+    /// set while it waited.
+    pub fn reserve(
         &self,
         input: &Opened,
         circuit: &LoadedCircuit,
-        prover: &DeviceProver<'_>,
-        cancel: &Arc<AtomicBool>,
-    ) -> Result<Proven, String> {
+        device: &Device,
+        cancel: &AtomicBool,
+        wait: Wait,
+    ) -> Result<Option<JobMemory<'_>>, String> {
         let log_n = domain_size(&circuit.pce).trailing_zeros();
-        let device = prover.prover.device();
         // The engine's plan counts the device's own host memory as static,
         // so the budget given to it below does too (the gate holds it
         // resident from the daemon's start).
@@ -88,21 +109,50 @@ impl Proving {
             backend,
         );
         // No more partitions' working sets than the job has.
-        let in_flight = self.partitions_in_flight.min(partitions(input)).max(1) as u64;
-        let reservation = self
-            .gate
-            .reserve(model.per_partition().saturating_mul(in_flight), cancel)
-            .map_err(|e| e.to_string())?;
+        let in_flight = self.partitions_in_flight.min(partitions(input)).max(1);
+        let bytes = model.per_partition().saturating_mul(in_flight as u64);
+        let reservation = match wait {
+            Wait::Yes => Some(self.gate.reserve(bytes, cancel)),
+            Wait::No => self.gate.try_reserve(bytes).transpose(),
+        };
+        let Some(reservation) = reservation.transpose().map_err(|e| e.to_string())? else {
+            return Ok(None);
+        };
+        Ok(Some(JobMemory {
+            reservation,
+            static_bytes: model.static_bytes(),
+            in_flight,
+        }))
+    }
+
+    /// Proves a request's `input` ([`crate::requests::Request::open`]) in
+    /// `memory` (from [`Proving::reserve`]) with `prover`, a prover of
+    /// `circuit` on a device, stopping at the next partition once `cancel`
+    /// is set, and running `between_partitions` before each partition.
+    pub fn prove(
+        &self,
+        input: &Opened,
+        circuit: &LoadedCircuit,
+        prover: &DeviceProver<'_>,
+        memory: JobMemory<'_>,
+        cancel: &Arc<AtomicBool>,
+        between_partitions: Option<BetweenPartitions>,
+    ) -> Result<Proven, String> {
         let engine = EngineOptions {
             // Not used: the prover is already on its device.
             backend: prover.prover.device().backend().name().to_owned(),
             devices: Devices::All,
             jobs: 1,
-            partitions_in_flight: in_flight as usize,
-            memory_budget: Some(model.static_bytes().saturating_add(reservation.bytes())),
+            partitions_in_flight: memory.in_flight,
+            memory_budget: Some(
+                memory
+                    .static_bytes
+                    .saturating_add(memory.reservation.bytes()),
+            ),
             randomness: None,
             cancel: Some(cancel.clone()),
             fallback: self.fallback.clone(),
+            between_partitions,
         };
         let provers = std::slice::from_ref(prover);
         let fell_back = AtomicUsize::new(0);

@@ -52,7 +52,7 @@ use crate::{chain, panic_message, EngineError};
 mod options;
 mod outcome;
 
-pub use options::{Devices, EngineOptions};
+pub use options::{BetweenPartitions, Devices, EngineOptions};
 pub use outcome::{DeviceUse, Event, JobResult, MemoryPlan, Observer, Proven, Run, StageTimes};
 
 /// A device ready to prove one circuit: its prover holds the circuit's
@@ -649,6 +649,12 @@ fn prove_all<J: Job>(
         let (job, partition) = (item.job, item.partition);
         if shared.is_settled(job) {
             continue; // an earlier partition failed
+        }
+        if let Some(between) = &shared.options.between_partitions {
+            if let Err(panic) = catch_unwind(AssertUnwindSafe(|| between.run())) {
+                shared.fail(job, panicked(Some(partition), panic).into(), to_caller);
+                continue;
+            }
         }
         if shared.options.cancelled() {
             shared.fail(job, EngineError::Cancelled.into(), to_caller);

@@ -2,7 +2,8 @@
 //! the caller's thread, each proof verified against the job's own public
 //! inputs, one failing job not stopping the others, the witnesses of the
 //! partitions in flight generated at once and none after a cancel, the
-//! registry loading each circuit once, and the errors found before proving.
+//! registry loading each circuit once, the errors found before proving,
+//! and work let in between partitions.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
@@ -13,7 +14,8 @@ use ff::Field;
 use groth16_prover::{ProveError, PROOF_BYTES};
 use pce_core::PrecompiledCircuit;
 use proving_engine::{
-    run, Assignment, Devices, EngineError, EngineOptions, Event, Job, PartitionProof, Registry,
+    run, Assignment, BetweenPartitions, Devices, EngineError, EngineOptions, Event, Job,
+    PartitionProof, Registry,
 };
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
@@ -139,6 +141,72 @@ fn streamed_and_resident_parameters_prove_alike() {
         proofs(false),
         "byte for byte, with the same r and s"
     );
+}
+
+#[test]
+fn work_between_partitions_runs_before_each_and_leaves_the_proofs_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let circuit = std::sync::Arc::new(circuit(dir.path(), true));
+    let jobs = [job(&[21, 22, 23], Fault::None)];
+    let mut rng = ChaCha20Rng::seed_from_u64(8);
+    let fixed: Vec<(Scalar, Scalar)> = (0..3)
+        .map(|_| (Scalar::random(&mut rng), Scalar::random(&mut rng)))
+        .collect();
+    let plain = EngineOptions {
+        randomness: Some(fixed.clone()),
+        ..options(1)
+    };
+    let mut alone = run(&circuit, &jobs, &plain, &|_| {}, |_, _| {}).unwrap();
+    let alone = alone.results.remove(0).unwrap().output;
+
+    // Between partitions, a whole run of another job on the same backend,
+    // as the daemon proves an urgent job there.
+    let order = std::sync::Arc::new(Mutex::new(Vec::new()));
+    let between = {
+        let (circuit, order) = (circuit.clone(), order.clone());
+        BetweenPartitions::new(move || {
+            let urgent = [job(&[30], Fault::None)];
+            let nested = run(&circuit, &urgent, &options(1), &|_| {}, |_, _| {}).unwrap();
+            assert_eq!(
+                nested.results[0].as_ref().unwrap().output.len(),
+                PROOF_BYTES
+            );
+            order.lock().unwrap().push("urgent job proven");
+        })
+    };
+    let observer = |event: Event<'_>| {
+        if let Event::PartitionProven { .. } = event {
+            order.lock().unwrap().push("partition proven");
+        }
+    };
+    let options = EngineOptions {
+        between_partitions: Some(between),
+        ..plain.clone()
+    };
+    let mut interleaved = run(&circuit, &jobs, &options, &observer, |_, _| {}).unwrap();
+    assert_eq!(
+        interleaved.results.remove(0).unwrap().output,
+        alone,
+        "byte for byte, with the same r and s"
+    );
+    assert_eq!(
+        *order.lock().unwrap(),
+        ["urgent job proven", "partition proven"].repeat(3),
+        "before each partition"
+    );
+
+    // A panic there fails the job whose partition was next.
+    let panicking = EngineOptions {
+        between_partitions: Some(BetweenPartitions::new(|| panic!("urgent work broke"))),
+        ..plain
+    };
+    let failed = run(&circuit, &jobs, &panicking, &|_| {}, |_, _| {}).unwrap();
+    match &failed.results[0] {
+        Err(TestError::Engine(EngineError::Panicked { message, .. })) => {
+            assert!(message.contains("urgent work broke"), "{message}")
+        }
+        other => panic!("a panic between partitions is the job's error: {other:?}"),
+    }
 }
 
 #[test]

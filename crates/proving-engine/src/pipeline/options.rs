@@ -1,7 +1,8 @@
 //! How a run proves: the devices, the provers and partitions in flight,
-//! the memory budget, the randomness, cancellation and the fallback
-//! backend ([`EngineOptions`]).
+//! the memory budget, the randomness, cancellation, the fallback backend
+//! and what runs between partitions ([`EngineOptions`]).
 
+use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -52,6 +53,35 @@ pub struct EngineOptions {
     /// behind a GPU, so that a device fault costs time, not the proof.
     /// Not used when it is the run's backend itself.
     pub fallback: Option<String>,
+    /// Called on a prover's thread before it proves each partition, while
+    /// its device is idle: what it runs delays that prover's partitions
+    /// and nothing else (witnesses go on being generated). The daemon
+    /// proves a more urgent job there, on the same device, so that a
+    /// WinningPoSt waits for one partition of a PoRep, not for all ten.
+    pub between_partitions: Option<BetweenPartitions>,
+}
+
+/// Work a run lets in before each of its partitions
+/// ([`EngineOptions::between_partitions`]). A panic in it fails the job
+/// whose partition was next, as a panic in proving that partition would.
+#[derive(Clone)]
+pub struct BetweenPartitions(Arc<dyn Fn() + Send + Sync>);
+
+impl BetweenPartitions {
+    /// `work`, run before every partition.
+    pub fn new(work: impl Fn() + Send + Sync + 'static) -> Self {
+        Self(Arc::new(work))
+    }
+
+    pub(super) fn run(&self) {
+        (self.0)()
+    }
+}
+
+impl fmt::Debug for BetweenPartitions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("BetweenPartitions(..)")
+    }
 }
 
 impl EngineOptions {
@@ -68,6 +98,7 @@ impl EngineOptions {
             randomness: None,
             cancel: None,
             fallback: None,
+            between_partitions: None,
         }
     }
 

@@ -97,7 +97,8 @@ pub struct DeviceStatus {
     pub name: String,
     /// Total and free memory, when the backend reports them.
     pub memory: Option<(u64, u64)>,
-    /// Jobs running on it, with their kinds.
+    /// Jobs running on it, with their kinds, the most urgent first: the
+    /// one being proven when one runs between another's partitions.
     pub running: Vec<(String, &'static str)>,
 }
 
@@ -483,12 +484,15 @@ impl Daemon {
 
     /// The daemon's state; takes no lock that proving holds.
     pub fn status(&self) -> Status {
-        let summaries = self.jobs.summaries();
+        let mut summaries = self.jobs.summaries();
         let mut queues: BTreeMap<&'static str, (u64, u64)> =
             [KIND_POREP, KIND_SNAP, KIND_WINDOW_POST, KIND_WINNING_POST]
                 .into_iter()
                 .map(|kind| (kind, (0, 0)))
                 .collect();
+        // Most urgent first, so that each device's list starts with the job
+        // it is proving.
+        summaries.sort_by_key(|job| std::cmp::Reverse(job.priority));
         for job in &summaries {
             let counts = queues.entry(job.kind).or_default();
             match job.state {

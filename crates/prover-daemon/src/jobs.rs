@@ -113,6 +113,8 @@ pub struct JobSummary {
     pub kind: &'static str,
     /// Its state.
     pub state: State,
+    /// How urgent it is.
+    pub priority: Priority,
 }
 
 struct Entry<R> {
@@ -383,6 +385,7 @@ impl<R> Jobs<R> {
                 id: id.clone(),
                 kind: e.kind,
                 state: e.state.clone(),
+                priority: e.priority,
             })
             .collect()
     }

@@ -143,26 +143,18 @@ impl Metrics {
             ));
         }
         flush(&mut out, &mut lines);
-        let name = family(
+        counter_by_kind(
             &mut out,
             "pce_prover_fallback_partitions_total",
-            "counter",
             "Partitions of completed jobs that their device failed and the fallback backend proved, by proof kind.",
+            &inner.fallback_partitions,
         );
-        for (kind, n) in &inner.fallback_partitions {
-            lines.push(format!("{name}{{kind=\"{kind}\"}} {n}"));
-        }
-        flush(&mut out, &mut lines);
-        let name = family(
+        counter_by_kind(
             &mut out,
             "pce_prover_interleaved_jobs_total",
-            "counter",
             "Jobs proven on a device between two partitions of a less urgent job, by proof kind.",
+            &inner.interleaved,
         );
-        for (kind, n) in &inner.interleaved {
-            lines.push(format!("{name}{{kind=\"{kind}\"}} {n}"));
-        }
-        flush(&mut out, &mut lines);
         let name = family(
             &mut out,
             "pce_prover_stage_seconds",
@@ -256,6 +248,14 @@ fn family(out: &mut String, name: &str, kind: &str, help: &str) -> String {
     name.to_owned()
 }
 
+/// A counter family labelled by proof kind alone.
+fn counter_by_kind(out: &mut String, name: &str, help: &str, counts: &BTreeMap<&str, u64>) {
+    family(out, name, "counter", help);
+    for (kind, n) in counts {
+        let _ = writeln!(out, "{name}{{kind=\"{kind}\"}} {n}");
+    }
+}
+
 fn flush(out: &mut String, lines: &mut Vec<String>) {
     for line in lines.drain(..) {
         out.push_str(&line);
@@ -279,6 +279,7 @@ mod tests {
         metrics.job_ended("porep", "failed", None);
         metrics.partitions_fell_back("porep", 2);
         metrics.partitions_fell_back("porep", 0);
+        metrics.job_interleaved("winning");
         let mut gauges = Gauges {
             peak_rss: 123,
             ..Gauges::default()
@@ -303,6 +304,10 @@ mod tests {
         );
         assert!(
             text.contains("pce_prover_fallback_partitions_total{kind=\"porep\"} 2"),
+            "{text}"
+        );
+        assert!(
+            text.contains("pce_prover_interleaved_jobs_total{kind=\"winning\"} 1"),
             "{text}"
         );
         assert!(

@@ -733,6 +733,10 @@ fn a_winning_post_is_proven_between_the_partitions_of_a_running_porep() {
             "{}",
             result.error_message
         );
+        eprintln!(
+            "WinningPoSt answered in {} ms ({} ms queued, {} ms setting its circuit up)",
+            result.total_ms, result.queue_wait_ms, result.srs_load_ms
+        );
         let seal = client
             .await_proof(AwaitProofRequest {
                 job_id: "seal".into(),

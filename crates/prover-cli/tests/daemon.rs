@@ -1149,3 +1149,72 @@ fn sigterm_and_sigint_stop_the_daemon_whatever_handlers_its_plugin_installs() {
         assert!(log.contains(": shutting down"), "{signal}: {log}");
     }
 }
+
+/// Under systemd (`Type=notify`, `docs/pce-prover.service`): the service
+/// manager's socket is told what the daemon loads, that it is ready once
+/// it listens, and that it is stopping on SIGTERM.
+#[test]
+fn the_service_manager_is_told_when_the_daemon_loads_listens_and_stops() {
+    let dir = tempfile::tempdir().unwrap();
+    let socket = dir.path().join("notify");
+    let manager = std::os::unix::net::UnixDatagram::bind(&socket).unwrap();
+    manager
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    let daemon = Daemon::start_with_env(
+        "127.0.0.1:0",
+        dir.path(),
+        &[],
+        &[("NOTIFY_SOCKET", socket.to_str().unwrap())],
+    );
+    let next = || {
+        let mut buffer = [0u8; 512];
+        let n = manager.recv(&mut buffer).unwrap();
+        String::from_utf8(buffer[..n].to_vec()).unwrap()
+    };
+    assert_eq!(next(), "STATUS=loading circuit porep-2k");
+    assert_eq!(
+        next(),
+        format!("READY=1\nSTATUS=listening on {}", daemon.address)
+    );
+    assert!(daemon.terminate().success());
+    assert_eq!(next(), "STOPPING=1\nSTATUS=SIGTERM: draining");
+}
+
+/// The example unit (`docs/pce-prover.service`) is one systemd accepts:
+/// `systemd-analyze verify`, its `ExecStart` pointed at this build's
+/// binary, finds nothing wrong with it.
+#[test]
+fn the_example_systemd_unit_verifies() {
+    if Command::new("systemd-analyze")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI installs systemd-analyze (.ci/run)"
+        );
+        pce_testkit::skip(
+            "the_example_systemd_unit_verifies",
+            "systemd-analyze is not installed",
+        );
+        return;
+    }
+    let unit = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/pce-prover.service");
+    let text = std::fs::read_to_string(&unit).unwrap();
+    let installed = "ExecStart=/usr/local/bin/pce-prover serve";
+    assert!(text.contains(installed), "{text}");
+    let here = format!("ExecStart={} serve", env!("CARGO_BIN_EXE_pce-prover"));
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("pce-prover.service");
+    std::fs::write(&copy, text.replace(installed, &here)).unwrap();
+    let verified = Command::new("systemd-analyze")
+        .arg("verify")
+        .arg(&copy)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&verified.stderr);
+    assert!(verified.status.success(), "{said}");
+    assert!(!said.contains("pce-prover.service"), "{said}");
+}

@@ -14,6 +14,7 @@
 //! - [`metrics`]: Prometheus text;
 //! - [`service`]: the gRPC handlers;
 //! - [`server`]: listening, readiness and graceful shutdown;
+//! - [`service_manager`]: readiness and stopping told to systemd;
 //! - [`stop_signals`]: SIGTERM and SIGINT, whatever handlers plugins install;
 //! - [`client`]: connecting to a daemon.
 
@@ -28,6 +29,7 @@ pub mod proving;
 pub mod requests;
 pub mod server;
 pub mod service;
+pub mod service_manager;
 pub mod stop_signals;
 
 /// The `cuzk.v1` protocol (generated code).

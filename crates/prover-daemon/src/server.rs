@@ -1,7 +1,8 @@
 //! Serving: listening on TCP or a unix socket, readiness and shutdown.
 //!
 //! The daemon listens only once its preloads are done, so a client that
-//! connects finds it ready. On SIGTERM or SIGINT it refuses new jobs,
+//! connects finds it ready; then it tells the service manager it is ready
+//! ([`crate::service_manager`]), and what it loads before. On SIGTERM or SIGINT it refuses new jobs,
 //! cancels the queued ones, gives the running ones the grace period to
 //! finish, cancels those still running, answers every waiting client, then
 //! closes the listener (and removes its socket file).
@@ -20,6 +21,7 @@ use crate::config::{Config, Listen};
 use crate::daemon::{Daemon, StartError};
 use crate::proto::proving_engine_server::ProvingEngineServer;
 use crate::service::Service;
+use crate::service_manager::notify;
 use crate::stop_signals::StopSignals;
 
 /// Why serving stopped with an error.
@@ -59,6 +61,7 @@ pub fn run(config: Config) -> Result<(), ServeError> {
         .map_err(ServeError::Signals)?;
     let daemon = Daemon::new(&config)?;
     for name in &config.proving.preload {
+        notify(&format!("STATUS=loading circuit {name}"));
         daemon.preload(name).map_err(|what| StartError::Preload {
             circuit: name.clone(),
             what,
@@ -105,6 +108,7 @@ async fn serve(
             return std::future::pending().await;
         };
         info!("{signal}: shutting down");
+        notify(&format!("STOPPING=1\nSTATUS={signal}: draining"));
         drain(&daemon, grace).await;
     };
     let listen_error = |source| ServeError::Listen {
@@ -117,6 +121,7 @@ async fn serve(
             let local = listener.local_addr().map_err(listen_error)?;
             listening.store(true, Ordering::SeqCst);
             info!(address = %local, "ready: listening");
+            notify(&format!("READY=1\nSTATUS=listening on {local}"));
             println!("pce-prover serve: ready on {local}");
             router
                 .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)
@@ -127,6 +132,10 @@ async fn serve(
             let listener = UnixListener::bind(&path).map_err(listen_error)?;
             listening.store(true, Ordering::SeqCst);
             info!(path = %path.display(), "ready: listening");
+            notify(&format!(
+                "READY=1\nSTATUS=listening on unix://{}",
+                path.display()
+            ));
             println!("pce-prover serve: ready on unix://{}", path.display());
             let served = router
                 .serve_with_incoming_shutdown(UnixListenerStream::new(listener), shutdown)

@@ -34,7 +34,7 @@ use filecoin_proofs::{
 use pce_core::{synthesize_witness, Witness};
 use proving_engine::{DeviceProver, EngineOptions, LoadedCircuit, Observer};
 use storage_proofs_core::api_version::ApiVersion;
-use storage_proofs_core::merkle::MerkleTreeTrait;
+use storage_proofs_core::merkle::{MerkleProofTrait, MerkleTreeTrait};
 use storage_proofs_core::proof::ProofScheme;
 use storage_proofs_post::fallback::{
     self, FallbackPoSt, FallbackPoStCircuit, FallbackPoStCompound, PublicSector,
@@ -302,11 +302,33 @@ impl<'a, Tree: 'static + MerkleTreeTrait> PoStJob<'a, Tree> {
                 what: "no vanilla proof was given".into(),
             });
         }
-        self.input
+        let proofs: Vec<FallbackPoStSectorProof<Tree>> = self
+            .input
             .vanilla_proofs
             .iter()
             .map(|v| v.decode(&name))
-            .collect()
+            .collect::<Result<_, _>>()?;
+        // storage-proofs' verifier takes a sector's comm_r_last from the
+        // root of its first inclusion proof, its circuit from the field
+        // beside them: a proof where the two differ passes the verifier and
+        // gives a SNARK that does not verify, so it is refused here.
+        for proof in &proofs {
+            let consistent = proof.vanilla_proof.sectors.iter().all(|sector| {
+                sector
+                    .inclusion_proofs
+                    .first()
+                    .is_none_or(|first| first.root() == sector.comm_r_last)
+            });
+            if !consistent {
+                return Err(C2Error::VanillaProofs {
+                    what: format!(
+                        "the vanilla proof of sector {}: its comm_r_last is not the root of its inclusion proofs",
+                        proof.sector_id
+                    ),
+                });
+            }
+        }
+        Ok(proofs)
     }
 
     fn safe<D: Domain>(bytes: &[u8; 32], name: &str) -> Result<D, C2Error> {

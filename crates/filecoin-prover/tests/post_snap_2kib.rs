@@ -95,6 +95,20 @@ fn post_and_snap_proofs_verify_and_equal_bellperson() {
         "{}",
         proving_engine::chain(&err)
     );
+    // The comm_r_last stored beside a sector's inclusion proofs (the
+    // vanilla proof's last 32 bytes) changed: storage-proofs' verifier
+    // reads the proofs' root instead, its circuit this field, so it is
+    // refused before proving rather than failing as a SNARK.
+    let mut other_root = winning_input.clone();
+    let last = other_root.vanilla_proofs[0].bytes.len() - 1;
+    other_root.vanilla_proofs[0].bytes[last] ^= 1;
+    let err = prove_post(&other_root, &random_r_s(2, 1)).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("comm_r_last is not the root of its inclusion proofs"),
+        "{}",
+        proving_engine::chain(&err)
+    );
     let mut garbage = winning_input.clone();
     garbage.vanilla_proofs[0].bytes.truncate(50);
     let err = prove_post(&garbage, &random_r_s(2, 1)).unwrap_err();

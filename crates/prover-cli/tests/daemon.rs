@@ -717,16 +717,32 @@ fn a_winning_post_is_proven_between_the_partitions_of_a_running_porep() {
         client.submit_proof(porep).await.unwrap();
         wait_until_running(&mut client, "seal").await;
         // No priority given: a WinningPoSt's is CRITICAL.
-        let winning_request = SubmitProofRequest {
-            request_id: "winning".into(),
+        let winning_request = |id: &str, vanilla: Vec<Vec<u8>>| SubmitProofRequest {
+            request_id: id.into(),
             proof_kind: ProofKind::WinningPost.into(),
             registered_proof: winning.id(),
-            vanilla_proofs: winning_vanilla.clone(),
+            vanilla_proofs: vanilla,
             miner_id: MINER,
             randomness: randomness(2).to_vec(),
             ..Default::default()
         };
-        let result = prove(client.clone(), winning_request).await;
+        // One whose vanilla proof has a bit flipped (in the comm_r_last
+        // stored last) fails alone, proven between partitions too.
+        let mut tampered = winning_vanilla.clone();
+        let last = tampered[0].len() - 1;
+        tampered[0][last] ^= 1;
+        let failed = prove(client.clone(), winning_request("tampered", tampered)).await;
+        assert_eq!(failed.status(), Status::Failed);
+        assert!(
+            failed.error_message.contains("comm_r_last is not the root"),
+            "{}",
+            failed.error_message
+        );
+        let result = prove(
+            client.clone(),
+            winning_request("winning", winning_vanilla.clone()),
+        )
+        .await;
         assert_eq!(
             result.status(),
             Status::Completed,

@@ -486,6 +486,18 @@ fn vanilla_bytes(proofs: &[Vec<u8>]) -> Vec<VanillaBytes> {
         .collect()
 }
 
+/// The whole PoSt of [`MINER`] with `vanilla`, challenged by `randomness(seed)`,
+/// for checking the daemon's answers.
+fn post_input(proof_type: PoStProofType, seed: u64, vanilla: &[Vec<u8>]) -> PoStInput {
+    PoStInput {
+        proof_type,
+        randomness: randomness(seed),
+        prover_id: prover_id_of_miner(MINER),
+        vanilla_proofs: vanilla_bytes(vanilla),
+        partition: None,
+    }
+}
+
 #[test]
 fn post_and_snap_requests_prove_as_curio_sends_them() {
     let dir = tempfile::tempdir().unwrap();
@@ -570,13 +582,6 @@ fn post_and_snap_requests_prove_as_curio_sends_them() {
     }
     // Each answer checked with filecoin-proofs' own verifier: the one
     // partition of two sectors is the whole WindowPoSt.
-    let post_input = |proof_type, seed, vanilla: &[Vec<u8>]| PoStInput {
-        proof_type,
-        randomness: randomness(seed),
-        prover_id: prover_id_of_miner(MINER),
-        vanilla_proofs: vanilla_bytes(vanilla),
-        partition: None,
-    };
     let window_input = post_input(window, 1, &window_vanilla);
     let verified = PoStJob::<SectorShape2KiB>::new(&window_input).verify(&results[0].proof);
     assert!(matches!(verified, Ok(Some(_))), "{verified:?}");
@@ -766,13 +771,7 @@ fn a_winning_post_is_proven_between_the_partitions_of_a_running_porep() {
             Status::Timeout,
             "the PoRep is still being proven"
         );
-        let input = PoStInput {
-            proof_type: winning,
-            randomness: randomness(2),
-            prover_id: prover_id_of_miner(MINER),
-            vanilla_proofs: vanilla_bytes(&winning_vanilla),
-            partition: None,
-        };
+        let input = post_input(winning, 2, &winning_vanilla);
         let verified = PoStJob::<SectorShape2KiB>::new(&input).verify(&result.proof);
         assert!(matches!(verified, Ok(Some(_))), "{verified:?}");
         let metrics = get_metrics(&mut client).await;

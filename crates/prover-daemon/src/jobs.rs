@@ -408,16 +408,15 @@ impl<R> Table<R> {
             if above.is_some_and(|floor| priority <= floor) {
                 return None;
             }
-            let (_, _, id) = self.queue.pop().expect("peeked");
-            let Some(entry) = self.entries.get_mut(&id) else {
+            let key = self.queue.pop().expect("peeked");
+            if !self.is_live(&key) {
                 continue;
-            };
+            }
+            let id = key.2;
+            let entry = self.entries.get_mut(&id).expect("a live key's job");
             let Some(request) = entry.request.clone() else {
                 continue;
             };
-            if entry.state != State::Queued {
-                continue; // cancelled while queued
-            }
             entry.state = State::Running { device };
             return Some(Claimed {
                 id,
@@ -432,18 +431,25 @@ impl<R> Table<R> {
 
     /// Queued jobs that will be claimed before `id`.
     fn position(&self, id: &str) -> usize {
-        let Some(key) = self.queue.iter().find(|(_, _, queued)| queued == id) else {
+        let Some(key) = self
+            .queue
+            .iter()
+            .find(|key| self.is_live(key) && key.2 == id)
+        else {
             return 0;
         };
         self.queue
             .iter()
-            .filter(|other| *other > key)
-            .filter(|(_, _, other)| {
-                self.entries
-                    .get(other)
-                    .is_some_and(|e| e.state == State::Queued)
-            })
+            .filter(|other| *other > key && self.is_live(other))
             .count()
+    }
+
+    /// Whether `key` is a queued job's own (not that of a job cancelled
+    /// while queued, or of an earlier job of the same id).
+    fn is_live(&self, (_, Reverse(sequence), id): &QueueKey) -> bool {
+        self.entries
+            .get(id)
+            .is_some_and(|e| e.state == State::Queued && e.sequence == *sequence)
     }
 
     /// Drops finished jobs older than `keep`.
@@ -545,6 +551,35 @@ mod tests {
             jobs.watch("last").unwrap().borrow().as_deref(),
             Some(Outcome::Cancelled)
         ));
+    }
+
+    #[test]
+    fn a_job_resubmitted_under_the_id_of_a_cancelled_one_keeps_its_own_place() {
+        let jobs = jobs();
+        jobs.submit("x", "winning", Priority::Critical, 1);
+        jobs.cancel("x");
+        jobs.submit("seal", "porep", Priority::Normal, 2);
+        jobs.submit("x", "porep", Priority::Low, 3);
+        assert_eq!(
+            jobs.submit("x", "porep", Priority::Low, 3).position,
+            1,
+            "behind the sealing job"
+        );
+        assert!(
+            jobs.claim_above(0, Priority::Normal).is_none(),
+            "the cancelled job's key does not make the new one urgent"
+        );
+        let order: Vec<(String, Priority)> = (0..2)
+            .map(|_| jobs.claim(0).unwrap())
+            .map(|job| (job.id, job.priority))
+            .collect();
+        assert_eq!(
+            order,
+            [
+                ("seal".to_owned(), Priority::Normal),
+                ("x".to_owned(), Priority::Low)
+            ]
+        );
     }
 
     #[test]

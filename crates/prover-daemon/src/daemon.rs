@@ -13,7 +13,7 @@
 //! Between two partitions of a job it first proves, on the same device,
 //! any queued job more urgent than it: a WinningPoSt that arrives while
 //! every device is on a 32 GiB PoRep waits for one of its partitions, not
-//! for all ten and their aggregation.
+//! for all ten.
 
 use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};

@@ -694,9 +694,10 @@ fn post_and_snap_requests_prove_as_curio_sends_them() {
 /// non-interactive PoRep (13 partitions) is proven between two of the
 /// PoRep's partitions: it completes, and verifies, while the PoRep is
 /// still being proven (without interleaving it would wait for all 13 and
-/// the aggregation).
+/// the aggregation). Under a memory budget that holds the PoRep alone it
+/// is put back instead, and proven once the PoRep ends.
 #[test]
-fn a_winning_post_is_proven_between_the_partitions_of_a_running_porep() {
+fn a_winning_post_is_proven_between_the_partitions_of_a_running_porep_when_memory_allows() {
     let dir = tempfile::tempdir().unwrap();
     shared_parameter_cache();
     let ni = ProofType {
@@ -711,26 +712,28 @@ fn a_winning_post_is_proven_between_the_partitions_of_a_running_porep() {
     let wrapper = lotus_bench_json(&sector.c1, ni, u64::from(sector.sector_id));
     let wrapper = serde_json::to_vec(&wrapper).unwrap();
     let winning_vanilla = post_vanilla_proofs(winning, &[&sector], randomness(2)).unwrap();
+    let porep = SubmitProofRequest {
+        registered_proof: ni.id(),
+        ..porep_request("seal", &sector, &wrapper)
+    };
+    // No priority given: a WinningPoSt's is CRITICAL.
+    let winning_request = |id: &str, vanilla: Vec<Vec<u8>>| SubmitProofRequest {
+        request_id: id.into(),
+        proof_kind: ProofKind::WinningPost.into(),
+        registered_proof: winning.id(),
+        vanilla_proofs: vanilla,
+        miner_id: MINER,
+        randomness: randomness(2).to_vec(),
+        ..Default::default()
+    };
+    let both_circuits = ["--preload", "winning-2k"];
 
-    let daemon = Daemon::start("127.0.0.1:0", dir.path(), &[]);
-    runtime().block_on(async {
+    let daemon = Daemon::start("127.0.0.1:0", dir.path(), &both_circuits);
+    let with_the_porep = runtime().block_on(async {
         let mut client = daemon.client().await;
-        let porep = SubmitProofRequest {
-            registered_proof: ni.id(),
-            ..porep_request("seal", &sector, &wrapper)
-        };
-        client.submit_proof(porep).await.unwrap();
-        wait_until_running(&mut client, "seal").await;
-        // No priority given: a WinningPoSt's is CRITICAL.
-        let winning_request = |id: &str, vanilla: Vec<Vec<u8>>| SubmitProofRequest {
-            request_id: id.into(),
-            proof_kind: ProofKind::WinningPost.into(),
-            registered_proof: winning.id(),
-            vanilla_proofs: vanilla,
-            miner_id: MINER,
-            randomness: randomness(2).to_vec(),
-            ..Default::default()
-        };
+        let circuits = get_status(&mut client).await.pinned_memory_bytes;
+        client.submit_proof(porep.clone()).await.unwrap();
+        let with_the_porep = memory_in_use_above(&mut client, circuits).await;
         // One whose vanilla proof has a bit flipped (in the comm_r_last
         // stored last) fails alone, proven between partitions too.
         let mut tampered = winning_vanilla.clone();
@@ -758,16 +761,8 @@ fn a_winning_post_is_proven_between_the_partitions_of_a_running_porep() {
             "WinningPoSt answered in {} ms ({} ms queued, {} ms setting its circuit up)",
             result.total_ms, result.queue_wait_ms, result.srs_load_ms
         );
-        let seal = client
-            .await_proof(AwaitProofRequest {
-                job_id: "seal".into(),
-                timeout_ms: 1,
-            })
-            .await
-            .unwrap()
-            .into_inner();
         assert_eq!(
-            seal.status(),
+            await_briefly(&mut client, "seal").await,
             Status::Timeout,
             "the PoRep is still being proven"
         );
@@ -780,16 +775,8 @@ fn a_winning_post_is_proven_between_the_partitions_of_a_running_porep() {
             "{metrics}"
         );
         // The rest of the PoRep is not what this test is about.
-        client
-            .cancel_proof(CancelProofRequest {
-                job_id: "seal".into(),
-            })
-            .await
-            .unwrap();
-        assert_eq!(
-            await_job(&mut client, "seal").await.status(),
-            Status::Cancelled
-        );
+        cancel(&mut client, "seal").await;
+        with_the_porep
     });
     assert!(
         daemon
@@ -798,6 +785,85 @@ fn a_winning_post_is_proven_between_the_partitions_of_a_running_porep() {
         "{}",
         daemon.log()
     );
+    drop(daemon);
+
+    // A budget of exactly the circuits and the PoRep's partitions: the
+    // WinningPoSt (whose one partition needs less than the PoRep's two)
+    // fits only once the PoRep is gone.
+    let budget = with_the_porep.to_string();
+    let daemon = Daemon::start(
+        "127.0.0.1:0",
+        dir.path(),
+        &[&both_circuits[..], &["--memory-budget", &budget]].concat(),
+    );
+    runtime().block_on(async {
+        let mut client = daemon.client().await;
+        let circuits = get_status(&mut client).await.pinned_memory_bytes;
+        client.submit_proof(porep.clone()).await.unwrap();
+        assert_eq!(
+            memory_in_use_above(&mut client, circuits).await,
+            with_the_porep
+        );
+        client
+            .submit_proof(winning_request("winning", winning_vanilla.clone()))
+            .await
+            .unwrap();
+        let log = || daemon.log();
+        let deadline = Instant::now() + Duration::from_secs(120);
+        while !log().contains("no memory for it between partitions now") {
+            assert!(Instant::now() < deadline, "never tried: {}", log());
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        assert_eq!(await_briefly(&mut client, "winning").await, Status::Timeout);
+        cancel(&mut client, "seal").await;
+        let result = await_job(&mut client, "winning").await;
+        assert_eq!(
+            result.status(),
+            Status::Completed,
+            "{}",
+            result.error_message
+        );
+        let metrics = get_metrics(&mut client).await;
+        assert!(
+            !metrics.contains("pce_prover_interleaved_jobs_total{kind=\"winning\"}"),
+            "{metrics}"
+        );
+    });
+}
+
+/// The memory in use once it rises above `before` (a job's reservation).
+async fn memory_in_use_above(client: &mut ProvingEngineClient<Channel>, before: u64) -> u64 {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let used = get_status(client).await.pinned_memory_bytes;
+        if used > before {
+            return used;
+        }
+        assert!(Instant::now() < deadline, "no job reserved memory");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Job `id`'s status now, or `TIMEOUT` if it is not done.
+async fn await_briefly(client: &mut ProvingEngineClient<Channel>, id: &str) -> Status {
+    client
+        .await_proof(AwaitProofRequest {
+            job_id: id.into(),
+            timeout_ms: 1,
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .status()
+}
+
+/// Cancels job `id` and waits until it ends cancelled.
+async fn cancel(client: &mut ProvingEngineClient<Channel>, id: &str) {
+    client
+        .cancel_proof(CancelProofRequest { job_id: id.into() })
+        .await
+        .unwrap();
+    assert_eq!(await_job(client, id).await.status(), Status::Cancelled);
 }
 
 /// Curio's wrapper of `wrapper`'s C1 output with one bit of its seed

@@ -335,7 +335,9 @@ impl Daemon {
             let memory = match memory {
                 Ok(Some(memory)) => memory,
                 Ok(None) => {
-                    info!(job = %job.id, device = index, "no memory for it between partitions now: back to the queue");
+                    // An urgent job waiting is worth the operator's eye: a
+                    // larger memory_budget would have let it in.
+                    warn!(job = %job.id, kind = job.request.kind(), device = index, "no memory for it between partitions now: back to the queue, to wait for a free worker (memory_budget holds the running jobs only)");
                     self.jobs.requeue(job);
                     return;
                 }

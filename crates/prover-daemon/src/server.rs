@@ -1,11 +1,12 @@
 //! Serving: listening on TCP or a unix socket, readiness and shutdown.
 //!
 //! The daemon listens only once its preloads are done, so a client that
-//! connects finds it ready; then it tells the service manager it is ready
-//! ([`crate::service_manager`]), and what it loads before. On SIGTERM or SIGINT it refuses new jobs,
-//! cancels the queued ones, gives the running ones the grace period to
-//! finish, cancels those still running, answers every waiting client, then
-//! closes the listener (and removes its socket file).
+//! connects finds it ready, and only then tells the service manager it is
+//! ready ([`crate::service_manager`]; what it loads, before). On SIGTERM or
+//! SIGINT it refuses new jobs, cancels the queued ones, gives the running
+//! ones the grace period to finish, cancels those still running, answers
+//! every waiting client, then closes the listener (and removes its socket
+//! file).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;

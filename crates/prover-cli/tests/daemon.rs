@@ -1233,7 +1233,8 @@ fn sigterm_and_sigint_stop_the_daemon_whatever_handlers_its_plugin_installs() {
 
 /// Under systemd (`Type=notify`, `docs/pce-prover.service`): the service
 /// manager's socket is told what the daemon loads, that it is ready once
-/// it listens, and that it is stopping on SIGTERM.
+/// it listens, how many jobs run, wait, completed and failed as jobs start
+/// and end, and that it is stopping on SIGTERM.
 #[test]
 fn the_service_manager_is_told_when_the_daemon_loads_listens_and_stops() {
     let dir = tempfile::tempdir().unwrap();
@@ -1257,6 +1258,28 @@ fn the_service_manager_is_told_when_the_daemon_loads_listens_and_stops() {
     assert_eq!(
         next(),
         format!("READY=1\nSTATUS=listening on {}", daemon.address)
+    );
+    // A job whose C1 output does not parse fails as a worker opens it.
+    let unreadable = SubmitProofRequest {
+        request_id: "unreadable".into(),
+        proof_kind: ProofKind::PorepSealCommit.into(),
+        sector_size: 2048,
+        registered_proof: 5,
+        vanilla_proof: b"{".to_vec(),
+        miner_id: MINER,
+        ..Default::default()
+    };
+    runtime().block_on(async {
+        let mut client = daemon.client().await;
+        client.submit_proof(unreadable).await.unwrap();
+        assert_eq!(
+            await_job(&mut client, "unreadable").await.status(),
+            Status::Failed
+        );
+    });
+    assert_eq!(
+        next(),
+        "STATUS=0 running, 0 queued; 0 completed, 1 failed since start"
     );
     assert!(daemon.terminate().success());
     assert_eq!(next(), "STOPPING=1\nSTATUS=SIGTERM: draining");

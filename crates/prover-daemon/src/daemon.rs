@@ -39,6 +39,7 @@ use crate::requests::{
     circuit_name, circuit_named, Opened, Request, KIND_POREP, KIND_SNAP, KIND_WINDOW_POST,
     KIND_WINNING_POST,
 };
+use crate::service_manager;
 
 /// Why the daemon cannot start.
 #[derive(Debug, thiserror::Error)]
@@ -389,6 +390,7 @@ impl Daemon {
     ) -> Result<Proven, String> {
         let queue_wait = job.submitted.elapsed();
         info!(job = %job.id, kind = job.request.kind(), device = self.devices[slot].info.index, ?queue_wait, "job started");
+        self.tell_service_manager();
         let between_partitions = self.interleave_urgent_jobs.then(|| {
             let (daemon, priority) = (self.clone(), job.priority);
             BetweenPartitions::new(move || daemon.prove_urgent_jobs(slot, priority))
@@ -407,6 +409,25 @@ impl Daemon {
             proven.timings.queue_wait = queue_wait;
             proven
         })
+    }
+
+    /// Tells the service manager, if there is one, how many jobs run and
+    /// wait (`systemctl status` shows it).
+    fn tell_service_manager(&self) {
+        if !service_manager::is_present() {
+            return;
+        }
+        let status = self.status();
+        let (queued, running) = status
+            .queues
+            .values()
+            .fold((0, 0), |(q, r), (queued, running)| {
+                (q + queued, r + running)
+            });
+        service_manager::notify(&format!(
+            "STATUS={running} running, {queued} queued; {} completed, {} failed since start",
+            status.completed, status.failed
+        ));
     }
 
     /// Records how `job` ended.
@@ -438,6 +459,7 @@ impl Daemon {
             }
         };
         self.jobs.finish(&job.id, outcome);
+        self.tell_service_manager();
     }
 
     /// Queues `request` as job `id`; a request that cannot be proven

@@ -17,6 +17,11 @@ use tracing::warn;
 /// The environment variable that names the service manager's socket.
 pub const NOTIFY_SOCKET: &str = "NOTIFY_SOCKET";
 
+/// Whether the daemon runs under a service manager that listens.
+pub fn is_present() -> bool {
+    std::env::var_os(NOTIFY_SOCKET).is_some()
+}
+
 /// Sends `state` (`KEY=VALUE` lines) to the service manager, if there is one.
 pub fn notify(state: &str) {
     let Some(socket) = std::env::var_os(NOTIFY_SOCKET) else {

@@ -320,21 +320,16 @@ impl Daemon {
         let index = self.devices[slot].info.index;
         while let Some((job, input)) = self.claim_opened(|| self.jobs.claim_above(index, priority))
         {
-            let started = Instant::now();
-            let circuit = match self.proving.circuit(job.request.circuit()) {
-                Ok((circuit, _)) => circuit,
-                Err(message) => {
-                    self.end(job, Err(message));
-                    continue;
-                }
-            };
-            let device = &self.devices[slot].device;
-            let memory = unless_panics("reserving its memory", || {
-                self.proving
-                    .reserve(&input, &circuit, device, &job.cancel, Wait::No)
+            // Whatever happens from here, the claimed job is ended or put
+            // back: a panic must not leave it running for ever.
+            let attempt = unless_panics("setting it up between partitions", || {
+                self.prove_if_memory_allows(slot, &job, &input)
             });
-            let memory = match memory {
-                Ok(Some(memory)) => memory,
+            match attempt {
+                Ok(Some(proven)) => {
+                    self.metrics.job_interleaved(job.request.kind());
+                    self.end(job, Ok(proven));
+                }
                 Ok(None) => {
                     // An urgent job waiting is worth the operator's eye: a
                     // larger memory_budget would have let it in.
@@ -342,25 +337,34 @@ impl Daemon {
                     self.jobs.requeue(job);
                     return;
                 }
-                Err(message) => {
-                    self.end(job, Err(message));
-                    continue;
-                }
-            };
-            info!(job = %job.id, kind = job.request.kind(), device = index, "proving it between the partitions of a less urgent job");
-            let prover = self.device_prover(slot, &circuit);
-            let load = started.elapsed();
-            let proven = prover
-                .and_then(|prover| self.prove_job(slot, &job, &input, &circuit, &prover, memory))
-                .map(|mut proven| {
-                    proven.timings.load = load;
-                    proven
-                });
-            if proven.is_ok() {
-                self.metrics.job_interleaved(job.request.kind());
+                Err(message) => self.end(job, Err(message)),
             }
-            self.end(job, proven);
         }
+    }
+
+    /// Proves `job` on device `slot` now, with a prover of its own circuit,
+    /// if the memory budget holds it without waiting; `None` if it does not.
+    fn prove_if_memory_allows(
+        self: &Arc<Self>,
+        slot: usize,
+        job: &Claimed<Request>,
+        input: &Opened,
+    ) -> Result<Option<Proven>, String> {
+        let started = Instant::now();
+        let (circuit, _) = self.proving.circuit(job.request.circuit())?;
+        let device = &self.devices[slot].device;
+        let Some(memory) = self
+            .proving
+            .reserve(input, &circuit, device, &job.cancel, Wait::No)?
+        else {
+            return Ok(None);
+        };
+        info!(job = %job.id, kind = job.request.kind(), device = self.devices[slot].info.index, "proving it between the partitions of a less urgent job");
+        let prover = self.device_prover(slot, &circuit)?;
+        let load = started.elapsed();
+        let mut proven = self.prove_job(slot, job, input, &circuit, &prover, memory)?;
+        proven.timings.load = load;
+        Ok(Some(proven))
     }
 
     /// A prover of `circuit` on device `slot`, with the daemon's fallback

@@ -301,8 +301,7 @@ impl<R> Jobs<R> {
             return;
         };
         if closed || job.cancel.load(Ordering::Relaxed) {
-            drop(table);
-            self.finish(&job.id, Outcome::Cancelled);
+            table.finish(&job.id, Outcome::Cancelled);
             return;
         }
         entry.state = State::Queued;
@@ -314,14 +313,7 @@ impl<R> Jobs<R> {
 
     /// Records how job `id` ended and wakes whoever awaits it.
     pub fn finish(&self, id: &str, outcome: Outcome) {
-        let mut table = self.lock();
-        let Some(entry) = table.entries.get_mut(id) else {
-            return;
-        };
-        entry.state = State::Done;
-        entry.finished = Some(Instant::now());
-        entry.outcome.send_replace(Some(Arc::new(outcome)));
-        table.finished.push_back(id.to_owned());
+        self.lock().finish(id, outcome);
     }
 
     /// Cancels job `id`: a queued job ends at once, a running one at its
@@ -337,9 +329,9 @@ impl<R> Jobs<R> {
                 Some(true)
             }
             State::Queued => {
-                // Its queue key is skipped when it comes up.
-                drop(table);
-                self.finish(id, Outcome::Cancelled);
+                // Its queue key is skipped when it comes up. Ended under
+                // the same lock, so that no worker claims it meanwhile.
+                table.finish(id, Outcome::Cancelled);
                 Some(false)
             }
         }
@@ -401,6 +393,17 @@ impl<R> Entry<R> {
 }
 
 impl<R> Table<R> {
+    /// Records how job `id` ended and wakes whoever awaits it.
+    fn finish(&mut self, id: &str, outcome: Outcome) {
+        let Some(entry) = self.entries.get_mut(id) else {
+            return;
+        };
+        entry.state = State::Done;
+        entry.finished = Some(Instant::now());
+        entry.outcome.send_replace(Some(Arc::new(outcome)));
+        self.finished.push_back(id.to_owned());
+    }
+
     /// Takes the most urgent queued job off the queue and marks it running
     /// on `device`; only if it is more urgent than `above`, when given.
     fn take_next(&mut self, device: u32, above: Option<Priority>) -> Option<Claimed<R>> {

@@ -644,17 +644,27 @@ fn prove_all<J: Job>(
     to_caller: &ToCaller<J>,
 ) {
     loop {
+        // Before waiting for the next witness, not once it is there: the
+        // device is idle from the end of one proof, and after the last.
+        let between = shared.options.between_partitions.as_ref();
+        let between = between.and_then(|work| catch_unwind(AssertUnwindSafe(|| work.run())).err());
         let item = queue.lock().expect("work queue poisoned").recv();
-        let Ok(item) = item else { break };
+        let Ok(item) = item else {
+            if let Some(panic) = between {
+                error!(
+                    "the work between partitions panicked after the last: {}",
+                    panic_message(panic.as_ref())
+                );
+            }
+            break;
+        };
         let (job, partition) = (item.job, item.partition);
         if shared.is_settled(job) {
             continue; // an earlier partition failed
         }
-        if let Some(between) = &shared.options.between_partitions {
-            if let Err(panic) = catch_unwind(AssertUnwindSafe(|| between.run())) {
-                shared.fail(job, panicked(Some(partition), panic).into(), to_caller);
-                continue;
-            }
+        if let Some(panic) = between {
+            shared.fail(job, panicked(Some(partition), panic).into(), to_caller);
+            continue;
         }
         if shared.options.cancelled() {
             shared.fail(job, EngineError::Cancelled.into(), to_caller);

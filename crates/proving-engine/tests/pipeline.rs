@@ -189,10 +189,12 @@ fn work_between_partitions_runs_before_each_and_leaves_the_proofs_alone() {
         alone,
         "byte for byte, with the same r and s"
     );
+    let mut expected = ["urgent job proven", "partition proven"].repeat(3);
+    expected.push("urgent job proven");
     assert_eq!(
         *order.lock().unwrap(),
-        ["urgent job proven", "partition proven"].repeat(3),
-        "before each partition"
+        expected,
+        "before each partition, and after the last"
     );
 
     // A panic there fails the job whose partition was next.

@@ -53,22 +53,24 @@ pub struct EngineOptions {
     /// behind a GPU, so that a device fault costs time, not the proof.
     /// Not used when it is the run's backend itself.
     pub fallback: Option<String>,
-    /// Called on a prover's thread before it proves each partition, while
+    /// Called on a prover's thread whenever it is done with a partition
+    /// (and before its first), before it waits for the next witness, while
     /// its device is idle: what it runs delays that prover's partitions
-    /// and nothing else (witnesses go on being generated). The daemon
+    /// and nothing else (witnesses go on being generated, and a job whose
+    /// last partition is proven is finished meanwhile). The daemon
     /// proves a more urgent job there, on the same device, so that a
     /// WinningPoSt waits for one partition of a PoRep, not for all ten.
     pub between_partitions: Option<BetweenPartitions>,
 }
 
-/// Work a run lets in before each of its partitions
+/// Work a run lets in between its partitions
 /// ([`EngineOptions::between_partitions`]). A panic in it fails the job
-/// whose partition was next, as a panic in proving that partition would.
+/// whose partition comes next, as a panic in proving that partition would.
 #[derive(Clone)]
 pub struct BetweenPartitions(Arc<dyn Fn() + Send + Sync>);
 
 impl BetweenPartitions {
-    /// `work`, run before every partition.
+    /// `work`, run between partitions.
     pub fn new(work: impl Fn() + Send + Sync + 'static) -> Self {
         Self(Arc::new(work))
     }

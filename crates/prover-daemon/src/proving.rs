@@ -112,10 +112,10 @@ impl Proving {
         let in_flight = self.partitions_in_flight.min(partitions(input)).max(1);
         let bytes = model.per_partition().saturating_mul(in_flight as u64);
         let reservation = match wait {
-            Wait::Yes => Some(self.gate.reserve(bytes, cancel)),
-            Wait::No => self.gate.try_reserve(bytes).transpose(),
+            Wait::Yes => self.gate.reserve(bytes, cancel).map(Some),
+            Wait::No => self.gate.try_reserve(bytes),
         };
-        let Some(reservation) = reservation.transpose().map_err(|e| e.to_string())? else {
+        let Some(reservation) = reservation.map_err(|e| e.to_string())? else {
             return Ok(None);
         };
         Ok(Some(JobMemory {

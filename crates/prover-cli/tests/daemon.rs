@@ -831,6 +831,157 @@ fn a_winning_post_is_proven_between_the_partitions_of_a_running_porep_when_memor
     });
 }
 
+/// Budgets that hold fewer circuits than the jobs use: idle circuits are
+/// evicted to make room for a job (the PoRep's, whose job does not fit
+/// beside an idle WinningPoSt circuit) and for a circuit to load (the
+/// WinningPoSt's, which does not fit beside an idle PoRep circuit), each
+/// job completes (the daemon verifies each proof before answering, and
+/// verify_seal checks the PoRep's here), a job that could never fit fails
+/// at once saying so, and a preload list the budget cannot hold at once is
+/// refused at start.
+#[test]
+fn circuits_the_budget_cannot_hold_together_take_turns_the_idle_one_evicted() {
+    let dir = tempfile::tempdir().unwrap();
+    let (sector, wrapper) = sector(41, dir.path());
+    let winning = PoStProofType::current(PoStKind::Winning, 2048).unwrap();
+    ensure_test_params(winning, 0, false).unwrap();
+    let winning_vanilla = post_vanilla_proofs(winning, &[&sector], randomness(2)).unwrap();
+    let winning_request = SubmitProofRequest {
+        request_id: "winning".into(),
+        proof_kind: ProofKind::WinningPost.into(),
+        registered_proof: winning.id(),
+        vanilla_proofs: winning_vanilla,
+        miner_id: MINER,
+        randomness: randomness(2).to_vec(),
+        ..Default::default()
+    };
+    let porep = |id: &str| porep_request(id, &sector, &wrapper);
+    let loaded = |status: &GetStatusResponse| -> Vec<String> {
+        let mut names: Vec<String> = status
+            .loaded_srs
+            .iter()
+            .map(|c| c.circuit_id.clone())
+            .collect();
+        names.sort();
+        names
+    };
+    let completed = |result: AwaitProofResponse| {
+        assert_eq!(
+            result.status(),
+            Status::Completed,
+            "{}: {}",
+            result.job_id,
+            result.error_message
+        );
+        result
+    };
+
+    // Measured with the default budget (the PoRep circuit preloaded): what
+    // the devices and the PoRep circuit hold, that with a PoRep job, and
+    // what the WinningPoSt circuit holds.
+    let daemon = Daemon::start("127.0.0.1:0", dir.path(), &[]);
+    let (porep_circuit, with_a_porep_job, winning_circuit) = runtime().block_on(async {
+        let mut client = daemon.client().await;
+        let idle = get_status(&mut client).await.pinned_memory_bytes;
+        client.submit_proof(porep("measure")).await.unwrap();
+        let with_a_porep_job = memory_in_use_above(&mut client, idle).await;
+        completed(await_job(&mut client, "measure").await);
+        completed(prove(client.clone(), winning_request.clone()).await);
+        let both = get_status(&mut client).await.pinned_memory_bytes;
+        (idle, with_a_porep_job, both - idle)
+    });
+    drop(daemon);
+
+    // Exactly a PoRep job's budget: the WinningPoSt fits beside the PoRep
+    // circuit, the next PoRep job not beside the idle WinningPoSt circuit.
+    let budget = with_a_porep_job.to_string();
+    let daemon = Daemon::start("127.0.0.1:0", dir.path(), &["--memory-budget", &budget]);
+    runtime().block_on(async {
+        let mut client = daemon.client().await;
+        completed(prove(client.clone(), winning_request.clone()).await);
+        let status = get_status(&mut client).await;
+        assert_eq!(loaded(&status), ["porep-2k", "winning-2k"], "{status:?}");
+        let result = completed(prove(client.clone(), porep("porep")).await);
+        assert!(
+            sector.verify(&result.proof).unwrap(),
+            "verify_seal rejected it"
+        );
+        let status = get_status(&mut client).await;
+        assert_eq!(loaded(&status), ["porep-2k"], "{status:?}");
+        assert_eq!(status.pinned_memory_bytes, porep_circuit, "{status:?}");
+        let metrics = get_metrics(&mut client).await;
+        assert!(
+            metrics.contains("pce_prover_circuit_evictions_total 1"),
+            "{metrics}"
+        );
+    });
+    let log = daemon.log();
+    assert!(
+        log.contains("evicting the least recently used idle circuit")
+            && log.contains("circuit memory released"),
+        "{log}"
+    );
+    drop(daemon);
+
+    // One byte short of holding both circuits (and so too small for any
+    // PoRep job): loading the WinningPoSt's evicts the PoRep's, and a
+    // PoRep job then fails at once, saying why.
+    let too_small = (porep_circuit + winning_circuit - 1).to_string();
+    let daemon = Daemon::start("127.0.0.1:0", dir.path(), &["--memory-budget", &too_small]);
+    runtime().block_on(async {
+        let mut client = daemon.client().await;
+        completed(prove(client.clone(), winning_request.clone()).await);
+        let status = get_status(&mut client).await;
+        assert_eq!(loaded(&status), ["winning-2k"], "{status:?}");
+        let failed = prove(client.clone(), porep("too-large")).await;
+        assert_eq!(failed.status(), Status::Failed);
+        assert!(
+            failed.error_message.contains("this job: the memory budget"),
+            "{}",
+            failed.error_message
+        );
+    });
+    drop(daemon);
+
+    // Both preloaded under that budget: refused at start, saying why.
+    let log = dir.path().join("refused.log");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pce-prover"))
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--memory-budget",
+            &too_small,
+        ])
+        .args(["--preload", "porep-2k", "--preload", "winning-2k"])
+        .env("PCE_BACKEND_DIR", common::plugin_dir())
+        .env("FIL_PROOFS_PARAMETER_CACHE", shared_parameter_cache())
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(300);
+    let exit = loop {
+        if let Some(exit) = child.try_wait().unwrap() {
+            break exit;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!(
+                "the daemon started: {}",
+                std::fs::read_to_string(&log).unwrap()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let stderr = std::fs::read_to_string(&log).unwrap();
+    assert!(!exit.success(), "{stderr}");
+    assert!(
+        stderr.contains("preloading winning-2k") && stderr.contains("beside porep-2k"),
+        "{stderr}"
+    );
+}
+
 /// The memory in use once it rises above `before` (a job's reservation).
 async fn memory_in_use_above(client: &mut ProvingEngineClient<Channel>, before: u64) -> u64 {
     let deadline = Instant::now() + Duration::from_secs(60);

@@ -17,7 +17,7 @@
 
 use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -25,20 +25,19 @@ use std::time::{Duration, Instant};
 use backend_api::{Backend, Device, DeviceInfo};
 use proving_engine::memory::default_budget;
 use proving_engine::process::ProcessMemory;
-use proving_engine::{
-    chain, open_fallback, panic_message, BetweenPartitions, DeviceProver, LoadedCircuit, Registry,
-};
+use proving_engine::{chain, open_fallback, panic_message, BetweenPartitions, DeviceProver};
 use tracing::{info, warn};
 
 use crate::config::{Config, ConfigError};
 use crate::jobs::{Claimed, Jobs, Outcome, Priority, State, Submitted};
-use crate::memory_gate::MemoryGate;
+use crate::memory_gate::{MemoryGate, Wait};
 use crate::metrics::{Gauges, Metrics};
-use crate::proving::{resident_bytes, JobMemory, Proven, Proving, Wait};
+use crate::proving::{JobMemory, Proven, Proving, Reserved};
 use crate::requests::{
     circuit_name, circuit_named, Opened, Request, KIND_POREP, KIND_SNAP, KIND_WINDOW_POST,
     KIND_WINNING_POST,
 };
+use crate::residency::{resident_bytes, Circuits, Resident};
 use crate::service_manager;
 
 /// Why the daemon cannot start.
@@ -138,7 +137,7 @@ pub struct Status {
 /// The daemon.
 pub struct Daemon {
     /// Every job.
-    pub jobs: Jobs<Request>,
+    pub jobs: Arc<Jobs<Request>>,
     /// Circuits, memory and backend shared by the workers.
     pub proving: Proving,
     /// Counters and histograms.
@@ -188,19 +187,25 @@ impl Daemon {
                 .map_err(|e| StartError::Fallback(chain(&e)))?
                 .map(|(device, _)| device);
         let budget = config.memory_budget()?.unwrap_or_else(default_budget);
-        let gate = MemoryGate::new(budget);
+        let gate = Arc::new(MemoryGate::new(budget));
         // What each device holds while it is open (a GPU's staging
-        // buffers) is resident for the daemon's life, like a loaded circuit.
+        // buffers) is resident for the daemon's life.
         for slot in &devices {
             let held = slot.device.device_host_bytes().map_err(devices_error)?;
             if held > 0 {
-                gate.set_resident(&format!("device {}", slot.info.index), held);
+                gate.hold_always(&format!("device {}", slot.info.index), held);
             }
         }
+        let jobs = Arc::new(Jobs::new(Duration::from_secs(
+            config.server.keep_results_seconds,
+        )));
+        // Workers idle with an evicted circuit let go of it.
+        let wake = jobs.clone();
+        let circuits = Circuits::new(gate.clone(), Box::new(move || wake.wake_workers()));
         Ok(Arc::new(Self {
-            jobs: Jobs::new(Duration::from_secs(config.server.keep_results_seconds)),
+            jobs,
             proving: Proving {
-                circuits: Registry::new(),
+                circuits,
                 gate,
                 fallback: config.proving.fallback_backend(),
                 partitions_in_flight: config.proving.partitions_in_flight,
@@ -231,8 +236,14 @@ impl Daemon {
     /// A worker: proves jobs on device `slot` until the queue closes.
     fn work(self: &Arc<Self>, slot: usize) {
         let index = self.devices[slot].info.index;
-        let mut next = self.claim_opened(|| self.jobs.claim(index));
-        while let Some((job, input)) = next {
+        let mut next = None;
+        loop {
+            let claimed = next
+                .take()
+                .or_else(|| self.claim_opened(|| self.jobs.claim(index)));
+            let Some((job, input)) = claimed else {
+                return;
+            };
             next = self.prove_while_same_circuit(slot, job, input);
         }
     }
@@ -257,8 +268,9 @@ impl Daemon {
     /// Proves `first` and the jobs claimed after it as long as they need
     /// the same circuit, with one prover on device `slot` (the circuit's
     /// bases lent to it, on a GPU uploaded, once for all of them); returns
-    /// the first job that needs another circuit, `None` once the queue
-    /// closes.
+    /// the first job that needs another circuit (or its circuit loaded
+    /// again), `None` once the queue closes or the circuit, idle, is
+    /// evicted: the device then holds nothing of it.
     fn prove_while_same_circuit(
         self: &Arc<Self>,
         slot: usize,
@@ -266,46 +278,72 @@ impl Daemon {
         input: Opened,
     ) -> Option<(Claimed<Request>, Opened)> {
         let index = self.devices[slot].info.index;
-        let claim = || self.jobs.claim(index);
-        let wanted = first.request.circuit();
+        let device = &self.devices[slot].device;
         let started = Instant::now();
-        let circuit = match self.proving.circuit(wanted) {
-            Ok((circuit, _)) => circuit,
+        let prepared = unless_panics("loading its circuit and reserving its memory", || {
+            self.proving.prepare(
+                first.request.circuit(),
+                &input,
+                device,
+                &first.cancel,
+                Wait::Yes,
+            )
+        });
+        let (circuit, memory) = match prepared {
+            Ok(Some((circuit, memory, _))) => (circuit, memory),
+            // Not from a job that waits for memory; an error all the same.
+            Ok(None) => {
+                self.end(first, Err("no memory for it".into()));
+                return None;
+            }
             Err(message) => {
                 self.end(first, Err(message));
-                return self.claim_opened(claim);
+                return None;
             }
         };
         let prover = match self.device_prover(slot, &circuit) {
             Ok(prover) => prover,
             Err(message) => {
+                drop(memory);
                 self.end(first, Err(message));
-                return self.claim_opened(claim);
+                return None;
             }
         };
         let mut setup = started.elapsed();
-        info!(circuit = %circuit_name(wanted), device = index, ?setup, "circuit ready on the device");
-        let (mut job, mut input) = (first, input);
+        info!(
+            circuit = circuit.name,
+            device = index,
+            ?setup,
+            "circuit ready on the device"
+        );
+        let mut ready = Some((first, input, memory));
         loop {
-            let device = &self.devices[slot].device;
-            let proven = unless_panics("reserving its memory", || {
-                self.proving
-                    .reserve(&input, &circuit, device, &job.cancel, Wait::Yes)
-            })
-            .and_then(|memory| {
-                let memory = memory.expect("a job that waits for memory gets it or an error");
-                self.prove_job(slot, &job, &input, &circuit, &prover, memory)
-            })
-            .map(|mut proven| {
-                proven.timings.load = std::mem::take(&mut setup);
-                proven
-            });
-            self.end(job, proven);
-            let (next, next_input) = self.claim_opened(claim)?;
-            if circuit_name(next.request.circuit()) != circuit_name(wanted) {
-                return Some((next, next_input));
+            if let Some((job, input, memory)) = ready.take() {
+                let proven = self
+                    .prove_job(slot, &job, &input, &circuit, &prover, memory)
+                    .map(|mut proven| {
+                        proven.timings.load = std::mem::take(&mut setup);
+                        proven
+                    });
+                self.end(job, proven);
             }
-            (job, input) = (next, next_input);
+            let (next, input) = self.claim_opened(|| {
+                self.jobs
+                    .claim_while(index, || self.proving.circuits.is_loaded(&circuit))
+            })?;
+            if circuit_name(next.request.circuit()) != circuit.name {
+                return Some((next, input));
+            }
+            let reserved = unless_panics("reserving its memory", || {
+                self.proving
+                    .reserve(&input, &circuit, device, &next.cancel, Wait::Yes)
+            });
+            match reserved {
+                Ok(Reserved::Memory(memory)) => ready = Some((next, input, memory)),
+                Ok(Reserved::Evicted) => return Some((next, input)),
+                Ok(Reserved::NoRoom) => self.end(next, Err("no memory for it".into())),
+                Err(message) => self.end(next, Err(message)),
+            }
         }
     }
 
@@ -350,18 +388,17 @@ impl Daemon {
         job: &Claimed<Request>,
         input: &Opened,
     ) -> Result<Option<Proven>, String> {
-        let started = Instant::now();
-        let (circuit, _) = self.proving.circuit(job.request.circuit())?;
         let device = &self.devices[slot].device;
-        let Some(memory) = self
-            .proving
-            .reserve(input, &circuit, device, &job.cancel, Wait::No)?
+        let Some((circuit, memory, loading)) =
+            self.proving
+                .prepare(job.request.circuit(), input, device, &job.cancel, Wait::No)?
         else {
             return Ok(None);
         };
         info!(job = %job.id, kind = job.request.kind(), device = self.devices[slot].info.index, "proving it between the partitions of a less urgent job");
+        let started = Instant::now();
         let prover = self.device_prover(slot, &circuit)?;
-        let load = started.elapsed();
+        let load = loading + started.elapsed();
         let mut proven = self.prove_job(slot, job, input, &circuit, &prover, memory)?;
         proven.timings.load = load;
         Ok(Some(proven))
@@ -372,7 +409,7 @@ impl Daemon {
     fn device_prover<'a>(
         &'a self,
         slot: usize,
-        circuit: &'a LoadedCircuit,
+        circuit: &'a Resident,
     ) -> Result<DeviceProver<'a>, String> {
         let slot = &self.devices[slot];
         let prover = DeviceProver::new(&slot.device, &slot.info.name, circuit)
@@ -388,7 +425,7 @@ impl Daemon {
         slot: usize,
         job: &Claimed<Request>,
         input: &Opened,
-        circuit: &LoadedCircuit,
+        circuit: &Resident,
         prover: &DeviceProver<'_>,
         memory: JobMemory<'_>,
     ) -> Result<Proven, String> {
@@ -486,28 +523,40 @@ impl Daemon {
     }
 
     /// Loads circuit `name` unless it is loaded; returns whether it was,
-    /// and how long loading took.
+    /// and how long loading took. Idle circuits are evicted if it needs
+    /// their room.
     pub fn preload(&self, name: &str) -> Result<(bool, Duration), String> {
+        static NEVER_CANCELLED: AtomicBool = AtomicBool::new(false);
         let circuit = circuit_named(name)?;
         let already = self
             .proving
             .circuits
             .loaded()
             .iter()
-            .any(|(loaded, _)| *loaded == circuit_name(circuit));
-        let (_, took) = self.proving.circuit(circuit)?;
+            .any(|(loaded, _)| loaded.name == circuit_name(circuit));
+        let (_, took) = self
+            .proving
+            .circuits
+            .get(circuit, Wait::Yes, &NEVER_CANCELLED)?
+            .expect("a load that waits for memory gets it or an error");
         info!(circuit = name, ?took, already, "circuit preloaded");
         Ok((already, took))
     }
 
     /// Drops circuit `name` (jobs using it keep it until they end);
-    /// returns whether it was loaded and the bytes it held.
+    /// returns whether it was loaded and the bytes it holds, given back
+    /// once no job or idle worker holds it.
     pub fn evict(&self, name: &str) -> Result<(bool, u64), String> {
         let key = circuit_name(circuit_named(name)?);
-        let was_loaded = self.proving.circuits.evict(&key);
-        let freed = self.proving.gate.drop_resident(&key);
-        info!(circuit = name, was_loaded, freed, "circuit evicted");
-        Ok((was_loaded, freed))
+        let evicted = self.proving.circuits.evict(&key);
+        let freed = evicted.unwrap_or(0);
+        info!(
+            circuit = name,
+            was_loaded = evicted.is_some(),
+            freed,
+            "circuit evicted"
+        );
+        Ok((evicted.is_some(), freed))
     }
 
     /// The daemon's state; takes no lock that proving holds.
@@ -558,11 +607,10 @@ impl Daemon {
             .circuits
             .loaded()
             .into_iter()
-            .map(|(name, circuit)| CircuitStatus {
-                name,
+            .map(|(circuit, jobs)| CircuitStatus {
+                name: circuit.name.clone(),
                 bytes: resident_bytes(&circuit),
-                // Neither the registry's reference nor this one is a job's.
-                in_use: Arc::strong_count(&circuit).saturating_sub(2) as u32,
+                in_use: jobs,
             })
             .collect();
         let (resident, reserved) = self.proving.gate.used();
@@ -599,6 +647,7 @@ impl Daemon {
             rss: process.rss,
             peak_rss: process.peak,
             uptime: status.uptime.as_secs(),
+            circuit_evictions: self.proving.circuits.evictions(),
         }
     }
 }

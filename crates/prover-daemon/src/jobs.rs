@@ -268,6 +268,13 @@ impl<R> Jobs<R> {
     /// Waits for the most urgent queued job and marks it running on
     /// `device`; `None` once the queue is closed.
     pub fn claim(&self, device: u32) -> Option<Claimed<R>> {
+        self.claim_while(device, || true)
+    }
+
+    /// Like [`Jobs::claim`], but stops waiting (`None`) once
+    /// `keep_waiting` says so when [`Jobs::wake_workers`] wakes it: a worker
+    /// idle with a circuit that was evicted lets go of it.
+    pub fn claim_while(&self, device: u32, keep_waiting: impl Fn() -> bool) -> Option<Claimed<R>> {
         let mut table = self.lock();
         loop {
             if table.closed {
@@ -276,8 +283,20 @@ impl<R> Jobs<R> {
             if let Some(job) = table.take_next(device, None) {
                 return Some(job);
             }
+            if !keep_waiting() {
+                return None;
+            }
             table = self.queued.wait(table).unwrap_or_else(|e| e.into_inner());
         }
+    }
+
+    /// Wakes every worker waiting for a job, to check what
+    /// [`Jobs::claim_while`] waits on.
+    pub fn wake_workers(&self) {
+        // Under the lock, so that no worker is between its check and its
+        // wait.
+        drop(self.lock());
+        self.queued.notify_all();
     }
 
     /// The most urgent queued job, marked running on `device`, if it is
@@ -484,6 +503,30 @@ mod tests {
 
     fn jobs() -> Jobs<u32> {
         Jobs::new(Duration::from_secs(60))
+    }
+
+    #[test]
+    fn a_worker_idle_with_an_evicted_circuit_is_woken_to_let_go_of_it() {
+        let jobs = Arc::new(jobs());
+        let loaded = Arc::new(AtomicBool::new(true));
+        let worker = {
+            let (jobs, loaded) = (jobs.clone(), loaded.clone());
+            std::thread::spawn(move || {
+                jobs.claim_while(0, || loaded.load(Ordering::Relaxed))
+                    .map(|job| job.id)
+            })
+        };
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(
+            !worker.is_finished(),
+            "it waits while its circuit is loaded"
+        );
+        loaded.store(false, Ordering::Relaxed);
+        jobs.wake_workers();
+        assert_eq!(worker.join().unwrap(), None);
+        // A queued job is taken whatever the circuit.
+        jobs.submit("a", "porep", Priority::Normal, 1);
+        assert_eq!(jobs.claim_while(0, || false).unwrap().id, "a");
     }
 
     #[test]

@@ -7,6 +7,8 @@
 //! - [`config`]: the TOML configuration;
 //! - [`jobs`]: jobs by id, their priority queue, results and cancellation;
 //! - [`memory_gate`]: one memory budget for every job and loaded circuit;
+//! - [`residency`]: which circuits stay loaded, the least recently used
+//!   idle ones evicted when room is needed;
 //! - [`requests`]: what each proof kind's request holds and which circuit
 //!   proves it; [`porep`]: PoRep C2 requests in detail;
 //! - [`proving`]: a job through the PCE engine on a worker's device;
@@ -27,6 +29,7 @@ pub mod metrics;
 pub mod porep;
 pub mod proving;
 pub mod requests;
+pub mod residency;
 pub mod server;
 pub mod service;
 pub mod service_manager;

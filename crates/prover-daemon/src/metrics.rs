@@ -61,6 +61,8 @@ pub struct Gauges {
     pub peak_rss: u64,
     /// Seconds since start.
     pub uptime: u64,
+    /// Circuits evicted to make room since start.
+    pub circuit_evictions: u64,
 }
 
 /// Counters and histograms of finished jobs.
@@ -238,6 +240,14 @@ impl Metrics {
             lines.push(format!("{name} {value}"));
             flush(&mut out, &mut lines);
         }
+        let name = family(
+            &mut out,
+            "pce_prover_circuit_evictions_total",
+            "counter",
+            "Idle circuits evicted to make room for another circuit or a job (many: the memory budget holds too few of the circuits in use).",
+        );
+        lines.push(format!("{name} {}", gauges.circuit_evictions));
+        flush(&mut out, &mut lines);
         out
     }
 }
@@ -282,6 +292,7 @@ mod tests {
         metrics.job_interleaved("winning");
         let mut gauges = Gauges {
             peak_rss: 123,
+            circuit_evictions: 4,
             ..Gauges::default()
         };
         gauges.queues.insert("porep", (2, 1));
@@ -316,6 +327,12 @@ mod tests {
         );
         assert!(
             text.contains("pce_prover_process_peak_resident_bytes 123"),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "# TYPE pce_prover_circuit_evictions_total counter\npce_prover_circuit_evictions_total 4"
+            ),
             "{text}"
         );
         assert_eq!(metrics.total("completed"), 1);

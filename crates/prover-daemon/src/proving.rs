@@ -1,9 +1,9 @@
-//! Proving a job: its circuit from the shared registry, its memory from
-//! the daemon's budget, its partitions on the worker's device.
+//! Proving a job: its circuit from the loaded ones, its memory from the
+//! daemon's budget, its partitions on the worker's device.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use backend_api::Device;
 use filecoin_prover::c2::{prove_on, prover_id_of_miner, C2Options};
@@ -13,20 +13,20 @@ use filecoin_prover::{post, update};
 use proving_engine::memory::{domain_size, BackendMemory, MemoryModel};
 use proving_engine::pipeline::Event;
 use proving_engine::{
-    chain, BetweenPartitions, DeviceProver, Devices, EngineOptions, LoadedCircuit, Registry,
-    StageTimes,
+    chain, BetweenPartitions, DeviceProver, Devices, EngineOptions, LoadedCircuit, StageTimes,
 };
 
 use crate::jobs::Timings;
-use crate::memory_gate::{MemoryGate, Reservation};
-use crate::requests::{circuit_name, Opened};
+use crate::memory_gate::{MemoryGate, Reservation, Wait};
+use crate::requests::Opened;
+use crate::residency::{Circuits, Lease, Resident};
 
 /// What the workers share to prove.
 pub struct Proving {
     /// Loaded circuits.
-    pub circuits: Registry,
+    pub circuits: Circuits,
     /// The daemon's memory budget.
-    pub gate: MemoryGate,
+    pub gate: Arc<MemoryGate>,
     /// The backend that proves a partition again when a device fails it.
     pub fallback: Option<String>,
     /// Partitions of a job in memory at once: one proven while the others'
@@ -34,8 +34,12 @@ pub struct Proving {
     pub partitions_in_flight: usize,
 }
 
-/// A job's share of the memory budget, held until it ends.
+/// A job's share of the memory budget and its lease on its circuit, held
+/// until it ends.
 pub struct JobMemory<'a> {
+    /// Dropped first: the circuit is idle (evictable) by the time waiters
+    /// hear of the returned reservation.
+    _lease: Lease<'a>,
     reservation: Reservation<'a>,
     /// What the circuit and the device hold whatever the jobs.
     static_bytes: u64,
@@ -43,14 +47,15 @@ pub struct JobMemory<'a> {
     in_flight: usize,
 }
 
-/// Whether a job waits for memory others hold.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Wait {
-    /// Until they return it (or the job is cancelled).
-    Yes,
-    /// Not at all: between another job's partitions, whose memory cannot
-    /// be returned until this job ends.
-    No,
+/// What [`Proving::reserve`] got.
+pub enum Reserved<'a> {
+    /// The job's memory, its circuit leased.
+    Memory(JobMemory<'a>),
+    /// Not now, and the caller does not wait.
+    NoRoom,
+    /// The circuit was evicted to make room for others while the job
+    /// waited: it must be loaded again.
+    Evicted,
 }
 
 /// A proven job.
@@ -64,35 +69,43 @@ pub struct Proven {
 }
 
 impl Proving {
-    /// `circuit`, loaded (and its memory counted) if no job has loaded it
-    /// yet; with the time it took this caller.
-    pub fn circuit(&self, circuit: ProofCircuit) -> Result<(Arc<LoadedCircuit>, Duration), String> {
-        let name = circuit_name(circuit);
-        let start = Instant::now();
-        let loaded = self
-            .circuits
-            .get_or_load(&name, || {
-                let loaded = circuit.load(true)?;
-                loaded.decode()?;
-                Ok::<_, filecoin_prover::C2Error>(loaded)
-            })
-            .map_err(|e| chain(&e))?;
-        self.gate.set_resident(&name, resident_bytes(&loaded));
-        Ok((loaded, start.elapsed()))
-    }
-
-    /// Reserves the memory for proving `input` (of `circuit`, from
-    /// [`Proving::circuit`]) on `device`: `None` if it does not fit now and
-    /// `wait` says not to wait; an error if it never will, or `cancel` was
-    /// set while it waited.
-    pub fn reserve(
+    /// `circuit` loaded, and the memory for proving `input` with it on
+    /// `device` reserved, waiting as `wait` says: `None` if either does not
+    /// fit now and `wait` is [`Wait::No`]; an error if it never will, the
+    /// circuit fails to load, or `cancel` was set while it waited. Also the
+    /// time loading took.
+    pub fn prepare(
         &self,
+        circuit: ProofCircuit,
         input: &Opened,
-        circuit: &LoadedCircuit,
         device: &Device,
         cancel: &AtomicBool,
         wait: Wait,
-    ) -> Result<Option<JobMemory<'_>>, String> {
+    ) -> Result<Option<(Arc<Resident>, JobMemory<'_>, Duration)>, String> {
+        loop {
+            let Some((loaded, took)) = self.circuits.get(circuit, wait, cancel)? else {
+                return Ok(None);
+            };
+            match self.reserve(input, &loaded, device, cancel, wait)? {
+                Reserved::Memory(memory) => return Ok(Some((loaded, memory, took))),
+                Reserved::NoRoom => return Ok(None),
+                Reserved::Evicted => continue,
+            }
+        }
+    }
+
+    /// Reserves the memory for proving `input` with `circuit` (from
+    /// [`Circuits::get`]) on `device` and leases the circuit, waiting as
+    /// `wait` says; an error if it never fits, or `cancel` was set while it
+    /// waited.
+    pub fn reserve(
+        &self,
+        input: &Opened,
+        circuit: &Resident,
+        device: &Device,
+        cancel: &AtomicBool,
+        wait: Wait,
+    ) -> Result<Reserved<'_>, String> {
         let log_n = domain_size(&circuit.pce).trailing_zeros();
         // The engine's plan counts the device's own host memory as static,
         // so the budget given to it below does too (the gate holds it
@@ -111,14 +124,21 @@ impl Proving {
         // No more partitions' working sets than the job has.
         let in_flight = self.partitions_in_flight.min(partitions(input)).max(1);
         let bytes = model.per_partition().saturating_mul(in_flight as u64);
-        let reservation = match wait {
-            Wait::Yes => self.gate.reserve(bytes, cancel).map(Some),
-            Wait::No => self.gate.try_reserve(bytes),
+        let own = circuit.name.as_str();
+        let Some(reservation) = self
+            .gate
+            .reserve(bytes, circuit.charge_id(), wait, cancel, &mut || {
+                self.circuits.evict_idle(Some(own))
+            })
+            .map_err(|e| format!("this job: {e}"))?
+        else {
+            return Ok(Reserved::NoRoom);
         };
-        let Some(reservation) = reservation.map_err(|e| e.to_string())? else {
-            return Ok(None);
+        let Some(lease) = self.circuits.lease(circuit) else {
+            return Ok(Reserved::Evicted);
         };
-        Ok(Some(JobMemory {
+        Ok(Reserved::Memory(JobMemory {
+            _lease: lease,
             reservation,
             static_bytes: model.static_bytes(),
             in_flight,
@@ -230,17 +250,4 @@ fn only(run: Result<KindRun, filecoin_prover::C2Error>) -> Result<(Vec<u8>, Stag
     let mut run = run.map_err(|e| chain(&e))?;
     let proven = run.results.remove(0).map_err(|e| chain(&e))?;
     Ok((proven.output.proof, proven.times))
-}
-
-/// What a loaded circuit holds whatever the jobs: its PCE, its decoded
-/// parameters and its NTT tables.
-pub fn resident_bytes(circuit: &LoadedCircuit) -> u64 {
-    let model = MemoryModel::new(
-        &circuit.pce,
-        circuit.params.shape(),
-        circuit.resident,
-        0,
-        BackendMemory::default(),
-    );
-    model.static_bytes()
 }

@@ -106,15 +106,24 @@ impl LoadedCircuit {
 }
 
 /// One circuit's place in the registry: empty until loaded, locked while loading.
-type Slot = Arc<Mutex<Option<Arc<LoadedCircuit>>>>;
+type Slot<T> = Arc<Mutex<Option<Arc<T>>>>;
 
-/// The loaded circuits of a process, by identifier.
-#[derive(Default)]
-pub struct Registry {
-    circuits: Mutex<HashMap<String, Slot>>,
+/// The loaded circuits of a process, by identifier: [`LoadedCircuit`]s, or
+/// whatever a process wraps them in (the daemon counts each in its memory
+/// budget until it is dropped).
+pub struct Registry<T = LoadedCircuit> {
+    circuits: Mutex<HashMap<String, Slot<T>>>,
 }
 
-impl Registry {
+impl<T> Default for Registry<T> {
+    fn default() -> Self {
+        Self {
+            circuits: Mutex::new(HashMap::new()),
+        }
+    }
+}
+
+impl<T> Registry<T> {
     /// An empty registry.
     pub fn new() -> Self {
         Self::default()
@@ -126,8 +135,8 @@ impl Registry {
     pub fn get_or_load<E>(
         &self,
         id: &str,
-        load: impl FnOnce() -> Result<LoadedCircuit, E>,
-    ) -> Result<Arc<LoadedCircuit>, E> {
+        load: impl FnOnce() -> Result<T, E>,
+    ) -> Result<Arc<T>, E> {
         let slot = self
             .circuits
             .lock()
@@ -144,17 +153,25 @@ impl Registry {
         Ok(circuit)
     }
 
-    /// Drops the registry's reference to circuit `id`; jobs still using it
-    /// keep it alive until they finish. Returns whether it was loaded.
-    pub fn evict(&self, id: &str) -> bool {
-        let slot = self.circuits.lock().expect("registry poisoned").remove(id);
-        slot.is_some_and(|slot| slot.lock().expect("registry slot poisoned").is_some())
+    /// Removes circuit `id`; jobs still using it keep it alive until they
+    /// finish. Returns the registry's reference, if it was loaded, for the
+    /// caller to drop where freeing its memory blocks no one.
+    pub fn evict(&self, id: &str) -> Option<Arc<T>> {
+        let slot = self
+            .circuits
+            .lock()
+            .expect("registry poisoned")
+            .remove(id)?;
+        // A caller that found the slot before it was removed still gets the
+        // circuit from it.
+        let circuit = slot.lock().expect("registry slot poisoned").clone();
+        circuit
     }
 
     /// The circuits loaded now, with the names they were loaded under; one
     /// being loaded is not listed (and never waited for, so that status
     /// queries do not block behind a load).
-    pub fn loaded(&self) -> Vec<(String, Arc<LoadedCircuit>)> {
+    pub fn loaded(&self) -> Vec<(String, Arc<T>)> {
         let slots: Vec<_> = self
             .circuits
             .lock()

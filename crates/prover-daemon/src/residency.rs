@@ -1,0 +1,313 @@
+//! Which circuits stay loaded: all that fit the memory budget, and when a
+//! circuit to load or a job to start needs room, the least recently used
+//! that no job uses go first.
+//!
+//! A 32 GiB PoRep circuit holds 52 GiB, a WindowPoSt one 67 GiB, a
+//! SnapDeals one 39 GiB (docs/memory.md): a machine that seals and proves
+//! WindowPoSt rarely holds them all, and a daemon that kept every circuit
+//! it ever loaded would fail every job once the budget filled. So each
+//! circuit is admitted to the budget ([`MemoryGate::admit`]) before its
+//! parameters are decoded, evicting idle circuits as far as needed, and is
+//! counted until it is dropped, not merely evicted: a worker idle on a
+//! device keeps its circuit (on a GPU, its uploaded bases) for the next job
+//! of that circuit, and lets go once it is evicted.
+//!
+//! A job leases its circuit from the moment its memory is reserved to its
+//! end; a leased circuit is never evicted to make room (an explicit
+//! `EvictSRS` still drops it from the registry, and the job keeps it until
+//! it ends). A circuit evicted while its job waited for memory is loaded
+//! again.
+
+use std::collections::HashMap;
+use std::ops::Deref;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use filecoin_prover::circuits::ProofCircuit;
+use proving_engine::memory::{BackendMemory, MemoryModel};
+use proving_engine::{chain, LoadedCircuit, Registry};
+use tracing::info;
+
+use crate::memory_gate::{MemoryGate, Wait};
+use crate::requests::circuit_name;
+
+/// A loaded circuit, counted in the memory budget until it is dropped.
+pub struct Resident {
+    /// The circuit (dropped before `charge`, so that the budget is given
+    /// back only once its memory is).
+    circuit: LoadedCircuit,
+    /// Its name (`porep-32g`).
+    pub name: String,
+    /// Which load of that name it is: a circuit evicted and loaded again
+    /// is another.
+    generation: u64,
+    charge: Charge,
+}
+
+impl Resident {
+    /// Its entry in the memory gate.
+    pub fn charge_id(&self) -> &str {
+        &self.charge.id
+    }
+}
+
+impl Deref for Resident {
+    type Target = LoadedCircuit;
+
+    fn deref(&self) -> &LoadedCircuit {
+        &self.circuit
+    }
+}
+
+/// A circuit's bytes in the gate, released when dropped.
+struct Charge {
+    gate: Arc<MemoryGate>,
+    id: String,
+}
+
+impl Drop for Charge {
+    fn drop(&mut self) {
+        let freed = self.gate.release(&self.id);
+        info!(circuit = self.id, freed, "circuit memory released");
+    }
+}
+
+/// How a loaded circuit is used.
+#[derive(Debug, Clone, Copy)]
+struct Use {
+    generation: u64,
+    /// Jobs holding a lease on it.
+    jobs: u32,
+    last_used: Instant,
+}
+
+/// A job's hold on its circuit: never evicted to make room while held.
+pub struct Lease<'a> {
+    circuits: &'a Circuits,
+    name: String,
+    generation: u64,
+}
+
+impl Drop for Lease<'_> {
+    fn drop(&mut self) {
+        let mut uses = self.circuits.uses();
+        if let Some(used) = uses
+            .get_mut(&self.name)
+            .filter(|u| u.generation == self.generation)
+        {
+            used.jobs -= 1;
+            used.last_used = Instant::now();
+        }
+    }
+}
+
+/// The daemon's loaded circuits within its memory budget.
+pub struct Circuits {
+    registry: Registry<Resident>,
+    gate: Arc<MemoryGate>,
+    /// The circuits in the registry now, by name.
+    uses: Mutex<HashMap<String, Use>>,
+    next_generation: AtomicU64,
+    /// Called after a circuit is evicted, so that idle workers holding it
+    /// let go.
+    on_evict: Box<dyn Fn() + Send + Sync>,
+    evictions: AtomicU64,
+}
+
+/// Why a circuit is not there.
+enum NotLoaded {
+    /// Not now: no room, and the caller does not wait.
+    NoRoom,
+    /// It failed to load or never fits: why.
+    Failed(String),
+}
+
+impl Circuits {
+    /// No circuit yet, within `gate`'s budget; `on_evict` is called after
+    /// each eviction.
+    pub fn new(gate: Arc<MemoryGate>, on_evict: Box<dyn Fn() + Send + Sync>) -> Self {
+        Self {
+            registry: Registry::new(),
+            gate,
+            uses: Mutex::new(HashMap::new()),
+            next_generation: AtomicU64::new(0),
+            on_evict,
+            evictions: AtomicU64::new(0),
+        }
+    }
+
+    fn uses(&self) -> MutexGuard<'_, HashMap<String, Use>> {
+        self.uses.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// `circuit`, loaded if it is not, with the time it took this caller;
+    /// `None` if it is not loaded and does not fit now while `wait` says
+    /// not to wait. An error if it fails to load or could never fit.
+    pub fn get(
+        &self,
+        circuit: ProofCircuit,
+        wait: Wait,
+        cancel: &AtomicBool,
+    ) -> Result<Option<(Arc<Resident>, Duration)>, String> {
+        let name = circuit_name(circuit);
+        let start = Instant::now();
+        match self
+            .registry
+            .get_or_load(&name, || self.load(circuit, &name, wait, cancel))
+        {
+            Ok(resident) => {
+                if let Some(used) = self.uses().get_mut(&name) {
+                    used.last_used = Instant::now();
+                }
+                Ok(Some((resident, start.elapsed())))
+            }
+            Err(NotLoaded::NoRoom) => Ok(None),
+            Err(NotLoaded::Failed(message)) => Err(message),
+        }
+    }
+
+    /// Loads `circuit` as `name`: its PCE read and its parameter file
+    /// opened, then its memory admitted, then its parameters decoded.
+    fn load(
+        &self,
+        circuit: ProofCircuit,
+        name: &str,
+        wait: Wait,
+        cancel: &AtomicBool,
+    ) -> Result<Resident, NotLoaded> {
+        let loaded = circuit
+            .load(true)
+            .map_err(|e| NotLoaded::Failed(chain(&e)))?;
+        let bytes = resident_bytes(&loaded);
+        let generation = self.next_generation.fetch_add(1, Ordering::Relaxed);
+        let id = format!("{name}#{generation}");
+        let admitted = self
+            .gate
+            .admit(&id, bytes, wait, cancel, &mut || {
+                self.evict_idle(Some(name))
+            })
+            .map_err(|e| NotLoaded::Failed(format!("circuit {name}: {e}")))?;
+        if !admitted {
+            return Err(NotLoaded::NoRoom);
+        }
+        let resident = Resident {
+            circuit: loaded,
+            name: name.to_owned(),
+            generation,
+            charge: Charge {
+                gate: self.gate.clone(),
+                id,
+            },
+        };
+        resident
+            .circuit
+            .decode()
+            .map_err(|e| NotLoaded::Failed(chain(&e)))?;
+        let used = Use {
+            generation,
+            jobs: 0,
+            last_used: Instant::now(),
+        };
+        self.uses().insert(name.to_owned(), used);
+        Ok(resident)
+    }
+
+    /// A lease on `circuit` for a job; `None` if it was evicted since the
+    /// caller got it.
+    pub fn lease(&self, circuit: &Resident) -> Option<Lease<'_>> {
+        let mut uses = self.uses();
+        let used = uses
+            .get_mut(&circuit.name)
+            .filter(|u| u.generation == circuit.generation)?;
+        used.jobs += 1;
+        used.last_used = Instant::now();
+        Some(Lease {
+            circuits: self,
+            name: circuit.name.clone(),
+            generation: circuit.generation,
+        })
+    }
+
+    /// Whether `circuit` is still loaded (not evicted).
+    pub fn is_loaded(&self, circuit: &Resident) -> bool {
+        self.uses()
+            .get(&circuit.name)
+            .is_some_and(|u| u.generation == circuit.generation)
+    }
+
+    /// Evicts the least recently used circuit that no job uses, other than
+    /// `except`; whether there was one.
+    pub fn evict_idle(&self, except: Option<&str>) -> bool {
+        let uses = self.uses();
+        let victim = uses
+            .iter()
+            .filter(|(name, used)| used.jobs == 0 && Some(name.as_str()) != except)
+            .min_by_key(|(_, used)| used.last_used)
+            .map(|(name, _)| name.clone());
+        let Some(name) = victim else {
+            return false;
+        };
+        info!(
+            circuit = name,
+            "evicting the least recently used idle circuit to make room"
+        );
+        self.evictions.fetch_add(1, Ordering::Relaxed);
+        self.remove(uses, &name);
+        true
+    }
+
+    /// Drops circuit `name` from the registry (jobs and workers using it
+    /// keep it until they let go); the bytes it holds, if it was loaded.
+    pub fn evict(&self, name: &str) -> Option<u64> {
+        self.remove(self.uses(), name)
+    }
+
+    /// Evicts `name`, under the lock of `uses` so that no job leases it
+    /// meanwhile.
+    fn remove(&self, mut uses: MutexGuard<'_, HashMap<String, Use>>, name: &str) -> Option<u64> {
+        let used = uses.remove(name)?;
+        let id = format!("{name}#{}", used.generation);
+        let bytes = self.gate.draining(&id);
+        let circuit = self.registry.evict(name);
+        drop(uses);
+        // Freeing tens of gigabytes takes a while: not under the lock.
+        drop(circuit);
+        (self.on_evict)();
+        Some(bytes)
+    }
+
+    /// The loaded circuits, with the jobs using each.
+    pub fn loaded(&self) -> Vec<(Arc<Resident>, u32)> {
+        let circuits = self.registry.loaded();
+        let uses = self.uses();
+        circuits
+            .into_iter()
+            .map(|(name, circuit)| {
+                let jobs = uses
+                    .get(&name)
+                    .filter(|u| u.generation == circuit.generation)
+                    .map_or(0, |u| u.jobs);
+                (circuit, jobs)
+            })
+            .collect()
+    }
+
+    /// Circuits evicted to make room since the daemon started.
+    pub fn evictions(&self) -> u64 {
+        self.evictions.load(Ordering::Relaxed)
+    }
+}
+
+/// What a loaded circuit holds whatever the jobs: its PCE, its decoded
+/// parameters and its NTT tables.
+pub fn resident_bytes(circuit: &LoadedCircuit) -> u64 {
+    let model = MemoryModel::new(
+        &circuit.pce,
+        circuit.params.shape(),
+        circuit.resident,
+        0,
+        BackendMemory::default(),
+    );
+    model.static_bytes()
+}

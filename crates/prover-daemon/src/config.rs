@@ -110,6 +110,12 @@ pub struct ProvingConfig {
     /// partition of a PoRep, not for the whole proof), when the memory
     /// budget holds both.
     pub interleave_urgent_jobs: bool,
+    /// A worker takes queued jobs of the circuit its device is set up for
+    /// before older jobs of another circuit and the same priority, as long
+    /// as the oldest has waited less than this, seconds (0: strictly by
+    /// arrival). Each switch costs a device set-up, and where the memory
+    /// budget holds one circuit at a time, a reload.
+    pub prefer_loaded_circuit_seconds: u64,
 }
 
 impl Default for ProvingConfig {
@@ -124,6 +130,7 @@ impl Default for ProvingConfig {
             preload: Vec::new(),
             fallback: None,
             interleave_urgent_jobs: true,
+            prefer_loaded_circuit_seconds: 600,
         }
     }
 }

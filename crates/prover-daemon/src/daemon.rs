@@ -29,7 +29,7 @@ use proving_engine::{chain, open_fallback, panic_message, BetweenPartitions, Dev
 use tracing::{info, warn};
 
 use crate::config::{Config, ConfigError};
-use crate::jobs::{Claimed, Jobs, Outcome, Priority, State, Submitted};
+use crate::jobs::{Claimed, Jobs, Outcome, Preference, Priority, State, Submitted};
 use crate::memory_gate::{MemoryGate, Wait};
 use crate::metrics::{Gauges, Metrics};
 use crate::proving::{JobMemory, Proven, Proving, Reserved};
@@ -149,6 +149,9 @@ pub struct Daemon {
     workers_per_device: usize,
     /// Whether urgent jobs are proven between a running job's partitions.
     interleave_urgent_jobs: bool,
+    /// How long a job may be passed over for jobs of a circuit a device
+    /// is set up for.
+    prefer_loaded_circuit: Duration,
     started: Instant,
 }
 
@@ -215,6 +218,9 @@ impl Daemon {
             fallback_device,
             workers_per_device: config.proving.workers_per_device,
             interleave_urgent_jobs: config.proving.interleave_urgent_jobs,
+            prefer_loaded_circuit: Duration::from_secs(
+                config.proving.prefer_loaded_circuit_seconds,
+            ),
             started: Instant::now(),
         }))
     }
@@ -316,6 +322,12 @@ impl Daemon {
             ?setup,
             "circuit ready on the device"
         );
+        let same_circuit = |request: &Request| circuit_name(request.circuit()) == circuit.name;
+        let prefer = Preference {
+            wants: &same_circuit,
+            for_at_most: self.prefer_loaded_circuit,
+        };
+        let prefer = (!prefer.for_at_most.is_zero()).then_some(&prefer);
         let mut ready = Some((first, input, memory));
         loop {
             if let Some((job, input, memory)) = ready.take() {
@@ -329,7 +341,7 @@ impl Daemon {
             }
             let (next, input) = self.claim_opened(|| {
                 self.jobs
-                    .claim_while(index, || self.proving.circuits.is_loaded(&circuit))
+                    .claim_while(index, prefer, || self.proving.circuits.is_loaded(&circuit))
             })?;
             if circuit_name(next.request.circuit()) != circuit.name {
                 return Some((next, input));

@@ -134,6 +134,18 @@ struct Entry<R> {
 /// Queue order: priority first, then arrival (a lower sequence number).
 type QueueKey = (Priority, Reverse<u64>, String);
 
+/// The jobs a worker would rather take: those its device is set up for
+/// (their circuit loaded and on the device), before older ones of the same
+/// priority, as long as the oldest of those has waited less than `for_at_most`.
+/// Each switch of circuit costs a device set-up, and where memory holds one
+/// circuit at a time a reload (minutes at 32 GiB).
+pub struct Preference<'a, R> {
+    /// Whether a job's request is one the worker is set up for.
+    pub wants: &'a dyn Fn(&R) -> bool,
+    /// How long the oldest job of a priority may be passed over.
+    pub for_at_most: Duration,
+}
+
 struct Table<R> {
     entries: HashMap<String, Entry<R>>,
     queue: BinaryHeap<QueueKey>,
@@ -268,19 +280,25 @@ impl<R> Jobs<R> {
     /// Waits for the most urgent queued job and marks it running on
     /// `device`; `None` once the queue is closed.
     pub fn claim(&self, device: u32) -> Option<Claimed<R>> {
-        self.claim_while(device, || true)
+        self.claim_while(device, None, || true)
     }
 
-    /// Like [`Jobs::claim`], but stops waiting (`None`) once
-    /// `keep_waiting` says so when [`Jobs::wake_workers`] wakes it: a worker
-    /// idle with a circuit that was evicted lets go of it.
-    pub fn claim_while(&self, device: u32, keep_waiting: impl Fn() -> bool) -> Option<Claimed<R>> {
+    /// Like [`Jobs::claim`], taking the jobs `prefer` names first within a
+    /// priority, and giving up (`None`) once `keep_waiting` says so when
+    /// [`Jobs::wake_workers`] wakes it: a worker idle with a circuit that
+    /// was evicted lets go of it.
+    pub fn claim_while(
+        &self,
+        device: u32,
+        prefer: Option<&Preference<'_, R>>,
+        keep_waiting: impl Fn() -> bool,
+    ) -> Option<Claimed<R>> {
         let mut table = self.lock();
         loop {
             if table.closed {
                 return None;
             }
-            if let Some(job) = table.take_next(device, None) {
+            if let Some(job) = table.take_next(device, None, prefer) {
                 return Some(job);
             }
             if !keep_waiting() {
@@ -307,7 +325,7 @@ impl<R> Jobs<R> {
         if table.closed {
             return None;
         }
-        table.take_next(device, Some(than))
+        table.take_next(device, Some(than), None)
     }
 
     /// Puts a claimed job back where it was in the queue (a worker that
@@ -423,9 +441,15 @@ impl<R> Table<R> {
         self.finished.push_back(id.to_owned());
     }
 
-    /// Takes the most urgent queued job off the queue and marks it running
-    /// on `device`; only if it is more urgent than `above`, when given.
-    fn take_next(&mut self, device: u32, above: Option<Priority>) -> Option<Claimed<R>> {
+    /// Takes the most urgent queued job off the queue (the oldest, or one
+    /// `prefer` names) and marks it running on `device`; only if it is more
+    /// urgent than `above`, when given.
+    fn take_next(
+        &mut self,
+        device: u32,
+        above: Option<Priority>,
+        prefer: Option<&Preference<'_, R>>,
+    ) -> Option<Claimed<R>> {
         while let Some(&(priority, _, _)) = self.queue.peek() {
             if above.is_some_and(|floor| priority <= floor) {
                 return None;
@@ -434,6 +458,14 @@ impl<R> Table<R> {
             if !self.is_live(&key) {
                 continue;
             }
+            let key = match prefer.and_then(|prefer| self.preferred(&key, prefer)) {
+                Some(preferred) => {
+                    self.queue.retain(|other| *other != preferred);
+                    self.queue.push(key);
+                    preferred
+                }
+                None => key,
+            };
             let id = key.2;
             let entry = self.entries.get_mut(&id).expect("a live key's job");
             let Some(request) = entry.request.clone() else {
@@ -451,7 +483,29 @@ impl<R> Table<R> {
         None
     }
 
-    /// Queued jobs that will be claimed before `id`.
+    /// The oldest queued job `prefer` names of `oldest`'s priority, unless
+    /// `oldest` (the oldest of that priority) is one, or has waited too
+    /// long to be passed over.
+    fn preferred(&self, oldest: &QueueKey, prefer: &Preference<'_, R>) -> Option<QueueKey> {
+        let wanted = |key: &QueueKey| {
+            self.entries[&key.2]
+                .request
+                .as_deref()
+                .is_some_and(|request| (prefer.wants)(request))
+        };
+        let waited = self.entries[&oldest.2].submitted.elapsed();
+        if wanted(oldest) || waited >= prefer.for_at_most {
+            return None;
+        }
+        self.queue
+            .iter()
+            .filter(|key| key.0 == oldest.0 && self.is_live(key) && wanted(key))
+            .max()
+            .cloned()
+    }
+
+    /// Queued jobs that will be claimed before `id` (by arrival: a worker
+    /// may take a later job of the circuit it has set up first).
     fn position(&self, id: &str) -> usize {
         let Some(key) = self
             .queue
@@ -512,7 +566,7 @@ mod tests {
         let worker = {
             let (jobs, loaded) = (jobs.clone(), loaded.clone());
             std::thread::spawn(move || {
-                jobs.claim_while(0, || loaded.load(Ordering::Relaxed))
+                jobs.claim_while(0, None, || loaded.load(Ordering::Relaxed))
                     .map(|job| job.id)
             })
         };
@@ -526,7 +580,38 @@ mod tests {
         assert_eq!(worker.join().unwrap(), None);
         // A queued job is taken whatever the circuit.
         jobs.submit("a", "porep", Priority::Normal, 1);
-        assert_eq!(jobs.claim_while(0, || false).unwrap().id, "a");
+        assert_eq!(jobs.claim_while(0, None, || false).unwrap().id, "a");
+    }
+
+    #[test]
+    fn a_worker_takes_jobs_of_its_circuit_first_within_a_priority_for_a_while() {
+        // Requests are circuit numbers; the worker has circuit 1 set up.
+        let wants = |circuit: &u32| *circuit == 1;
+        let order = |for_at_most: Duration| {
+            let jobs = jobs();
+            jobs.submit("snap-a", "snap", Priority::Normal, 2);
+            jobs.submit("porep-b", "porep", Priority::Normal, 1);
+            jobs.submit("snap-c", "snap", Priority::Normal, 2);
+            jobs.submit("porep-d", "porep", Priority::Normal, 1);
+            jobs.submit("wpost-e", "wpost", Priority::High, 3);
+            let prefer = Preference {
+                wants: &wants,
+                for_at_most,
+            };
+            (0..5)
+                .map(|_| jobs.claim_while(0, Some(&prefer), || true).unwrap().id)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            order(Duration::from_secs(600)),
+            ["wpost-e", "porep-b", "porep-d", "snap-a", "snap-c"],
+            "more urgent first whatever the circuit, then the worker's circuit"
+        );
+        assert_eq!(
+            order(Duration::ZERO),
+            ["wpost-e", "snap-a", "porep-b", "snap-c", "porep-d"],
+            "the oldest waited too long: arrival order"
+        );
     }
 
     #[test]

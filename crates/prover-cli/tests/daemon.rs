@@ -83,13 +83,24 @@ impl Daemon {
 
     /// [`Self::start`] with `env` set in the daemon's environment.
     fn start_with_env(listen: &str, dir: &Path, extra: &[&str], env: &[(&str, &str)]) -> Self {
+        Self::start_preloading(listen, dir, "porep-2k", extra, env)
+    }
+
+    /// [`Self::start_with_env`] with the circuit `preload` preloaded.
+    fn start_preloading(
+        listen: &str,
+        dir: &Path,
+        preload: &str,
+        extra: &[&str],
+        env: &[(&str, &str)],
+    ) -> Self {
         let cache = shared_parameter_cache();
         let log = dir.join(format!(
             "daemon-{}.log",
             Instant::now().elapsed().as_nanos()
         ));
         let mut child = Command::new(env!("CARGO_BIN_EXE_pce-prover"))
-            .args(["serve", "--listen", listen, "--preload", "porep-2k"])
+            .args(["serve", "--listen", listen, "--preload", preload])
             .args(extra)
             .env("PCE_BACKEND_DIR", common::plugin_dir())
             .env("FIL_PROOFS_PARAMETER_CACHE", &cache)
@@ -831,14 +842,14 @@ fn a_winning_post_is_proven_between_the_partitions_of_a_running_porep_when_memor
     });
 }
 
-/// Budgets that hold fewer circuits than the jobs use: idle circuits are
-/// evicted to make room for a job (the PoRep's, whose job does not fit
-/// beside an idle WinningPoSt circuit) and for a circuit to load (the
-/// WinningPoSt's, which does not fit beside an idle PoRep circuit), each
-/// job completes (the daemon verifies each proof before answering, and
-/// verify_seal checks the PoRep's here), a job that could never fit fails
-/// at once saying so, and a preload list the budget cannot hold at once is
-/// refused at start.
+/// Budgets that hold fewer circuits than the jobs use: the idle
+/// WinningPoSt circuit is evicted to make room for a PoRep job, each job
+/// completes (the daemon verifies each proof before answering, and
+/// verify_seal checks the PoRep's here), and a circuit whose jobs could
+/// never fit fails them at once, evicting nothing, or refuses the start
+/// when preloaded. (A circuit evicted to load another is the gate's unit
+/// tests' part: no 2 KiB circuit holds more than another's job needs, so
+/// the job's own check comes first here.)
 #[test]
 fn circuits_the_budget_cannot_hold_together_take_turns_the_idle_one_evicted() {
     let dir = tempfile::tempdir().unwrap();
@@ -923,27 +934,42 @@ fn circuits_the_budget_cannot_hold_together_take_turns_the_idle_one_evicted() {
     );
     drop(daemon);
 
-    // One byte short of holding both circuits (and so too small for any
-    // PoRep job): loading the WinningPoSt's evicts the PoRep's, and a
-    // PoRep job then fails at once, saying why.
+    // One byte short of holding both circuits, and so too small for any
+    // PoRep job: the WinningPoSt is proven, a PoRep fails at once saying
+    // why, before its parameters are decoded and without evicting the
+    // WinningPoSt's circuit.
     let too_small = (porep_circuit + winning_circuit - 1).to_string();
-    let daemon = Daemon::start("127.0.0.1:0", dir.path(), &["--memory-budget", &too_small]);
+    let daemon = Daemon::start_preloading(
+        "127.0.0.1:0",
+        dir.path(),
+        "winning-2k",
+        &["--memory-budget", &too_small],
+        &[],
+    );
     runtime().block_on(async {
         let mut client = daemon.client().await;
         completed(prove(client.clone(), winning_request.clone()).await);
-        let status = get_status(&mut client).await;
-        assert_eq!(loaded(&status), ["winning-2k"], "{status:?}");
         let failed = prove(client.clone(), porep("too-large")).await;
         assert_eq!(failed.status(), Status::Failed);
         assert!(
-            failed.error_message.contains("this job: the memory budget"),
+            failed
+                .error_message
+                .contains("circuit porep-2k: the memory budget"),
             "{}",
             failed.error_message
         );
+        let status = get_status(&mut client).await;
+        assert_eq!(loaded(&status), ["winning-2k"], "{status:?}");
+        completed(prove(client.clone(), winning_request.clone()).await);
     });
+    assert!(
+        !daemon.log().contains("parameters decoded id=\"stacked"),
+        "{}",
+        daemon.log()
+    );
     drop(daemon);
 
-    // Both preloaded under that budget: refused at start, saying why.
+    // Preloading it under that budget: refused at start, saying why.
     let log = dir.path().join("refused.log");
     let mut child = Command::new(env!("CARGO_BIN_EXE_pce-prover"))
         .args([
@@ -953,7 +979,7 @@ fn circuits_the_budget_cannot_hold_together_take_turns_the_idle_one_evicted() {
             "--memory-budget",
             &too_small,
         ])
-        .args(["--preload", "porep-2k", "--preload", "winning-2k"])
+        .args(["--preload", "porep-2k"])
         .env("PCE_BACKEND_DIR", common::plugin_dir())
         .env("FIL_PROOFS_PARAMETER_CACHE", shared_parameter_cache())
         .stdout(Stdio::null())
@@ -977,7 +1003,7 @@ fn circuits_the_budget_cannot_hold_together_take_turns_the_idle_one_evicted() {
     let stderr = std::fs::read_to_string(&log).unwrap();
     assert!(!exit.success(), "{stderr}");
     assert!(
-        stderr.contains("preloading winning-2k") && stderr.contains("beside porep-2k"),
+        stderr.contains("preloading porep-2k: circuit porep-2k: the memory budget"),
         "{stderr}"
     );
 }

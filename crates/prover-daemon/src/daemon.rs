@@ -37,7 +37,7 @@ use crate::requests::{
     circuit_name, circuit_named, Opened, Request, KIND_POREP, KIND_SNAP, KIND_WINDOW_POST,
     KIND_WINNING_POST,
 };
-use crate::residency::{resident_bytes, Circuits, Resident};
+use crate::residency::{Circuits, Resident};
 use crate::service_manager;
 
 /// Why the daemon cannot start.
@@ -287,12 +287,13 @@ impl Daemon {
         let device = &self.devices[slot].device;
         let started = Instant::now();
         let prepared = unless_panics("loading its circuit and reserving its memory", || {
+            let ticket = self.proving.gate.line_up();
             self.proving.prepare(
                 first.request.circuit(),
                 &input,
                 device,
                 &first.cancel,
-                Wait::Yes,
+                Wait::Yes(&ticket),
             )
         });
         let (circuit, memory) = match prepared {
@@ -307,7 +308,9 @@ impl Daemon {
                 return None;
             }
         };
-        let prover = match self.device_prover(slot, &circuit) {
+        let prover = match unless_panics("setting its circuit up on the device", || {
+            self.device_prover(slot, &circuit)
+        }) {
             Ok(prover) => prover,
             Err(message) => {
                 drop(memory);
@@ -322,7 +325,10 @@ impl Daemon {
             ?setup,
             "circuit ready on the device"
         );
-        let same_circuit = |request: &Request| circuit_name(request.circuit()) == circuit.name;
+        let same_circuit = |request: &Request| {
+            circuit_name(request.circuit()) == circuit.name
+                && self.proving.circuits.is_loaded(&circuit)
+        };
         let prefer = Preference {
             wants: &same_circuit,
             for_at_most: self.prefer_loaded_circuit,
@@ -347,8 +353,9 @@ impl Daemon {
                 return Some((next, input));
             }
             let reserved = unless_panics("reserving its memory", || {
+                let ticket = self.proving.gate.line_up();
                 self.proving
-                    .reserve(&input, &circuit, device, &next.cancel, Wait::Yes)
+                    .reserve(&input, &circuit, device, &next.cancel, Wait::Yes(&ticket))
             });
             match reserved {
                 Ok(Reserved::Memory(memory)) => ready = Some((next, input, memory)),
@@ -545,11 +552,12 @@ impl Daemon {
             .circuits
             .loaded()
             .iter()
-            .any(|(loaded, _)| loaded.name == circuit_name(circuit));
+            .any(|(loaded, _, _)| *loaded == circuit_name(circuit));
+        let ticket = self.proving.gate.line_up();
         let (_, took) = self
             .proving
             .circuits
-            .get(circuit, Wait::Yes, &NEVER_CANCELLED)?
+            .get(circuit, Wait::Yes(&ticket), &NEVER_CANCELLED)?
             .expect("a load that waits for memory gets it or an error");
         info!(circuit = name, ?took, already, "circuit preloaded");
         Ok((already, took))
@@ -619,10 +627,10 @@ impl Daemon {
             .circuits
             .loaded()
             .into_iter()
-            .map(|(circuit, jobs)| CircuitStatus {
-                name: circuit.name.clone(),
-                bytes: resident_bytes(&circuit),
-                in_use: jobs,
+            .map(|(name, bytes, in_use)| CircuitStatus {
+                name,
+                bytes,
+                in_use,
             })
             .collect();
         let (resident, reserved) = self.proving.gate.used();

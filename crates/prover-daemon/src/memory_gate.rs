@@ -19,8 +19,13 @@
 //! waits for running jobs to return memory, or, where it must not wait,
 //! is told there is no room now. It fails at once only if it could not fit
 //! even with every other circuit evicted and no job running.
+//!
+//! Those that wait line up ([`MemoryGate::line_up`]) and are served in
+//! order: only the first may evict or take memory. Otherwise two jobs whose
+//! circuits do not fit together could evict each other's circuit in turn
+//! for ever, each eviction a reload.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::Duration;
@@ -44,16 +49,47 @@ pub enum GateError {
     /// The asker was cancelled while it waited.
     #[error("cancelled while waiting for memory")]
     Cancelled,
+    /// The asker's own circuit was evicted while it waited (to make room
+    /// for whoever was first in line): it must let go of it and load it
+    /// again.
+    #[error("its circuit was evicted while it waited for memory")]
+    OwnCircuitEvicted,
 }
 
 /// Whether an asker waits for memory others hold.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Wait {
-    /// Until they return it (or the asker is cancelled).
-    Yes,
+#[derive(Debug, Clone, Copy)]
+pub enum Wait<'a> {
+    /// Until they return it (or the asker is cancelled), in its place in
+    /// line.
+    Yes(&'a Ticket<'a>),
     /// Not at all: between another job's partitions, whose memory cannot
     /// be returned until the asker is done.
     No,
+}
+
+/// A place in the line of those waiting for memory: its number orders a
+/// job's waits (for its circuit, then for its own memory) among others',
+/// and it counts in line only while it waits, so that one blocked
+/// elsewhere (behind another caller's load of the same circuit) holds no
+/// one up.
+#[derive(Debug)]
+pub struct Ticket<'a> {
+    gate: &'a MemoryGate,
+    number: u64,
+}
+
+/// A ticket in line while its holder waits; out of it when dropped,
+/// panics included.
+struct InLine<'a> {
+    gate: &'a MemoryGate,
+    number: u64,
+}
+
+impl Drop for InLine<'_> {
+    fn drop(&mut self) {
+        self.gate.lock().line.remove(&self.number);
+        self.gate.freed.notify_all();
+    }
 }
 
 /// Evicts one circuit that no job uses, the least recently used, and says
@@ -74,6 +110,9 @@ struct Resident {
 struct Held {
     resident: HashMap<String, Resident>,
     reserved: u64,
+    /// Tickets of those waiting, in order.
+    line: BTreeSet<u64>,
+    next_ticket: u64,
 }
 
 impl Held {
@@ -145,18 +184,36 @@ impl MemoryGate {
         self.lock().resident.insert(id.to_owned(), always);
     }
 
+    /// A place in line, for calls that wait ([`Wait::Yes`]); one for all
+    /// the memory a job waits for (its circuit's and its own).
+    pub fn line_up(&self) -> Ticket<'_> {
+        let mut held = self.lock();
+        let number = held.next_ticket;
+        held.next_ticket += 1;
+        Ticket { gate: self, number }
+    }
+
+    /// Whether `bytes` more fit now, without evicting anything.
+    pub fn fits_now(&self, bytes: u64) -> bool {
+        let held = self.lock();
+        held.sum(|_| true) + held.reserved + bytes <= self.budget
+    }
+
     /// Counts `bytes` as held by the circuit `id` once they fit, evicting
     /// idle circuits and waiting as `wait` says: `false` if they do not fit
-    /// now and `wait` is [`Wait::No`].
+    /// now and `wait` is [`Wait::No`]. Fails at once if they would not fit
+    /// with `then` more (the least a job of the circuit needs) even with
+    /// every other circuit evicted.
     pub fn admit(
         &self,
         id: &str,
         bytes: u64,
-        wait: Wait,
+        then: u64,
+        wait: Wait<'_>,
         cancel: &AtomicBool,
         evict: Evict<'_>,
     ) -> Result<bool, GateError> {
-        let Some(mut held) = self.room_for(bytes, None, wait, cancel, evict)? else {
+        let Some(mut held) = self.room_for(bytes, then, None, wait, cancel, evict)? else {
             return Ok(false);
         };
         let circuit = Resident {
@@ -195,11 +252,11 @@ impl MemoryGate {
         &self,
         bytes: u64,
         own: &str,
-        wait: Wait,
+        wait: Wait<'_>,
         cancel: &AtomicBool,
         evict: Evict<'_>,
     ) -> Result<Option<Reservation<'_>>, GateError> {
-        let Some(mut held) = self.room_for(bytes, Some(own), wait, cancel, evict)? else {
+        let Some(mut held) = self.room_for(bytes, 0, Some(own), wait, cancel, evict)? else {
             return Ok(None);
         };
         held.reserved += bytes;
@@ -207,48 +264,99 @@ impl MemoryGate {
     }
 
     /// The lock, once `bytes` more fit in the budget; `None` if they do not
-    /// and `wait` is [`Wait::No`].
+    /// and `wait` is [`Wait::No`]. `then`: what the asker will need beyond
+    /// them; `own`: the asker's circuit.
     fn room_for(
         &self,
         bytes: u64,
+        then: u64,
         own: Option<&str>,
-        wait: Wait,
+        wait: Wait<'_>,
         cancel: &AtomicBool,
         evict: Evict<'_>,
     ) -> Result<Option<MutexGuard<'_, Held>>, GateError> {
-        let mut held = self.lock();
+        let in_line = match wait {
+            Wait::Yes(ticket) => {
+                debug_assert!(std::ptr::eq(ticket.gate, self), "another gate's ticket");
+                self.lock().line.insert(ticket.number);
+                Some(InLine {
+                    gate: self,
+                    number: ticket.number,
+                })
+            }
+            Wait::No => None,
+        };
+        let (mut held, room) =
+            self.wait_for_room(self.lock(), bytes, then, own, wait, cancel, evict);
+        if let Some(in_line) = in_line {
+            // Out of line under the lock held for the caller.
+            held.line.remove(&in_line.number);
+            self.freed.notify_all();
+            std::mem::forget(in_line);
+        }
+        match room {
+            Ok(true) => Ok(Some(held)),
+            Ok(false) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Waits, from `held`, until `bytes` fit (`true`), or, for
+    /// [`Wait::No`], until it is clear they do not now (`false`); the lock
+    /// back with the answer.
+    #[allow(clippy::too_many_arguments)]
+    fn wait_for_room<'g>(
+        &'g self,
+        mut held: MutexGuard<'g, Held>,
+        bytes: u64,
+        then: u64,
+        own: Option<&str>,
+        wait: Wait<'_>,
+        cancel: &AtomicBool,
+        evict: Evict<'_>,
+    ) -> (MutexGuard<'g, Held>, Result<bool, GateError>) {
         loop {
-            let resident = held.sum(|_| true);
-            if resident + held.reserved + bytes <= self.budget {
-                return Ok(Some(held));
+            let own_circuit = own.map(|id| held.resident.get(id).copied());
+            if own_circuit.is_some_and(|own| own.is_none_or(|circuit| circuit.draining)) {
+                return (held, Err(GateError::OwnCircuitEvicted));
             }
-            let own_bytes = own
-                .and_then(|id| held.resident.get(id))
-                .map_or(0, |r| r.bytes);
+            let own_bytes = own_circuit.flatten().map_or(0, |circuit| circuit.bytes);
             let floor = held.sum(|r| r.always) + own_bytes;
-            if floor + bytes > self.budget {
-                return Err(GateError::TooLarge {
+            if floor + bytes + then > self.budget {
+                let too_large = GateError::TooLarge {
                     budget: self.budget,
-                    needed: bytes,
+                    needed: bytes + then,
                     resident: floor,
-                });
+                };
+                return (held, Err(too_large));
             }
-            // Evicted circuits leave once their holders let go (an idle
-            // worker at once): evict more only if they will not be enough.
-            let draining = held.sum(|r| r.draining);
-            if resident - draining + held.reserved + bytes > self.budget {
-                drop(held);
-                let evicted = evict();
-                held = self.lock();
-                if evicted {
-                    continue;
+            let first_in_line = match wait {
+                Wait::Yes(ticket) => held.line.first() == Some(&ticket.number),
+                Wait::No => true,
+            };
+            if first_in_line {
+                let resident = held.sum(|_| true);
+                if resident + held.reserved + bytes <= self.budget {
+                    return (held, Ok(true));
+                }
+                // Evicted circuits leave once their holders let go (an
+                // idle worker at once): evict more only if they will not
+                // be enough.
+                let draining = held.sum(|r| r.draining);
+                if resident - draining + held.reserved + bytes > self.budget {
+                    drop(held);
+                    let evicted = evict();
+                    held = self.lock();
+                    if evicted {
+                        continue;
+                    }
                 }
             }
-            if wait == Wait::No {
-                return Ok(None);
+            if matches!(wait, Wait::No) {
+                return (held, Ok(false));
             }
             if cancel.load(Ordering::Relaxed) {
-                return Err(GateError::Cancelled);
+                return (held, Err(GateError::Cancelled));
             }
             held = self
                 .freed
@@ -278,32 +386,49 @@ mod tests {
         false
     }
 
+    /// Admits circuit `id` of `bytes`, waiting.
+    fn load(gate: &MemoryGate, id: &str, bytes: u64) {
+        let ticket = gate.line_up();
+        let wait = Wait::Yes(&ticket);
+        assert!(gate
+            .admit(id, bytes, 0, wait, &NEVER, &mut nothing_to_evict)
+            .unwrap());
+    }
+
+    /// Reserves `bytes` for a job of circuit `own`, waiting.
+    fn reserve<'g>(
+        gate: &'g MemoryGate,
+        own: &str,
+        bytes: u64,
+    ) -> Result<Reservation<'g>, GateError> {
+        let ticket = gate.line_up();
+        let reserved = gate.reserve(
+            bytes,
+            own,
+            Wait::Yes(&ticket),
+            &NEVER,
+            &mut nothing_to_evict,
+        );
+        reserved.map(|r| r.expect("a waiter gets memory or an error"))
+    }
+
     #[test]
     fn a_job_waits_for_room_and_a_job_too_large_fails_at_once() {
         let gate = Arc::new(MemoryGate::new(100));
         gate.hold_always("device 0", 10);
-        assert!(gate
-            .admit("porep-2k#0", 30, Wait::Yes, &NEVER, &mut nothing_to_evict)
-            .unwrap());
+        load(&gate, "porep-2k#0", 30);
         assert!(matches!(
-            gate.reserve(61, "porep-2k#0", Wait::Yes, &NEVER, &mut nothing_to_evict),
+            reserve(&gate, "porep-2k#0", 61),
             Err(GateError::TooLarge {
                 needed: 61,
                 resident: 40,
                 ..
             })
         ));
-        let first = gate
-            .reserve(50, "porep-2k#0", Wait::Yes, &NEVER, &mut nothing_to_evict)
-            .unwrap()
-            .unwrap();
+        let first = reserve(&gate, "porep-2k#0", 50).unwrap();
         let waiter = {
             let gate = gate.clone();
-            std::thread::spawn(move || {
-                gate.reserve(30, "porep-2k#0", Wait::Yes, &NEVER, &mut nothing_to_evict)
-                    .map(|r| r.unwrap().bytes())
-                    .ok()
-            })
+            std::thread::spawn(move || reserve(&gate, "porep-2k#0", 30).map(|r| r.bytes()).ok())
         };
         std::thread::sleep(Duration::from_millis(50));
         assert_eq!(gate.used(), (40, 50));
@@ -313,33 +438,69 @@ mod tests {
     }
 
     #[test]
+    fn a_circuit_whose_jobs_could_never_fit_is_refused_before_it_is_counted() {
+        let gate = MemoryGate::new(100);
+        let ticket = gate.line_up();
+        let refused = gate.admit(
+            "wpost#0",
+            60,
+            41,
+            Wait::Yes(&ticket),
+            &NEVER,
+            &mut nothing_to_evict,
+        );
+        assert!(matches!(
+            refused,
+            Err(GateError::TooLarge { needed: 101, .. })
+        ));
+        assert_eq!(gate.used(), (0, 0));
+    }
+
+    #[test]
+    fn a_circuit_to_load_evicts_an_idle_one_that_leaves_no_room_for_it() {
+        let gate = MemoryGate::new(100);
+        load(&gate, "porep-32g#0", 60);
+        let ticket = gate.line_up();
+        let mut evict = || {
+            gate.draining("porep-32g#0");
+            gate.release("porep-32g#0") > 0
+        };
+        let wait = Wait::Yes(&ticket);
+        assert!(gate
+            .admit("wpost-32g#1", 70, 20, wait, &NEVER, &mut evict)
+            .unwrap());
+        assert_eq!(gate.used(), (70, 0));
+    }
+
+    #[test]
     fn a_job_that_must_not_wait_is_told_when_there_is_no_room() {
         let gate = MemoryGate::new(100);
         gate.hold_always("device 0", 10);
+        load(&gate, "winning-2k#0", 0);
         let evict = &mut nothing_to_evict;
+        let own = "winning-2k#0";
         assert!(matches!(
-            gate.reserve(91, "winning-2k#0", Wait::No, &NEVER, evict),
+            gate.reserve(91, own, Wait::No, &NEVER, evict),
             Err(GateError::TooLarge { needed: 91, .. })
         ));
         let held = gate
-            .reserve(60, "winning-2k#0", Wait::No, &NEVER, evict)
+            .reserve(60, own, Wait::No, &NEVER, evict)
             .unwrap()
             .unwrap();
         assert!(gate
-            .reserve(31, "winning-2k#0", Wait::No, &NEVER, evict)
+            .reserve(31, own, Wait::No, &NEVER, evict)
             .unwrap()
             .is_none());
         assert!(!gate
-            .admit("snap-2k#1", 31, Wait::No, &NEVER, evict)
+            .admit("snap-2k#1", 31, 0, Wait::No, &NEVER, evict)
             .unwrap());
-        assert_eq!(
-            gate.reserve(30, "winning-2k#0", Wait::No, &NEVER, evict)
-                .unwrap()
-                .unwrap()
-                .bytes(),
-            30
-        );
-        drop(held);
+        assert!(!gate.fits_now(31) && gate.fits_now(30));
+        let second = gate
+            .reserve(30, own, Wait::No, &NEVER, evict)
+            .unwrap()
+            .unwrap();
+        assert_eq!(second.bytes(), 30);
+        drop((held, second));
         assert_eq!(gate.used(), (10, 0));
     }
 
@@ -347,9 +508,7 @@ mod tests {
     fn idle_circuits_are_evicted_only_as_far_as_needed_and_counted_until_released() {
         let gate = MemoryGate::new(100);
         for (id, bytes) in [("a#0", 30), ("b#1", 30), ("c#2", 30)] {
-            assert!(gate
-                .admit(id, bytes, Wait::Yes, &NEVER, &mut nothing_to_evict)
-                .unwrap());
+            load(&gate, id, bytes);
         }
         // The caller's policy picks the victims, in this order; "a" is
         // dropped at once, "b" is still held by an idle worker.
@@ -374,36 +533,28 @@ mod tests {
         assert_eq!(gate.used(), (60, 40));
         // 30 more need "b" too, which is still held: no room now, and
         // nothing more is evicted for it.
-        assert!(gate
-            .reserve(30, "c#2", Wait::No, &NEVER, &mut evict)
-            .unwrap()
-            .is_none());
+        for _ in 0..2 {
+            let more = gate.reserve(30, "c#2", Wait::No, &NEVER, &mut evict);
+            assert!(more.unwrap().is_none(), "draining bytes are not free yet");
+        }
         assert_eq!(*evicted.borrow(), ["a#0", "b#1"]);
-        assert!(
-            gate.reserve(30, "c#2", Wait::No, &NEVER, &mut evict)
-                .unwrap()
-                .is_none(),
-            "draining bytes are not free yet"
-        );
         assert_eq!(gate.release("b#1"), 30);
-        assert!(gate
-            .reserve(30, "c#2", Wait::No, &NEVER, &mut evict)
-            .unwrap()
-            .is_some());
+        let more = gate.reserve(30, "c#2", Wait::No, &NEVER, &mut evict);
+        assert!(more.unwrap().is_some());
         drop(reservation);
     }
 
     #[test]
     fn a_waiter_gets_the_memory_of_a_circuit_released_meanwhile() {
         let gate = Arc::new(MemoryGate::new(100));
-        assert!(gate
-            .admit("porep-2k#0", 80, Wait::Yes, &NEVER, &mut nothing_to_evict)
-            .unwrap());
+        load(&gate, "porep-2k#0", 80);
         gate.draining("porep-2k#0");
         let waiter = {
             let gate = gate.clone();
             std::thread::spawn(move || {
-                gate.admit("snap-2k#1", 50, Wait::Yes, &NEVER, &mut nothing_to_evict)
+                let ticket = gate.line_up();
+                let wait = Wait::Yes(&ticket);
+                gate.admit("snap-2k#1", 50, 0, wait, &NEVER, &mut nothing_to_evict)
             })
         };
         std::thread::sleep(Duration::from_millis(50));
@@ -417,14 +568,73 @@ mod tests {
     }
 
     #[test]
+    fn a_waiter_whose_circuit_is_evicted_is_told_to_let_go_of_it() {
+        let gate = Arc::new(MemoryGate::new(100));
+        load(&gate, "x#0", 40);
+        load(&gate, "y#1", 40);
+        let running = reserve(&gate, "x#0", 20).unwrap();
+        let waiter = {
+            let gate = gate.clone();
+            std::thread::spawn(move || reserve(&gate, "y#1", 30).map(|r| r.bytes()))
+        };
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(!waiter.is_finished());
+        gate.draining("y#1");
+        assert!(matches!(
+            waiter.join().unwrap(),
+            Err(GateError::OwnCircuitEvicted)
+        ));
+        drop(running);
+    }
+
+    #[test]
+    fn waiters_are_served_in_line_and_only_the_first_evicts() {
+        let gate = Arc::new(MemoryGate::new(100));
+        load(&gate, "x#0", 50);
+        let running = reserve(&gate, "x#0", 40).unwrap();
+        let (first, second) = (gate.line_up(), gate.line_up());
+        // The second in line does not evict, nor take memory before the
+        // first, even memory that would fit it.
+        let evictions = std::sync::atomic::AtomicUsize::new(0);
+        std::thread::scope(|scope| {
+            let earlier = scope.spawn(|| {
+                gate.reserve(45, "x#0", Wait::Yes(&first), &NEVER, &mut nothing_to_evict)
+                    .map(|r| r.unwrap())
+            });
+            while gate.lock().line.is_empty() {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            let later = scope.spawn(|| {
+                let mut evict = || {
+                    evictions.fetch_add(1, Ordering::Relaxed);
+                    false
+                };
+                gate.reserve(5, "x#0", Wait::Yes(&second), &NEVER, &mut evict)
+                    .map(|r| r.unwrap().bytes())
+            });
+            while gate.lock().line.len() < 2 {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            std::thread::sleep(Duration::from_millis(50));
+            assert!(!later.is_finished() && !earlier.is_finished());
+            assert_eq!(evictions.load(Ordering::Relaxed), 0);
+            drop(running);
+            let earlier = earlier.join().unwrap().unwrap();
+            assert_eq!(earlier.bytes(), 45);
+            assert_eq!(later.join().unwrap().unwrap(), 5);
+        });
+    }
+
+    #[test]
     fn a_cancelled_job_stops_waiting() {
         let gate = MemoryGate::new(100);
-        let _held = gate
-            .reserve(90, "x#0", Wait::Yes, &NEVER, &mut nothing_to_evict)
-            .unwrap();
+        load(&gate, "x#0", 0);
+        let _held = reserve(&gate, "x#0", 90).unwrap();
         let cancelled = AtomicBool::new(true);
+        let ticket = gate.line_up();
+        let wait = Wait::Yes(&ticket);
         assert!(matches!(
-            gate.reserve(20, "x#0", Wait::Yes, &cancelled, &mut nothing_to_evict),
+            gate.reserve(20, "x#0", wait, &cancelled, &mut nothing_to_evict),
             Err(GateError::Cancelled)
         ));
     }

@@ -17,7 +17,7 @@ use proving_engine::{
 };
 
 use crate::jobs::Timings;
-use crate::memory_gate::{MemoryGate, Reservation, Wait};
+use crate::memory_gate::{GateError, MemoryGate, Reservation, Wait};
 use crate::requests::Opened;
 use crate::residency::{Circuits, Lease, Resident};
 
@@ -80,7 +80,7 @@ impl Proving {
         input: &Opened,
         device: &Device,
         cancel: &AtomicBool,
-        wait: Wait,
+        wait: Wait<'_>,
     ) -> Result<Option<(Arc<Resident>, JobMemory<'_>, Duration)>, String> {
         loop {
             let Some((loaded, took)) = self.circuits.get(circuit, wait, cancel)? else {
@@ -104,7 +104,7 @@ impl Proving {
         circuit: &Resident,
         device: &Device,
         cancel: &AtomicBool,
-        wait: Wait,
+        wait: Wait<'_>,
     ) -> Result<Reserved<'_>, String> {
         let log_n = domain_size(&circuit.pce).trailing_zeros();
         // The engine's plan counts the device's own host memory as static,
@@ -125,14 +125,16 @@ impl Proving {
         let in_flight = self.partitions_in_flight.min(partitions(input)).max(1);
         let bytes = model.per_partition().saturating_mul(in_flight as u64);
         let own = circuit.name.as_str();
-        let Some(reservation) = self
+        let reserved = self
             .gate
             .reserve(bytes, circuit.charge_id(), wait, cancel, &mut || {
-                self.circuits.evict_idle(Some(own))
-            })
-            .map_err(|e| format!("this job: {e}"))?
-        else {
-            return Ok(Reserved::NoRoom);
+                self.circuits.evict_idle(Some(own), wait)
+            });
+        let reservation = match reserved {
+            Ok(Some(reservation)) => reservation,
+            Ok(None) => return Ok(Reserved::NoRoom),
+            Err(GateError::OwnCircuitEvicted) => return Ok(Reserved::Evicted),
+            Err(e) => return Err(format!("this job: {e}")),
         };
         let Some(lease) = self.circuits.lease(circuit) else {
             return Ok(Reserved::Evicted);

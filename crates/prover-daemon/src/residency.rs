@@ -147,16 +147,21 @@ impl Circuits {
     pub fn get(
         &self,
         circuit: ProofCircuit,
-        wait: Wait,
+        wait: Wait<'_>,
         cancel: &AtomicBool,
     ) -> Result<Option<(Arc<Resident>, Duration)>, String> {
         let name = circuit_name(circuit);
         let start = Instant::now();
-        match self
-            .registry
-            .get_or_load(&name, || self.load(circuit, &name, wait, cancel))
-        {
-            Ok(resident) => {
+        let load = || self.load(circuit, &name, wait, cancel);
+        let got = match wait {
+            Wait::Yes(_) => self.registry.get_or_load(&name, load).map(Some),
+            // Not behind another caller's load, which may wait for memory
+            // this caller's paused job holds.
+            Wait::No => self.registry.try_get_or_load(&name, load),
+        };
+        match got {
+            Ok(None) => Ok(None),
+            Ok(Some(resident)) => {
                 if let Some(used) = self.uses().get_mut(&name) {
                     used.last_used = Instant::now();
                 }
@@ -173,20 +178,36 @@ impl Circuits {
         &self,
         circuit: ProofCircuit,
         name: &str,
-        wait: Wait,
+        wait: Wait<'_>,
         cancel: &AtomicBool,
     ) -> Result<Resident, NotLoaded> {
+        // One that must not wait reads nothing (the PCE is gigabytes) unless
+        // its files' worth fits now.
+        if matches!(wait, Wait::No) && !self.gate.fits_now(files_bytes(circuit)) {
+            return Err(NotLoaded::NoRoom);
+        }
         let loaded = circuit
             .load(true)
             .map_err(|e| NotLoaded::Failed(chain(&e)))?;
-        let bytes = resident_bytes(&loaded);
+        let model = MemoryModel::new(
+            &loaded.pce,
+            loaded.params.shape(),
+            loaded.resident,
+            0,
+            BackendMemory::default(),
+        );
         let generation = self.next_generation.fetch_add(1, Ordering::Relaxed);
         let id = format!("{name}#{generation}");
         let admitted = self
             .gate
-            .admit(&id, bytes, wait, cancel, &mut || {
-                self.evict_idle(Some(name))
-            })
+            .admit(
+                &id,
+                model.static_bytes(),
+                model.per_partition(),
+                wait,
+                cancel,
+                &mut || self.evict_idle(Some(name), wait),
+            )
             .map_err(|e| NotLoaded::Failed(format!("circuit {name}: {e}")))?;
         if !admitted {
             return Err(NotLoaded::NoRoom);
@@ -237,12 +258,30 @@ impl Circuits {
     }
 
     /// Evicts the least recently used circuit that no job uses, other than
-    /// `except`; whether there was one.
-    pub fn evict_idle(&self, except: Option<&str>) -> bool {
+    /// `except`; whether there was one. For a caller that does not wait,
+    /// only one nothing else holds, whose memory is free at once.
+    pub fn evict_idle(&self, except: Option<&str>, wait: Wait<'_>) -> bool {
+        // Who holds what, read before `uses` is locked (the registry's lock
+        // is taken under that one when evicting).
+        let holders: HashMap<String, (u64, usize)> = self
+            .registry
+            .map_loaded(|name, circuit| {
+                (
+                    name.to_owned(),
+                    (circuit.generation, Arc::strong_count(circuit)),
+                )
+            })
+            .into_iter()
+            .collect();
+        let unheld = |name: &str, used: &Use| holders.get(name) == Some(&(used.generation, 1));
         let uses = self.uses();
         let victim = uses
             .iter()
-            .filter(|(name, used)| used.jobs == 0 && Some(name.as_str()) != except)
+            .filter(|(name, used)| {
+                used.jobs == 0
+                    && Some(name.as_str()) != except
+                    && (matches!(wait, Wait::Yes(_)) || unheld(name, used))
+            })
             .min_by_key(|(_, used)| used.last_used)
             .map(|(name, _)| name.clone());
         let Some(name) = victim else {
@@ -266,29 +305,34 @@ impl Circuits {
     /// Evicts `name`, under the lock of `uses` so that no job leases it
     /// meanwhile.
     fn remove(&self, mut uses: MutexGuard<'_, HashMap<String, Use>>, name: &str) -> Option<u64> {
-        let used = uses.remove(name)?;
-        let id = format!("{name}#{}", used.generation);
-        let bytes = self.gate.draining(&id);
+        let used = uses.remove(name);
+        let bytes = used.map(|used| self.gate.draining(&format!("{name}#{}", used.generation)));
+        // From the registry even when not in `uses` (its load failed
+        // after it was stored, or panicked): nothing may stay there that
+        // cannot be evicted.
         let circuit = self.registry.evict(name);
         drop(uses);
         // Freeing tens of gigabytes takes a while: not under the lock.
         drop(circuit);
         (self.on_evict)();
-        Some(bytes)
+        bytes
     }
 
-    /// The loaded circuits, with the jobs using each.
-    pub fn loaded(&self) -> Vec<(Arc<Resident>, u32)> {
-        let circuits = self.registry.loaded();
+    /// The loaded circuits: name, bytes held, jobs using each. No circuit
+    /// is referenced past the call (so none is freed by it).
+    pub fn loaded(&self) -> Vec<(String, u64, u32)> {
+        let circuits = self.registry.map_loaded(|name, circuit| {
+            (name.to_owned(), circuit.generation, resident_bytes(circuit))
+        });
         let uses = self.uses();
         circuits
             .into_iter()
-            .map(|(name, circuit)| {
+            .map(|(name, generation, bytes)| {
                 let jobs = uses
                     .get(&name)
-                    .filter(|u| u.generation == circuit.generation)
+                    .filter(|u| u.generation == generation)
                     .map_or(0, |u| u.jobs);
-                (circuit, jobs)
+                (name, bytes, jobs)
             })
             .collect()
     }
@@ -297,6 +341,20 @@ impl Circuits {
     pub fn evictions(&self) -> u64 {
         self.evictions.load(Ordering::Relaxed)
     }
+}
+
+/// About what `circuit` will hold once loaded, from its files' sizes (the
+/// PCE is held as stored, the parameters decoded at about their stored
+/// size); 0 if they cannot be found, for the load to report.
+fn files_bytes(circuit: ProofCircuit) -> u64 {
+    let Ok(files) = circuit.files() else {
+        return 0;
+    };
+    [files.pce, files.params]
+        .iter()
+        .filter_map(|path| std::fs::metadata(path).ok())
+        .map(|metadata| metadata.len())
+        .sum()
 }
 
 /// What a loaded circuit holds whatever the jobs: its PCE, its decoded

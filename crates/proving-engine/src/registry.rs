@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, TryLockError};
 use std::time::{Duration, Instant};
 
 use groth16_prover::{Bases, Srs, SrsFile};
@@ -129,6 +129,16 @@ impl<T> Registry<T> {
         Self::default()
     }
 
+    /// The map of slots. A panic while it was held (or while a slot was:
+    /// a failed load) leaves nothing half done, so poisoning is ignored.
+    fn slots(&self) -> MutexGuard<'_, HashMap<String, Slot<T>>> {
+        self.circuits.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn slot(&self, id: &str) -> Slot<T> {
+        self.slots().entry(id.to_owned()).or_default().clone()
+    }
+
     /// The circuit `id`, loaded by `load` if no job has loaded it yet.
     /// Concurrent callers for one circuit wait for a single load; a failed
     /// load is not kept, so the next caller tries again.
@@ -137,34 +147,35 @@ impl<T> Registry<T> {
         id: &str,
         load: impl FnOnce() -> Result<T, E>,
     ) -> Result<Arc<T>, E> {
-        let slot = self
-            .circuits
-            .lock()
-            .expect("registry poisoned")
-            .entry(id.to_owned())
-            .or_default()
-            .clone();
-        let mut slot = slot.lock().expect("registry slot poisoned");
-        if let Some(circuit) = slot.as_ref() {
-            return Ok(circuit.clone());
-        }
-        let circuit = Arc::new(load()?);
-        *slot = Some(circuit.clone());
-        Ok(circuit)
+        let slot = self.slot(id);
+        let slot = slot.lock().unwrap_or_else(|e| e.into_inner());
+        fill(slot, load)
+    }
+
+    /// [`Registry::get_or_load`], without waiting: `None` while another
+    /// caller loads circuit `id`.
+    pub fn try_get_or_load<E>(
+        &self,
+        id: &str,
+        load: impl FnOnce() -> Result<T, E>,
+    ) -> Result<Option<Arc<T>>, E> {
+        let slot = self.slot(id);
+        let slot = match slot.try_lock() {
+            Ok(slot) => slot,
+            Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
+            Err(TryLockError::WouldBlock) => return Ok(None),
+        };
+        fill(slot, load).map(Some)
     }
 
     /// Removes circuit `id`; jobs still using it keep it alive until they
     /// finish. Returns the registry's reference, if it was loaded, for the
     /// caller to drop where freeing its memory blocks no one.
     pub fn evict(&self, id: &str) -> Option<Arc<T>> {
-        let slot = self
-            .circuits
-            .lock()
-            .expect("registry poisoned")
-            .remove(id)?;
+        let slot = self.slots().remove(id)?;
         // A caller that found the slot before it was removed still gets the
         // circuit from it.
-        let circuit = slot.lock().expect("registry slot poisoned").clone();
+        let circuit = slot.lock().unwrap_or_else(|e| e.into_inner()).clone();
         circuit
     }
 
@@ -172,19 +183,33 @@ impl<T> Registry<T> {
     /// being loaded is not listed (and never waited for, so that status
     /// queries do not block behind a load).
     pub fn loaded(&self) -> Vec<(String, Arc<T>)> {
-        let slots: Vec<_> = self
-            .circuits
-            .lock()
-            .expect("registry poisoned")
-            .iter()
-            .map(|(id, slot)| (id.clone(), slot.clone()))
-            .collect();
+        self.map_loaded(|id, circuit| (id.to_owned(), circuit.clone()))
+    }
+
+    /// `f` of each circuit loaded now (not of one being loaded), under the
+    /// registry's lock: no reference outlives the call, so an eviction
+    /// meanwhile never leaves the caller to free the circuit.
+    pub fn map_loaded<U>(&self, mut f: impl FnMut(&str, &Arc<T>) -> U) -> Vec<U> {
+        let slots = self.slots();
         slots
-            .into_iter()
+            .iter()
             .filter_map(|(id, slot)| {
-                let circuit = slot.try_lock().ok()?.clone()?;
-                Some((id, circuit))
+                let slot = slot.try_lock().ok()?;
+                Some(f(id, slot.as_ref()?))
             })
             .collect()
     }
+}
+
+/// The circuit in `slot`, loaded by `load` into it if it is empty.
+fn fill<T, E>(
+    mut slot: MutexGuard<'_, Option<Arc<T>>>,
+    load: impl FnOnce() -> Result<T, E>,
+) -> Result<Arc<T>, E> {
+    if let Some(circuit) = slot.as_ref() {
+        return Ok(circuit.clone());
+    }
+    let circuit = Arc::new(load()?);
+    *slot = Some(circuit.clone());
+    Ok(circuit)
 }

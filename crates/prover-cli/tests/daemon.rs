@@ -582,15 +582,7 @@ fn post_and_snap_requests_prove_as_curio_sends_them() {
         }
         results
     });
-    for result in &results {
-        assert_eq!(
-            result.status(),
-            Status::Completed,
-            "{}: {}",
-            result.job_id,
-            result.error_message
-        );
-    }
+    results.iter().for_each(assert_completed);
     // Each answer checked with filecoin-proofs' own verifier: the one
     // partition of two sectors is the whole WindowPoSt.
     let window_input = post_input(window, 1, &window_vanilla);
@@ -727,16 +719,7 @@ fn a_winning_post_is_proven_between_the_partitions_of_a_running_porep_when_memor
         registered_proof: ni.id(),
         ..porep_request("seal", &sector, &wrapper)
     };
-    // No priority given: a WinningPoSt's is CRITICAL.
-    let winning_request = |id: &str, vanilla: Vec<Vec<u8>>| SubmitProofRequest {
-        request_id: id.into(),
-        proof_kind: ProofKind::WinningPost.into(),
-        registered_proof: winning.id(),
-        vanilla_proofs: vanilla,
-        miner_id: MINER,
-        randomness: randomness(2).to_vec(),
-        ..Default::default()
-    };
+    let winning_request = |id: &str, vanilla| winning_post_request(id, winning, vanilla);
     let both_circuits = ["--preload", "winning-2k"];
 
     let daemon = Daemon::start("127.0.0.1:0", dir.path(), &both_circuits);
@@ -857,15 +840,7 @@ fn circuits_the_budget_cannot_hold_together_take_turns_the_idle_one_evicted() {
     let winning = PoStProofType::current(PoStKind::Winning, 2048).unwrap();
     ensure_test_params(winning, 0, false).unwrap();
     let winning_vanilla = post_vanilla_proofs(winning, &[&sector], randomness(2)).unwrap();
-    let winning_request = SubmitProofRequest {
-        request_id: "winning".into(),
-        proof_kind: ProofKind::WinningPost.into(),
-        registered_proof: winning.id(),
-        vanilla_proofs: winning_vanilla,
-        miner_id: MINER,
-        randomness: randomness(2).to_vec(),
-        ..Default::default()
-    };
+    let winning_request = winning_post_request("winning", winning, winning_vanilla);
     let porep = |id: &str| porep_request(id, &sector, &wrapper);
     let loaded = |status: &GetStatusResponse| -> Vec<String> {
         let mut names: Vec<String> = status
@@ -877,13 +852,7 @@ fn circuits_the_budget_cannot_hold_together_take_turns_the_idle_one_evicted() {
         names
     };
     let completed = |result: AwaitProofResponse| {
-        assert_eq!(
-            result.status(),
-            Status::Completed,
-            "{}: {}",
-            result.job_id,
-            result.error_message
-        );
+        assert_completed(&result);
         result
     };
 
@@ -1006,6 +975,35 @@ fn circuits_the_budget_cannot_hold_together_take_turns_the_idle_one_evicted() {
         stderr.contains("preloading porep-2k: circuit porep-2k: the memory budget"),
         "{stderr}"
     );
+}
+
+/// Fails the test unless `result` is a completed job's.
+fn assert_completed(result: &AwaitProofResponse) {
+    assert_eq!(
+        result.status(),
+        Status::Completed,
+        "{}: {}",
+        result.job_id,
+        result.error_message
+    );
+}
+
+/// A WinningPoSt request of miner [`MINER`] with randomness 2, as Curio
+/// sends it; no priority given, so a WinningPoSt's (CRITICAL).
+fn winning_post_request(
+    id: &str,
+    winning: PoStProofType,
+    vanilla: Vec<Vec<u8>>,
+) -> SubmitProofRequest {
+    SubmitProofRequest {
+        request_id: id.into(),
+        proof_kind: ProofKind::WinningPost.into(),
+        registered_proof: winning.id(),
+        vanilla_proofs: vanilla,
+        miner_id: MINER,
+        randomness: randomness(2).to_vec(),
+        ..Default::default()
+    }
 }
 
 /// The memory in use once it rises above `before` (a job's reservation).

@@ -92,6 +92,18 @@ impl Drop for InLine<'_> {
     }
 }
 
+/// What an asker wants: `bytes` now, `then` more later (the least a job of
+/// a circuit to load needs), beside its own circuit `own` (never evicted
+/// for it), waiting as `wait` says until `cancel` is set.
+#[derive(Clone, Copy)]
+struct Ask<'a> {
+    bytes: u64,
+    then: u64,
+    own: Option<&'a str>,
+    wait: Wait<'a>,
+    cancel: &'a AtomicBool,
+}
+
 /// Evicts one circuit that no job uses, the least recently used, and says
 /// whether there was one; what it held stays counted until it is dropped
 /// ([`MemoryGate::release`]).
@@ -213,7 +225,14 @@ impl MemoryGate {
         cancel: &AtomicBool,
         evict: Evict<'_>,
     ) -> Result<bool, GateError> {
-        let Some(mut held) = self.room_for(bytes, then, None, wait, cancel, evict)? else {
+        let ask = Ask {
+            bytes,
+            then,
+            own: None,
+            wait,
+            cancel,
+        };
+        let Some(mut held) = self.room_for(&ask, evict)? else {
             return Ok(false);
         };
         let circuit = Resident {
@@ -256,26 +275,28 @@ impl MemoryGate {
         cancel: &AtomicBool,
         evict: Evict<'_>,
     ) -> Result<Option<Reservation<'_>>, GateError> {
-        let Some(mut held) = self.room_for(bytes, 0, Some(own), wait, cancel, evict)? else {
+        let ask = Ask {
+            bytes,
+            then: 0,
+            own: Some(own),
+            wait,
+            cancel,
+        };
+        let Some(mut held) = self.room_for(&ask, evict)? else {
             return Ok(None);
         };
         held.reserved += bytes;
         Ok(Some(Reservation { gate: self, bytes }))
     }
 
-    /// The lock, once `bytes` more fit in the budget; `None` if they do not
-    /// and `wait` is [`Wait::No`]. `then`: what the asker will need beyond
-    /// them; `own`: the asker's circuit.
+    /// The lock, once the asked bytes fit in the budget; `None` if they do
+    /// not and the asker does not wait.
     fn room_for(
         &self,
-        bytes: u64,
-        then: u64,
-        own: Option<&str>,
-        wait: Wait<'_>,
-        cancel: &AtomicBool,
+        ask: &Ask<'_>,
         evict: Evict<'_>,
     ) -> Result<Option<MutexGuard<'_, Held>>, GateError> {
-        let in_line = match wait {
+        let in_line = match ask.wait {
             Wait::Yes(ticket) => {
                 debug_assert!(std::ptr::eq(ticket.gate, self), "another gate's ticket");
                 self.lock().line.insert(ticket.number);
@@ -286,8 +307,7 @@ impl MemoryGate {
             }
             Wait::No => None,
         };
-        let (mut held, room) =
-            self.wait_for_room(self.lock(), bytes, then, own, wait, cancel, evict);
+        let (mut held, room) = self.wait_for_room(self.lock(), ask, evict);
         if let Some(in_line) = in_line {
             // Out of line under the lock held for the caller.
             held.line.remove(&in_line.number);
@@ -301,20 +321,22 @@ impl MemoryGate {
         }
     }
 
-    /// Waits, from `held`, until `bytes` fit (`true`), or, for
+    /// Waits, from `held`, until the asked bytes fit (`true`), or, for
     /// [`Wait::No`], until it is clear they do not now (`false`); the lock
     /// back with the answer.
-    #[allow(clippy::too_many_arguments)]
     fn wait_for_room<'g>(
         &'g self,
         mut held: MutexGuard<'g, Held>,
-        bytes: u64,
-        then: u64,
-        own: Option<&str>,
-        wait: Wait<'_>,
-        cancel: &AtomicBool,
+        ask: &Ask<'_>,
         evict: Evict<'_>,
     ) -> (MutexGuard<'g, Held>, Result<bool, GateError>) {
+        let Ask {
+            bytes,
+            then,
+            own,
+            wait,
+            cancel,
+        } = *ask;
         loop {
             let own_circuit = own.map(|id| held.resident.get(id).copied());
             if own_circuit.is_some_and(|own| own.is_none_or(|circuit| circuit.draining)) {

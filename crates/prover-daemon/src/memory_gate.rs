@@ -104,10 +104,32 @@ struct Ask<'a> {
     cancel: &'a AtomicBool,
 }
 
-/// Evicts one circuit that no job uses, the least recently used, and says
-/// whether there was one; what it held stays counted until it is dropped
-/// ([`MemoryGate::release`]).
-pub type Evict<'a> = &'a mut dyn FnMut() -> bool;
+/// How an asker makes room by evicting circuits no job uses: the caller's
+/// policy (least recently used first).
+pub trait Evictor {
+    /// Evicts one; whether there was one. What it held stays counted until
+    /// it is dropped ([`MemoryGate::release`]).
+    fn evict_one(&mut self) -> bool;
+
+    /// The most that evicting could free at once (circuits nothing else
+    /// holds). An asker that does not wait evicts nothing unless that is
+    /// enough.
+    fn free_at_once(&self) -> u64;
+}
+
+/// A closure that evicts one circuit, with no knowledge of what that frees.
+impl<F: FnMut() -> bool> Evictor for F {
+    fn evict_one(&mut self) -> bool {
+        self()
+    }
+
+    fn free_at_once(&self) -> u64 {
+        u64::MAX
+    }
+}
+
+/// See [`Evictor`].
+pub type Evict<'a> = &'a mut dyn Evictor;
 
 #[derive(Debug, Clone, Copy)]
 struct Resident {
@@ -365,9 +387,14 @@ impl MemoryGate {
                 // idle worker at once): evict more only if they will not
                 // be enough.
                 let draining = held.sum(|r| r.draining);
-                if resident - draining + held.reserved + bytes > self.budget {
+                let short =
+                    (resident - draining + held.reserved + bytes).saturating_sub(self.budget);
+                // Evicting for one that does not wait is worth it only if
+                // it makes room now.
+                let worth_it = matches!(wait, Wait::Yes(_)) || evict.free_at_once() >= short;
+                if short > 0 && worth_it {
                     drop(held);
-                    let evicted = evict();
+                    let evicted = evict.evict_one();
                     held = self.lock();
                     if evicted {
                         continue;
@@ -564,6 +591,42 @@ mod tests {
         let more = gate.reserve(30, "c#2", Wait::No, &NEVER, &mut evict);
         assert!(more.unwrap().is_some());
         drop(reservation);
+    }
+
+    #[test]
+    fn one_that_does_not_wait_evicts_nothing_unless_that_makes_room_now() {
+        struct Idle<'a> {
+            gate: &'a MemoryGate,
+            circuits: Vec<(&'static str, u64)>,
+        }
+        impl Evictor for Idle<'_> {
+            fn evict_one(&mut self) -> bool {
+                self.circuits.pop().is_some_and(|(id, _)| {
+                    self.gate.draining(id);
+                    self.gate.release(id) > 0
+                })
+            }
+            fn free_at_once(&self) -> u64 {
+                self.circuits.iter().map(|(_, bytes)| bytes).sum()
+            }
+        }
+        let gate = MemoryGate::new(100);
+        load(&gate, "porep#0", 40);
+        load(&gate, "wpost#1", 15);
+        load(&gate, "winning#2", 5);
+        let _paused = reserve(&gate, "porep#0", 40).unwrap();
+        let mut idle = Idle {
+            gate: &gate,
+            circuits: vec![("wpost#1", 15)],
+        };
+        // 20 need 20 more than there is; evicting the idle 15 would not do.
+        let urgent = gate.reserve(20, "winning#2", Wait::No, &NEVER, &mut idle);
+        assert!(urgent.unwrap().is_none());
+        assert_eq!(idle.circuits.len(), 1, "nothing evicted for nothing");
+        // 15 need 15: evicting it does.
+        let urgent = gate.reserve(15, "winning#2", Wait::No, &NEVER, &mut idle);
+        assert_eq!(urgent.unwrap().unwrap().bytes(), 15);
+        assert!(idle.circuits.is_empty());
     }
 
     #[test]

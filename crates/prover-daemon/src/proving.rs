@@ -125,11 +125,13 @@ impl Proving {
         let in_flight = self.partitions_in_flight.min(partitions(input)).max(1);
         let bytes = model.per_partition().saturating_mul(in_flight as u64);
         let own = circuit.name.as_str();
-        let reserved = self
-            .gate
-            .reserve(bytes, circuit.charge_id(), wait, cancel, &mut || {
-                self.circuits.evict_idle(Some(own), wait)
-            });
+        let reserved = self.gate.reserve(
+            bytes,
+            circuit.charge_id(),
+            wait,
+            cancel,
+            &mut self.circuits.idle(Some(own), wait),
+        );
         let reservation = match reserved {
             Ok(Some(reservation)) => reservation,
             Ok(None) => return Ok(Reserved::NoRoom),

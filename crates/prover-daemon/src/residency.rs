@@ -29,7 +29,7 @@ use proving_engine::memory::{BackendMemory, MemoryModel};
 use proving_engine::{chain, LoadedCircuit, Registry};
 use tracing::info;
 
-use crate::memory_gate::{MemoryGate, Wait};
+use crate::memory_gate::{Evictor, MemoryGate, Wait};
 use crate::requests::circuit_name;
 
 /// A loaded circuit, counted in the memory budget until it is dropped.
@@ -206,7 +206,7 @@ impl Circuits {
                 model.per_partition(),
                 wait,
                 cancel,
-                &mut || self.evict_idle(Some(name), wait),
+                &mut self.idle(Some(name), wait),
             )
             .map_err(|e| NotLoaded::Failed(format!("circuit {name}: {e}")))?;
         if !admitted {
@@ -261,29 +261,17 @@ impl Circuits {
     /// `except`; whether there was one. For a caller that does not wait,
     /// only one nothing else holds, whose memory is free at once.
     pub fn evict_idle(&self, except: Option<&str>, wait: Wait<'_>) -> bool {
-        // Who holds what, read before `uses` is locked (the registry's lock
-        // is taken under that one when evicting).
-        let holders: HashMap<String, (u64, usize)> = self
-            .registry
-            .map_loaded(|name, circuit| {
-                (
-                    name.to_owned(),
-                    (circuit.generation, Arc::strong_count(circuit)),
-                )
-            })
-            .into_iter()
-            .collect();
-        let unheld = |name: &str, used: &Use| holders.get(name) == Some(&(used.generation, 1));
+        let candidates = self.evictable(except, wait);
         let uses = self.uses();
-        let victim = uses
-            .iter()
-            .filter(|(name, used)| {
-                used.jobs == 0
-                    && Some(name.as_str()) != except
-                    && (matches!(wait, Wait::Yes(_)) || unheld(name, used))
+        let victim = candidates
+            .into_iter()
+            .filter_map(|(name, generation, _)| {
+                // Still idle, and still that load.
+                let used = uses.get(&name)?;
+                (used.jobs == 0 && used.generation == generation).then_some((name, used.last_used))
             })
-            .min_by_key(|(_, used)| used.last_used)
-            .map(|(name, _)| name.clone());
+            .min_by_key(|(_, last_used)| *last_used)
+            .map(|(name, _)| name);
         let Some(name) = victim else {
             return false;
         };
@@ -296,6 +284,38 @@ impl Circuits {
         true
     }
 
+    /// The idle circuits other than `except`, to make room for a caller
+    /// that waits as `wait` says.
+    pub fn idle<'a>(&'a self, except: Option<&'a str>, wait: Wait<'a>) -> IdleCircuits<'a> {
+        IdleCircuits {
+            circuits: self,
+            except,
+            wait,
+        }
+    }
+
+    /// The circuits [`Circuits::evict_idle`] may evict now: name, load,
+    /// bytes. For a caller that does not wait, only those nothing else
+    /// holds.
+    fn evictable(&self, except: Option<&str>, wait: Wait<'_>) -> Vec<(String, u64, u64)> {
+        // Read before `uses` is locked (the registry's lock is taken under
+        // that one when evicting).
+        let loaded = self.registry.map_loaded(|name, circuit| {
+            let unheld = Arc::strong_count(circuit) == 1;
+            let wanted = Some(name) != except && (matches!(wait, Wait::Yes(_)) || unheld);
+            wanted.then(|| (name.to_owned(), circuit.generation, resident_bytes(circuit)))
+        });
+        let uses = self.uses();
+        loaded
+            .into_iter()
+            .flatten()
+            .filter(|(name, generation, _)| {
+                uses.get(name)
+                    .is_some_and(|u| u.jobs == 0 && u.generation == *generation)
+            })
+            .collect()
+    }
+
     /// Drops circuit `name` from the registry (jobs and workers using it
     /// keep it until they let go); the bytes it holds, if it was loaded.
     pub fn evict(&self, name: &str) -> Option<u64> {
@@ -305,17 +325,16 @@ impl Circuits {
     /// Evicts `name`, under the lock of `uses` so that no job leases it
     /// meanwhile.
     fn remove(&self, mut uses: MutexGuard<'_, HashMap<String, Use>>, name: &str) -> Option<u64> {
-        let used = uses.remove(name);
-        let bytes = used.map(|used| self.gate.draining(&format!("{name}#{}", used.generation)));
-        // From the registry even when not in `uses` (its load failed
-        // after it was stored, or panicked): nothing may stay there that
-        // cannot be evicted.
+        // Only a loaded circuit: one being loaded is not in `uses` yet, and
+        // a load that fails stores nothing.
+        let used = uses.remove(name)?;
+        let bytes = self.gate.draining(&format!("{name}#{}", used.generation));
         let circuit = self.registry.evict(name);
         drop(uses);
         // Freeing tens of gigabytes takes a while: not under the lock.
         drop(circuit);
         (self.on_evict)();
-        bytes
+        Some(bytes)
     }
 
     /// The loaded circuits: name, bytes held, jobs using each. No circuit
@@ -340,6 +359,24 @@ impl Circuits {
     /// Circuits evicted to make room since the daemon started.
     pub fn evictions(&self) -> u64 {
         self.evictions.load(Ordering::Relaxed)
+    }
+}
+
+/// The idle circuits that may be evicted for one asker.
+pub struct IdleCircuits<'a> {
+    circuits: &'a Circuits,
+    except: Option<&'a str>,
+    wait: Wait<'a>,
+}
+
+impl Evictor for IdleCircuits<'_> {
+    fn evict_one(&mut self) -> bool {
+        self.circuits.evict_idle(self.except, self.wait)
+    }
+
+    fn free_at_once(&self) -> u64 {
+        let idle = self.circuits.evictable(self.except, Wait::No);
+        idle.iter().map(|(.., bytes)| bytes).sum()
     }
 }
 

@@ -312,8 +312,13 @@ impl ProvingEngine for Service {
         request: Request<EvictSrsRequest>,
     ) -> Result<Response<EvictSrsResponse>, Status> {
         let name = request.into_inner().circuit_id;
-        let (was_loaded, freed_bytes) =
-            self.daemon.evict(&name).map_err(Status::invalid_argument)?;
+        let daemon = self.daemon.clone();
+        // Freeing a circuit nothing else holds takes a while: not on the
+        // runtime's threads.
+        let evicted = tokio::task::spawn_blocking(move || daemon.evict(&name))
+            .await
+            .map_err(|e| Status::internal(format!("the evicting thread failed: {e}")))?;
+        let (was_loaded, freed_bytes) = evicted.map_err(Status::invalid_argument)?;
         Ok(Response::new(EvictSrsResponse {
             was_loaded,
             freed_bytes,

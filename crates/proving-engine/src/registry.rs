@@ -105,14 +105,28 @@ impl LoadedCircuit {
     }
 }
 
-/// One circuit's place in the registry: empty until loaded, locked while loading.
-type Slot<T> = Arc<Mutex<Option<Arc<T>>>>;
+/// One circuit's place in the registry: empty until loaded; its lock is
+/// held only while loading, so that finding a loaded circuit, listing them
+/// or evicting one never waits for a load.
+struct Slot<T> {
+    loaded: OnceLock<Arc<T>>,
+    loading: Mutex<()>,
+}
+
+impl<T> Default for Slot<T> {
+    fn default() -> Self {
+        Self {
+            loaded: OnceLock::new(),
+            loading: Mutex::new(()),
+        }
+    }
+}
 
 /// The loaded circuits of a process, by identifier: [`LoadedCircuit`]s, or
 /// whatever a process wraps them in (the daemon counts each in its memory
 /// budget until it is dropped).
 pub struct Registry<T = LoadedCircuit> {
-    circuits: Mutex<HashMap<String, Slot<T>>>,
+    circuits: Mutex<HashMap<String, Arc<Slot<T>>>>,
 }
 
 impl<T> Default for Registry<T> {
@@ -129,13 +143,13 @@ impl<T> Registry<T> {
         Self::default()
     }
 
-    /// The map of slots. A panic while it was held (or while a slot was:
-    /// a failed load) leaves nothing half done, so poisoning is ignored.
-    fn slots(&self) -> MutexGuard<'_, HashMap<String, Slot<T>>> {
+    /// The map of slots. A panic while it was held (or while a slot was
+    /// being loaded) leaves nothing half done, so poisoning is ignored.
+    fn slots(&self) -> MutexGuard<'_, HashMap<String, Arc<Slot<T>>>> {
         self.circuits.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn slot(&self, id: &str) -> Slot<T> {
+    fn slot(&self, id: &str) -> Arc<Slot<T>> {
         self.slots().entry(id.to_owned()).or_default().clone()
     }
 
@@ -148,8 +162,11 @@ impl<T> Registry<T> {
         load: impl FnOnce() -> Result<T, E>,
     ) -> Result<Arc<T>, E> {
         let slot = self.slot(id);
-        let slot = slot.lock().unwrap_or_else(|e| e.into_inner());
-        fill(slot, load)
+        if let Some(circuit) = slot.loaded.get() {
+            return Ok(circuit.clone());
+        }
+        let _loading = slot.loading.lock().unwrap_or_else(|e| e.into_inner());
+        fill(&slot, load)
     }
 
     /// [`Registry::get_or_load`], without waiting: `None` while another
@@ -160,23 +177,23 @@ impl<T> Registry<T> {
         load: impl FnOnce() -> Result<T, E>,
     ) -> Result<Option<Arc<T>>, E> {
         let slot = self.slot(id);
-        let slot = match slot.try_lock() {
-            Ok(slot) => slot,
+        if let Some(circuit) = slot.loaded.get() {
+            return Ok(Some(circuit.clone()));
+        }
+        let _loading = match slot.loading.try_lock() {
+            Ok(loading) => loading,
             Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
             Err(TryLockError::WouldBlock) => return Ok(None),
         };
-        fill(slot, load).map(Some)
+        fill(&slot, load).map(Some)
     }
 
-    /// Removes circuit `id`; jobs still using it keep it alive until they
+    /// Removes circuit `id` (never waiting for a load of it, which goes on
+    /// into the removed slot); jobs still using it keep it alive until they
     /// finish. Returns the registry's reference, if it was loaded, for the
     /// caller to drop where freeing its memory blocks no one.
     pub fn evict(&self, id: &str) -> Option<Arc<T>> {
-        let slot = self.slots().remove(id)?;
-        // A caller that found the slot before it was removed still gets the
-        // circuit from it.
-        let circuit = slot.lock().unwrap_or_else(|e| e.into_inner()).clone();
-        circuit
+        self.slots().remove(id)?.loaded.get().cloned()
     }
 
     /// The circuits loaded now, with the names they were loaded under; one
@@ -193,23 +210,18 @@ impl<T> Registry<T> {
         let slots = self.slots();
         slots
             .iter()
-            .filter_map(|(id, slot)| {
-                let slot = slot.try_lock().ok()?;
-                Some(f(id, slot.as_ref()?))
-            })
+            .filter_map(|(id, slot)| Some(f(id, slot.loaded.get()?)))
             .collect()
     }
 }
 
-/// The circuit in `slot`, loaded by `load` into it if it is empty.
-fn fill<T, E>(
-    mut slot: MutexGuard<'_, Option<Arc<T>>>,
-    load: impl FnOnce() -> Result<T, E>,
-) -> Result<Arc<T>, E> {
-    if let Some(circuit) = slot.as_ref() {
+/// The circuit in `slot` (whose loading lock the caller holds), loaded by
+/// `load` into it if it is empty.
+fn fill<T, E>(slot: &Slot<T>, load: impl FnOnce() -> Result<T, E>) -> Result<Arc<T>, E> {
+    if let Some(circuit) = slot.loaded.get() {
         return Ok(circuit.clone());
     }
     let circuit = Arc::new(load()?);
-    *slot = Some(circuit.clone());
+    let _ = slot.loaded.set(circuit.clone());
     Ok(circuit)
 }

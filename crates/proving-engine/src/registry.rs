@@ -225,3 +225,43 @@ fn fill<T, E>(slot: &Slot<T>, load: impl FnOnce() -> Result<T, E>) -> Result<Arc
     let _ = slot.loaded.set(circuit.clone());
     Ok(circuit)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    use super::*;
+
+    #[test]
+    fn a_load_in_progress_blocks_neither_lookups_without_waiting_nor_evictions_nor_listing() {
+        let registry = Arc::new(Registry::<u32>::new());
+        registry.get_or_load::<()>("small", || Ok(1)).unwrap();
+        let (started, start) = mpsc::channel();
+        let (finish, finished) = mpsc::channel::<()>();
+        let loader = {
+            let registry = registry.clone();
+            std::thread::spawn(move || {
+                registry.get_or_load::<()>("large", || {
+                    started.send(()).unwrap();
+                    finished.recv().unwrap();
+                    Ok(2)
+                })
+            })
+        };
+        start.recv_timeout(Duration::from_secs(10)).unwrap();
+        // "large" is being loaded: not listed, not waited for.
+        let loaded = registry.map_loaded(|id, value| (id.to_owned(), **value));
+        assert_eq!(loaded, [("small".to_owned(), 1)]);
+        let waited = registry.try_get_or_load::<()>("large", || unreachable!());
+        assert_eq!(waited, Ok(None));
+        assert_eq!(
+            registry.try_get_or_load::<()>("small", || unreachable!()),
+            Ok(Some(Arc::new(1)))
+        );
+        assert_eq!(registry.evict("small").as_deref(), Some(&1));
+        finish.send(()).unwrap();
+        assert_eq!(*loader.join().unwrap().unwrap(), 2);
+        assert_eq!(registry.loaded().len(), 1);
+    }
+}

@@ -23,7 +23,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use backend_api::{Backend, Device, DeviceInfo};
-use proving_engine::memory::default_budget;
+use proving_engine::memory::{default_budget, gib};
 use proving_engine::process::ProcessMemory;
 use proving_engine::{chain, open_fallback, panic_message, BetweenPartitions, DeviceProver};
 use tracing::{info, warn};
@@ -561,6 +561,35 @@ impl Daemon {
             .expect("a load that waits for memory gets it or an error");
         info!(circuit = name, ?took, already, "circuit preloaded");
         Ok((already, took))
+    }
+
+    /// Loads circuit `name` at start, beside those loaded before it: an
+    /// error, before its parameters are decoded, if the memory budget does
+    /// not hold it beside them (the operator asked for all of them).
+    pub fn preload_at_start(&self, name: &str) -> Result<Duration, String> {
+        let circuit = circuit_named(name)?;
+        let before: Vec<String> = self
+            .proving
+            .circuits
+            .loaded()
+            .into_iter()
+            .map(|(name, ..)| name)
+            .collect();
+        match self.proving.circuits.get_beside_loaded(circuit)? {
+            Some((_, took)) => {
+                info!(circuit = name, ?took, "circuit preloaded");
+                Ok(took)
+            }
+            None => Err(format!(
+                "the memory budget ({}) does not hold it{}: raise proving.memory_budget or preload fewer circuits (docs/memory.md has their sizes)",
+                gib(self.proving.gate.budget()),
+                if before.is_empty() {
+                    String::new()
+                } else {
+                    format!(" beside {}", before.join(", "))
+                }
+            )),
+        }
     }
 
     /// Drops circuit `name` (jobs using it keep it until they end);

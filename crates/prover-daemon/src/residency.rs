@@ -150,9 +150,30 @@ impl Circuits {
         wait: Wait<'_>,
         cancel: &AtomicBool,
     ) -> Result<Option<(Arc<Resident>, Duration)>, String> {
+        self.get_evicting(circuit, wait, cancel, true)
+    }
+
+    /// `circuit`, loaded if it is not and it fits beside the loaded
+    /// circuits now (evicting none): `None` if it does not. What a daemon
+    /// preloads at start, where its operator asked for all of them.
+    pub fn get_beside_loaded(
+        &self,
+        circuit: ProofCircuit,
+    ) -> Result<Option<(Arc<Resident>, Duration)>, String> {
+        static NEVER_CANCELLED: AtomicBool = AtomicBool::new(false);
+        self.get_evicting(circuit, Wait::No, &NEVER_CANCELLED, false)
+    }
+
+    fn get_evicting(
+        &self,
+        circuit: ProofCircuit,
+        wait: Wait<'_>,
+        cancel: &AtomicBool,
+        evicting: bool,
+    ) -> Result<Option<(Arc<Resident>, Duration)>, String> {
         let name = circuit_name(circuit);
         let start = Instant::now();
-        let load = || self.load(circuit, &name, wait, cancel);
+        let load = || self.load(circuit, &name, wait, cancel, evicting);
         let got = match wait {
             Wait::Yes(_) => self.registry.get_or_load(&name, load).map(Some),
             // Not behind another caller's load, which may wait for memory
@@ -173,13 +194,15 @@ impl Circuits {
     }
 
     /// Loads `circuit` as `name`: its PCE read and its parameter file
-    /// opened, then its memory admitted, then its parameters decoded.
+    /// opened, then its memory admitted (evicting idle circuits if
+    /// `evicting`), then its parameters decoded.
     fn load(
         &self,
         circuit: ProofCircuit,
         name: &str,
         wait: Wait<'_>,
         cancel: &AtomicBool,
+        evicting: bool,
     ) -> Result<Resident, NotLoaded> {
         // One that must not wait reads nothing (the PCE is gigabytes) unless
         // its files' worth fits now.
@@ -198,6 +221,9 @@ impl Circuits {
         );
         let generation = self.next_generation.fetch_add(1, Ordering::Relaxed);
         let id = format!("{name}#{generation}");
+        let mut idle = self.idle(Some(name), wait);
+        let mut none = || false;
+        let evictor: &mut dyn Evictor = if evicting { &mut idle } else { &mut none };
         let admitted = self
             .gate
             .admit(
@@ -206,7 +232,7 @@ impl Circuits {
                 model.per_partition(),
                 wait,
                 cancel,
-                &mut self.idle(Some(name), wait),
+                evictor,
             )
             .map_err(|e| NotLoaded::Failed(format!("circuit {name}: {e}")))?;
         if !admitted {

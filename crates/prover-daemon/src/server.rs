@@ -21,7 +21,6 @@ use tracing::{info, warn};
 use crate::config::{Config, Listen};
 use crate::daemon::{Daemon, StartError};
 use crate::proto::proving_engine_server::ProvingEngineServer;
-use crate::requests::{circuit_name, circuit_named};
 use crate::service::Service;
 use crate::service_manager::notify;
 use crate::stop_signals::StopSignals;
@@ -62,27 +61,14 @@ pub fn run(config: Config) -> Result<(), ServeError> {
         .and_then(|signals| signals.wait(listening.clone()))
         .map_err(ServeError::Signals)?;
     let daemon = Daemon::new(&config)?;
-    for (n, name) in config.proving.preload.iter().enumerate() {
+    for name in &config.proving.preload {
         notify(&format!("STATUS=loading circuit {name}"));
-        let preload_error = |what| StartError::Preload {
-            circuit: name.clone(),
-            what,
-        };
-        daemon.preload(name).map_err(preload_error)?;
-        // Loading it must not have evicted an earlier one: the operator
-        // asked for all of them at once.
-        let loaded = daemon.status().circuits;
-        for earlier in &config.proving.preload[..n] {
-            let earlier_name = circuit_named(earlier)
-                .map(circuit_name)
-                .map_err(preload_error)?;
-            if !loaded.iter().any(|c| c.name == earlier_name) {
-                return Err(preload_error(format!(
-                    "the memory budget does not hold it beside {earlier}, which loading it evicted: raise proving.memory_budget or preload fewer circuits (see docs/memory.md for their sizes)"
-                ))
-                .into());
-            }
-        }
+        daemon
+            .preload_at_start(name)
+            .map_err(|what| StartError::Preload {
+                circuit: name.clone(),
+                what,
+            })?;
     }
     let workers = daemon.spawn_workers();
     let runtime = tokio::runtime::Builder::new_multi_thread()

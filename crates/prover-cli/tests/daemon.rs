@@ -826,13 +826,13 @@ fn a_winning_post_is_proven_between_the_partitions_of_a_running_porep_when_memor
 }
 
 /// Budgets that hold fewer circuits than the jobs use: the idle
-/// WinningPoSt circuit is evicted to make room for a PoRep job, each job
-/// completes (the daemon verifies each proof before answering, and
-/// verify_seal checks the PoRep's here), and a circuit whose jobs could
-/// never fit fails them at once, evicting nothing, or refuses the start
-/// when preloaded. (A circuit evicted to load another is the gate's unit
-/// tests' part: no 2 KiB circuit holds more than another's job needs, so
-/// the job's own check comes first here.)
+/// WinningPoSt circuit is evicted to make room for a PoRep job, the idle
+/// PoRep circuit to load the SnapDeals one (larger than a PoRep job), each
+/// job completes (the daemon verifies each proof before answering, and
+/// verify_seal checks the PoRep's here), preloads that do not fit beside
+/// one another refuse the start, and a circuit whose jobs could never fit
+/// fails them at once, evicting nothing, or refuses the start when
+/// preloaded.
 #[test]
 fn circuits_the_budget_cannot_hold_together_take_turns_the_idle_one_evicted() {
     let dir = tempfile::tempdir().unwrap();
@@ -842,6 +842,20 @@ fn circuits_the_budget_cannot_hold_together_take_turns_the_idle_one_evicted() {
     let winning_vanilla = post_vanilla_proofs(winning, &[&sector], randomness(2)).unwrap();
     let winning_request = winning_post_request("winning", winning, winning_vanilla);
     let porep = |id: &str| porep_request(id, &sector, &wrapper);
+    let update_dir = dir.path().join("update");
+    std::fs::create_dir_all(&update_dir).unwrap();
+    let updated = snap_update(&sector, 4, &update_dir).unwrap();
+    ensure_test_params(updated.proof_type, 0, false).unwrap();
+    let snap_request = SubmitProofRequest {
+        request_id: "snap".into(),
+        proof_kind: ProofKind::SnapDealsUpdate.into(),
+        registered_proof: updated.proof_type.id(),
+        vanilla_proofs: updated.vanilla_proofs.clone(),
+        comm_r_old: updated.commitments.comm_r_old.to_vec(),
+        comm_r_new: updated.commitments.comm_r_new.to_vec(),
+        comm_d_new: updated.commitments.comm_d_new.to_vec(),
+        ..Default::default()
+    };
     let loaded = |status: &GetStatusResponse| -> Vec<String> {
         let mut names: Vec<String> = status
             .loaded_srs
@@ -894,6 +908,17 @@ fn circuits_the_budget_cannot_hold_together_take_turns_the_idle_one_evicted() {
             metrics.contains("pce_prover_circuit_evictions_total 1"),
             "{metrics}"
         );
+
+        // The SnapDeals circuit holds more than a PoRep job: loading it
+        // evicts the idle PoRep circuit before its parameters are decoded.
+        completed(prove(client.clone(), snap_request.clone()).await);
+        let status = get_status(&mut client).await;
+        assert_eq!(loaded(&status), ["snap-2k"], "{status:?}");
+        let metrics = get_metrics(&mut client).await;
+        assert!(
+            metrics.contains("pce_prover_circuit_evictions_total 2"),
+            "{metrics}"
+        );
     });
     let log = daemon.log();
     assert!(
@@ -902,6 +927,25 @@ fn circuits_the_budget_cannot_hold_together_take_turns_the_idle_one_evicted() {
         "{log}"
     );
     drop(daemon);
+
+    // Both preloaded under that budget: the second does not fit beside the
+    // first, and the start is refused before its parameters are decoded.
+    let refused = refused_start(
+        dir.path(),
+        &[
+            "--memory-budget",
+            &budget,
+            "--preload",
+            "porep-2k",
+            "--preload",
+            "snap-2k",
+        ],
+    );
+    assert!(
+        refused.contains("preloading snap-2k: the memory budget")
+            && refused.contains("does not hold it beside porep-2k"),
+        "{refused}"
+    );
 
     // One byte short of holding both circuits, and so too small for any
     // PoRep job: the WinningPoSt is proven, a PoRep fails at once saying
@@ -939,16 +983,23 @@ fn circuits_the_budget_cannot_hold_together_take_turns_the_idle_one_evicted() {
     drop(daemon);
 
     // Preloading it under that budget: refused at start, saying why.
-    let log = dir.path().join("refused.log");
+    let refused = refused_start(
+        dir.path(),
+        &["--memory-budget", &too_small, "--preload", "porep-2k"],
+    );
+    assert!(
+        refused.contains("preloading porep-2k: circuit porep-2k: the memory budget"),
+        "{refused}"
+    );
+}
+
+/// Runs `pce-prover serve` with `args` on a free port, expecting it to
+/// refuse to start; returns what it wrote to stderr.
+fn refused_start(dir: &Path, args: &[&str]) -> String {
+    let log = dir.join("refused.log");
     let mut child = Command::new(env!("CARGO_BIN_EXE_pce-prover"))
-        .args([
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
-            "--memory-budget",
-            &too_small,
-        ])
-        .args(["--preload", "porep-2k"])
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .args(args)
         .env("PCE_BACKEND_DIR", common::plugin_dir())
         .env("FIL_PROOFS_PARAMETER_CACHE", shared_parameter_cache())
         .stdout(Stdio::null())
@@ -971,10 +1022,7 @@ fn circuits_the_budget_cannot_hold_together_take_turns_the_idle_one_evicted() {
     };
     let stderr = std::fs::read_to_string(&log).unwrap();
     assert!(!exit.success(), "{stderr}");
-    assert!(
-        stderr.contains("preloading porep-2k: circuit porep-2k: the memory budget"),
-        "{stderr}"
-    );
+    stderr
 }
 
 /// Fails the test unless `result` is a completed job's.

@@ -22,7 +22,7 @@ use filecoin_prover::proof_type::{ProofType, Variant};
 use filecoin_prover::update::{UpdateInput, UpdateJob};
 use filecoin_prover::vanilla::VanillaBytes;
 use filecoin_testkit::test_sector::{seal_2kib_for, seal_2kib_with, TestSector};
-use filecoin_testkit::vanilla::{post_vanilla_proofs, randomness, snap_update};
+use filecoin_testkit::vanilla::{post_vanilla_proofs, randomness, snap_update, UpdatedSector};
 use prover_daemon::client::connect;
 use prover_daemon::proto::await_proof_response::Status;
 use prover_daemon::proto::proving_engine_client::ProvingEngineClient;
@@ -562,16 +562,7 @@ fn post_and_snap_requests_prove_as_curio_sends_them() {
             2,
             winning_vanilla.clone(),
         ),
-        SubmitProofRequest {
-            request_id: "snap".into(),
-            proof_kind: ProofKind::SnapDealsUpdate.into(),
-            registered_proof: updated.proof_type.id(),
-            vanilla_proofs: updated.vanilla_proofs.clone(),
-            comm_r_old: updated.commitments.comm_r_old.to_vec(),
-            comm_r_new: updated.commitments.comm_r_new.to_vec(),
-            comm_d_new: updated.commitments.comm_d_new.to_vec(),
-            ..Default::default()
-        },
+        snap_deals_request(&updated),
     ];
     let results = runtime().block_on(async {
         let client = daemon.client().await;
@@ -846,16 +837,7 @@ fn circuits_the_budget_cannot_hold_together_take_turns_the_idle_one_evicted() {
     std::fs::create_dir_all(&update_dir).unwrap();
     let updated = snap_update(&sector, 4, &update_dir).unwrap();
     ensure_test_params(updated.proof_type, 0, false).unwrap();
-    let snap_request = SubmitProofRequest {
-        request_id: "snap".into(),
-        proof_kind: ProofKind::SnapDealsUpdate.into(),
-        registered_proof: updated.proof_type.id(),
-        vanilla_proofs: updated.vanilla_proofs.clone(),
-        comm_r_old: updated.commitments.comm_r_old.to_vec(),
-        comm_r_new: updated.commitments.comm_r_new.to_vec(),
-        comm_d_new: updated.commitments.comm_d_new.to_vec(),
-        ..Default::default()
-    };
+    let snap_request = snap_deals_request(&updated);
     let loaded = |status: &GetStatusResponse| -> Vec<String> {
         let mut names: Vec<String> = status
             .loaded_srs
@@ -1034,6 +1016,20 @@ fn assert_completed(result: &AwaitProofResponse) {
         result.job_id,
         result.error_message
     );
+}
+
+/// The SnapDeals request (job "snap") for `updated`, as Curio sends it.
+fn snap_deals_request(updated: &UpdatedSector) -> SubmitProofRequest {
+    SubmitProofRequest {
+        request_id: "snap".into(),
+        proof_kind: ProofKind::SnapDealsUpdate.into(),
+        registered_proof: updated.proof_type.id(),
+        vanilla_proofs: updated.vanilla_proofs.clone(),
+        comm_r_old: updated.commitments.comm_r_old.to_vec(),
+        comm_r_new: updated.commitments.comm_r_new.to_vec(),
+        comm_d_new: updated.commitments.comm_d_new.to_vec(),
+        ..Default::default()
+    }
 }
 
 /// A WinningPoSt request of miner [`MINER`] with randomness 2, as Curio

@@ -82,7 +82,6 @@ forward!(device_close(device: *mut pce_device));
 forward!(ntt_domain_create(device: *mut pce_device, log_size: u32, domain: *mut *mut pce_ntt_domain) -> pce_status);
 forward!(ntt_domain_destroy(domain: *mut pce_ntt_domain));
 forward!(ntt(device: *mut pce_device, domain: *const pce_ntt_domain, direction: u32, flags: u32, data: *mut pce_fr, batch: u32) -> pce_status);
-forward!(msm_bases_release(bases: *mut pce_msm_bases));
 
 unsafe extern "C" fn msm_bases_upload(
     device: *mut pce_device,
@@ -103,6 +102,19 @@ unsafe extern "C" fn msm_bases_upload(
         g2.get_or_insert_with(HashSet::new).insert(handle);
     }
     status
+}
+
+unsafe extern "C" fn msm_bases_release(bases: *mut pce_msm_bases) {
+    REFUSED.set(false);
+    // Forgotten first: the allocator may give a later (G1) upload the same
+    // address, which must not be refused as G2.
+    let mut g2 = G2_BASES.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(set) = g2.as_mut() {
+        set.remove(&(bases as usize));
+    }
+    drop(g2);
+    // SAFETY: the host's handle, forwarded unchanged.
+    unsafe { (delegate().msm_bases_release)(bases) }
 }
 
 unsafe extern "C" fn msm(

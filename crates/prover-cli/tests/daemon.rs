@@ -165,10 +165,19 @@ fn runtime() -> tokio::runtime::Runtime {
 }
 
 async fn await_job(client: &mut ProvingEngineClient<Channel>, id: &str) -> AwaitProofResponse {
+    await_for(client, id, 0).await
+}
+
+/// `AwaitProof` of job `id` for up to `timeout_ms` (0: until it ends).
+async fn await_for(
+    client: &mut ProvingEngineClient<Channel>,
+    id: &str,
+    timeout_ms: u64,
+) -> AwaitProofResponse {
     client
         .await_proof(AwaitProofRequest {
             job_id: id.to_owned(),
-            timeout_ms: 0,
+            timeout_ms,
         })
         .await
         .unwrap()
@@ -1065,15 +1074,7 @@ async fn memory_in_use_above(client: &mut ProvingEngineClient<Channel>, before: 
 
 /// Job `id`'s status now, or `TIMEOUT` if it is not done.
 async fn await_briefly(client: &mut ProvingEngineClient<Channel>, id: &str) -> Status {
-    client
-        .await_proof(AwaitProofRequest {
-            job_id: id.into(),
-            timeout_ms: 1,
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .status()
+    await_for(client, id, 1).await.status()
 }
 
 /// Cancels job `id` and waits until it ends cancelled.

@@ -212,13 +212,7 @@ impl Circuits {
         let loaded = circuit
             .load(true)
             .map_err(|e| NotLoaded::Failed(chain(&e)))?;
-        let model = MemoryModel::new(
-            &loaded.pce,
-            loaded.params.shape(),
-            loaded.resident,
-            0,
-            BackendMemory::default(),
-        );
+        let model = circuit_model(&loaded);
         let generation = self.next_generation.fetch_add(1, Ordering::Relaxed);
         let id = format!("{name}#{generation}");
         let mut idle = self.idle(Some(name), wait);
@@ -287,17 +281,11 @@ impl Circuits {
     /// `except`; whether there was one. For a caller that does not wait,
     /// only one nothing else holds, whose memory is free at once.
     pub fn evict_idle(&self, except: Option<&str>, wait: Wait<'_>) -> bool {
-        let candidates = self.evictable(except, wait);
+        let candidates = self.candidates(except, wait);
         let uses = self.uses();
-        let victim = candidates
-            .into_iter()
-            .filter_map(|(name, generation, _)| {
-                // Still idle, and still that load.
-                let used = uses.get(&name)?;
-                (used.jobs == 0 && used.generation == generation).then_some((name, used.last_used))
-            })
-            .min_by_key(|(_, last_used)| *last_used)
-            .map(|(name, _)| name);
+        let victim = idle(&uses, candidates)
+            .min_by_key(|(_, _, last_used)| *last_used)
+            .map(|(name, ..)| name);
         let Some(name) = victim else {
             return false;
         };
@@ -320,26 +308,18 @@ impl Circuits {
         }
     }
 
-    /// The circuits [`Circuits::evict_idle`] may evict now: name, load,
-    /// bytes. For a caller that does not wait, only those nothing else
-    /// holds.
-    fn evictable(&self, except: Option<&str>, wait: Wait<'_>) -> Vec<(String, u64, u64)> {
-        // Read before `uses` is locked (the registry's lock is taken under
-        // that one when evicting).
+    /// The loaded circuits [`Circuits::evict_idle`] may consider: name,
+    /// load, bytes; for a caller that does not wait, only those nothing
+    /// else holds. Read before `uses` is locked (the registry's lock is
+    /// taken under that one when evicting); [`idle`] keeps those no job
+    /// uses.
+    fn candidates(&self, except: Option<&str>, wait: Wait<'_>) -> Vec<(String, u64, u64)> {
         let loaded = self.registry.map_loaded(|name, circuit| {
             let unheld = Arc::strong_count(circuit) == 1;
             let wanted = Some(name) != except && (matches!(wait, Wait::Yes(_)) || unheld);
             wanted.then(|| (name.to_owned(), circuit.generation, resident_bytes(circuit)))
         });
-        let uses = self.uses();
-        loaded
-            .into_iter()
-            .flatten()
-            .filter(|(name, generation, _)| {
-                uses.get(name)
-                    .is_some_and(|u| u.jobs == 0 && u.generation == *generation)
-            })
-            .collect()
+        loaded.into_iter().flatten().collect()
     }
 
     /// Drops circuit `name` from the registry (jobs and workers using it
@@ -401,9 +381,29 @@ impl Evictor for IdleCircuits<'_> {
     }
 
     fn free_at_once(&self) -> u64 {
-        let idle = self.circuits.evictable(self.except, Wait::No);
-        idle.iter().map(|(.., bytes)| bytes).sum()
+        let candidates = self.circuits.candidates(self.except, Wait::No);
+        idle(&self.circuits.uses(), candidates)
+            .map(|(_, bytes, _)| bytes)
+            .sum()
     }
+}
+
+/// Of `candidates` (name, load, bytes), those still loaded (that load) and
+/// used by no job: name, bytes, last use.
+fn idle(
+    uses: &HashMap<String, Use>,
+    candidates: Vec<(String, u64, u64)>,
+) -> impl Iterator<Item = (String, u64, Instant)> + '_ {
+    candidates
+        .into_iter()
+        .filter_map(|(name, generation, bytes)| {
+            let used = uses.get(&name)?;
+            (used.jobs == 0 && used.generation == generation).then_some((
+                name,
+                bytes,
+                used.last_used,
+            ))
+        })
 }
 
 /// About what `circuit` will hold once loaded, from its files' sizes (the
@@ -423,12 +423,16 @@ fn files_bytes(circuit: ProofCircuit) -> u64 {
 /// What a loaded circuit holds whatever the jobs: its PCE, its decoded
 /// parameters and its NTT tables.
 pub fn resident_bytes(circuit: &LoadedCircuit) -> u64 {
-    let model = MemoryModel::new(
+    circuit_model(circuit).static_bytes()
+}
+
+/// The memory model of `circuit` alone (no process, no device buffers).
+fn circuit_model(circuit: &LoadedCircuit) -> MemoryModel {
+    MemoryModel::new(
         &circuit.pce,
         circuit.params.shape(),
         circuit.resident,
         0,
         BackendMemory::default(),
-    );
-    model.static_bytes()
+    )
 }

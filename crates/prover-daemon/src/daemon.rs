@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 
 use backend_api::{Backend, Device, DeviceInfo};
 use proving_engine::memory::{default_budget, gib};
-use proving_engine::process::ProcessMemory;
+use proving_engine::process::{release_free_memory, ProcessMemory, ProcessResources};
 use proving_engine::{chain, open_fallback, panic_message, BetweenPartitions, DeviceProver};
 use tracing::{info, warn};
 
@@ -449,7 +449,7 @@ impl Daemon {
         memory: JobMemory<'_>,
     ) -> Result<Proven, String> {
         let queue_wait = job.submitted.elapsed();
-        info!(job = %job.id, kind = job.request.kind(), device = self.devices[slot].info.index, ?queue_wait, "job started");
+        info!(job = %job.id, kind = job.request.kind(), device = self.devices[slot].info.index, ?queue_wait, reserved = memory.bytes(), "job started");
         self.tell_service_manager();
         let between_partitions = self.interleave_urgent_jobs.then(|| {
             let (daemon, priority) = (self.clone(), job.priority);
@@ -520,6 +520,10 @@ impl Daemon {
         };
         self.jobs.finish(&job.id, outcome);
         self.tell_service_manager();
+        // The job's partitions are freed by now: the memory the allocator
+        // would keep of them goes back to the system, so that what the
+        // process holds is what the budget counts.
+        release_free_memory();
     }
 
     /// Queues `request` as job `id`; a request that cannot be proven
@@ -680,6 +684,7 @@ impl Daemon {
         let status = self.status();
         let (memory_resident, memory_reserved) = self.proving.gate.used();
         let process = ProcessMemory::now();
+        let resources = ProcessResources::now();
         Gauges {
             queues: status.queues,
             devices: status
@@ -695,6 +700,8 @@ impl Daemon {
             memory_budget: status.memory_budget,
             rss: process.rss,
             peak_rss: process.peak,
+            threads: resources.threads,
+            open_files: resources.open_files,
             uptime: status.uptime.as_secs(),
             circuit_evictions: self.proving.circuits.evictions(),
         }

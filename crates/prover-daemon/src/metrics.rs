@@ -59,6 +59,11 @@ pub struct Gauges {
     pub rss: u64,
     /// See `rss`.
     pub peak_rss: u64,
+    /// The process's threads and open file descriptors: a daemon that
+    /// runs for weeks must not gain either with every job.
+    pub threads: u64,
+    /// See `threads`.
+    pub open_files: u64,
     /// Seconds since start.
     pub uptime: u64,
     /// Circuits evicted to make room since start.
@@ -231,6 +236,16 @@ impl Metrics {
                 gauges.peak_rss,
             ),
             (
+                "pce_prover_process_threads",
+                "Threads of the process.",
+                gauges.threads,
+            ),
+            (
+                "pce_prover_process_open_files",
+                "Open file descriptors of the process.",
+                gauges.open_files,
+            ),
+            (
                 "pce_prover_uptime_seconds",
                 "Seconds since the daemon started.",
                 gauges.uptime,
@@ -292,6 +307,7 @@ mod tests {
         metrics.job_interleaved("winning");
         let mut gauges = Gauges {
             peak_rss: 123,
+            threads: 17,
             circuit_evictions: 4,
             ..Gauges::default()
         };
@@ -327,6 +343,10 @@ mod tests {
         );
         assert!(
             text.contains("pce_prover_process_peak_resident_bytes 123"),
+            "{text}"
+        );
+        assert!(
+            text.contains("# TYPE pce_prover_process_threads gauge\npce_prover_process_threads 17"),
             "{text}"
         );
         assert!(

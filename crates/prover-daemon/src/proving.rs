@@ -47,6 +47,13 @@ pub struct JobMemory<'a> {
     in_flight: usize,
 }
 
+impl JobMemory<'_> {
+    /// The bytes reserved for the job's partitions.
+    pub fn bytes(&self) -> u64 {
+        self.reservation.bytes()
+    }
+}
+
 /// What [`Proving::reserve`] got.
 pub enum Reserved<'a> {
     /// The job's memory, its circuit leased.

@@ -26,6 +26,7 @@ use std::time::{Duration, Instant};
 
 use filecoin_prover::circuits::ProofCircuit;
 use proving_engine::memory::{BackendMemory, MemoryModel};
+use proving_engine::process::release_free_memory;
 use proving_engine::{chain, LoadedCircuit, Registry};
 use tracing::info;
 
@@ -68,6 +69,9 @@ struct Charge {
 
 impl Drop for Charge {
     fn drop(&mut self) {
+        // The circuit is dropped by now; what the allocator keeps of it
+        // goes back to the system before its budget is given to another.
+        release_free_memory();
         let freed = self.gate.release(&self.id);
         info!(circuit = self.id, freed, "circuit memory released");
     }

@@ -1044,6 +1044,7 @@ fn circuits_taking_turns_for_many_jobs_leave_no_threads_files_or_memory_behind()
             .unwrap()
     });
     drop(daemon);
+    println!("circuits {names:?}: {circuits:?} bytes, their jobs {jobs:?}, the devices {devices}");
 
     // Enough for either circuit with its job, not for both circuits with
     // either job: each job of one circuit evicts the other.
@@ -1092,10 +1093,11 @@ fn circuits_taking_turns_for_many_jobs_leave_no_threads_files_or_memory_behind()
             // job, and from then on each circuit for the other's job.
             assert_eq!(evictions, 2 * turn as u64, "{metrics}");
             // Beyond what the budget counts (the PoRep circuit, idle), the
-            // process holds its code and what its allocator kept: freed
+            // process holds its code and what its allocator kept, within
+            // the margin the memory model leaves for them (256 MiB): freed
             // memory is handed back after each job and each eviction.
             assert!(
-                resident < counted + (160 << 20),
+                resident < counted + (256 << 20),
                 "resident {resident} bytes, {counted} counted"
             );
             figures.push((resident, threads, open_files));

@@ -5,6 +5,7 @@
 
 mod common;
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::sync::Mutex;
@@ -17,7 +18,7 @@ use filecoin_prover::c1::lotus_bench_json;
 use filecoin_prover::c2::prover_id_of_miner;
 use filecoin_prover::params::ensure_test_params;
 use filecoin_prover::proof_type::{ProofType, Variant};
-use filecoin_testkit::test_sector::{seal_2kib, seal_2kib_for, seal_2kib_with};
+use filecoin_testkit::test_sector::{seal_2kib, seal_2kib_for, seal_2kib_with, TestSector};
 
 static PARAMS: Mutex<()> = Mutex::new(());
 
@@ -32,6 +33,54 @@ fn shared_parameter_cache() -> PathBuf {
 
 fn pce_prover(args: &[&str], cache: &Path) -> Output {
     common::pce_prover(args, &[("FIL_PROOFS_PARAMETER_CACHE", cache.as_os_str())])
+}
+
+/// A freshly sealed 2 KiB sector's C1 output, proven by `c2` on the test
+/// plugin `broken` (`crates/test-plugins`) in one of its modes.
+struct OnBrokenBackend {
+    cache: PathBuf,
+    sector: TestSector,
+    c1: PathBuf,
+    out: PathBuf,
+    _work: tempfile::TempDir,
+}
+
+impl OnBrokenBackend {
+    /// Seals the sector of `seed`.
+    fn new(seed: u64) -> Self {
+        let cache = shared_parameter_cache();
+        let work = tempfile::tempdir().unwrap();
+        let sector = seal_2kib(seed, work.path()).unwrap();
+        let c1 = work.path().join("c1.json");
+        std::fs::write(&c1, serde_json::to_vec(&sector.c1).unwrap()).unwrap();
+        Self {
+            cache,
+            sector,
+            c1,
+            out: work.path().join("proof.bin"),
+            _work: work,
+        }
+    }
+
+    /// `c2 --c1 … --out … --backend broken` and `args`, the plugin in
+    /// `mode`, with `env` set.
+    fn c2(&self, mode: &str, args: &[&str], env: &[(&str, &OsStr)]) -> Output {
+        let broken = common::plugin_dir().join(backend_api::loader::plugin_file_name("broken"));
+        let c2 = [
+            "c2",
+            "--c1",
+            self.c1.to_str().unwrap(),
+            "--out",
+            self.out.to_str().unwrap(),
+            "--backend",
+            broken.to_str().unwrap(),
+        ];
+        let plugin_env = [
+            ("FIL_PROOFS_PARAMETER_CACHE", self.cache.as_os_str()),
+            (pce_backend_broken::MODE_ENV, mode.as_ref()),
+        ];
+        common::pce_prover(&[&c2[..], args].concat(), &[&plugin_env[..], env].concat())
+    }
 }
 
 #[test]
@@ -450,38 +499,14 @@ fn circuit_proofs_of_a_non_interactive_sector_are_aggregated_later() {
 /// `c2` says, and the proof passes verify_seal.
 #[test]
 fn a_failing_backend_through_c2_fails_cleanly_or_falls_back_to_the_cpu() {
-    let cache = shared_parameter_cache();
-    let work = tempfile::tempdir().unwrap();
-    let sector = seal_2kib(8, work.path()).unwrap();
-    let c1 = work.path().join("c1.json");
-    std::fs::write(&c1, serde_json::to_vec(&sector.c1).unwrap()).unwrap();
-    let out = work.path().join("proof.bin");
-    let broken = common::plugin_dir().join(backend_api::loader::plugin_file_name("broken"));
+    let run = OnBrokenBackend::new(8);
+    let (sector, out) = (&run.sector, &run.out);
     let prover_id = hex::encode(sector.prover_id);
     let sector_id = u64::from(sector.sector_id).to_string();
     let c2_of = |sector_id: &str, mode: &str, extra: &[&str]| {
-        let args = [
-            "c2",
-            "--c1",
-            c1.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--prover-id",
-            &prover_id,
-            "--sector-id",
-            sector_id,
-            "--backend",
-            broken.to_str().unwrap(),
-        ];
-        common::pce_prover(
-            &[&args[..], extra].concat(),
-            &[
-                ("FIL_PROOFS_PARAMETER_CACHE", cache.as_os_str()),
-                (pce_backend_broken::MODE_ENV, mode.as_ref()),
-            ],
-        )
+        let ids = ["--prover-id", &prover_id, "--sector-id", sector_id];
+        run.c2(mode, &[&ids[..], extra].concat(), &[])
     };
-
     let c2 = |mode: &str, extra: &[&str]| c2_of(&sector_id, mode, extra);
 
     // Ids that are not the sector's are refused before anything reaches
@@ -517,7 +542,7 @@ fn a_failing_backend_through_c2_fails_cleanly_or_falls_back_to_the_cpu() {
         "{said}"
     );
     assert!(said.contains("verify_seal accepted the proof"), "{said}");
-    assert!(sector.verify(&std::fs::read(&out).unwrap()).unwrap());
+    assert!(sector.verify(&std::fs::read(out).unwrap()).unwrap());
 }
 
 /// Admission under pressure: with a budget that fits one partition and
@@ -602,29 +627,12 @@ fn a_budget_of_one_partition_admits_one_at_a_time_whatever_the_jobs() {
 /// message naming the backend and the operation, instead of a silent hang.
 #[test]
 fn a_hung_backend_is_a_clear_error_not_a_silent_hang() {
-    let cache = shared_parameter_cache();
-    let work = tempfile::tempdir().unwrap();
-    let sector = seal_2kib(9, work.path()).unwrap();
-    let c1 = work.path().join("c1.json");
-    std::fs::write(&c1, serde_json::to_vec(&sector.c1).unwrap()).unwrap();
-    let out = work.path().join("proof.bin");
-    let broken = common::plugin_dir().join(backend_api::loader::plugin_file_name("broken"));
-    let output = common::pce_prover(
-        &[
-            "c2",
-            "--c1",
-            c1.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--backend",
-            broken.to_str().unwrap(),
-        ],
-        &[
-            ("FIL_PROOFS_PARAMETER_CACHE", cache.as_os_str()),
-            (pce_backend_broken::MODE_ENV, "hang".as_ref()),
-            // Five minutes scaled to about two seconds.
-            (backend_api::watchdog::SCALE_ENV, "0.007".as_ref()),
-        ],
+    let run = OnBrokenBackend::new(9);
+    // Five minutes scaled to about two seconds.
+    let output = run.c2(
+        "hang",
+        &[],
+        &[(backend_api::watchdog::SCALE_ENV, "0.007".as_ref())],
     );
     let said = text(&output);
     assert_eq!(
@@ -636,7 +644,7 @@ fn a_hung_backend_is_a_clear_error_not_a_silent_hang() {
         said.contains("backend broken: ntt on") && said.contains("has not returned after"),
         "{said}"
     );
-    assert!(!out.exists());
+    assert!(!run.out.exists());
 }
 
 /// A backend that crashes the process (SIGSEGV inside an operation): the
@@ -644,28 +652,8 @@ fn a_hung_backend_is_a_clear_error_not_a_silent_hang() {
 /// which operation it was in.
 #[test]
 fn a_crashing_backend_is_named_before_the_process_dies() {
-    let cache = shared_parameter_cache();
-    let work = tempfile::tempdir().unwrap();
-    let sector = seal_2kib(10, work.path()).unwrap();
-    let c1 = work.path().join("c1.json");
-    std::fs::write(&c1, serde_json::to_vec(&sector.c1).unwrap()).unwrap();
-    let out = work.path().join("proof.bin");
-    let broken = common::plugin_dir().join(backend_api::loader::plugin_file_name("broken"));
-    let output = common::pce_prover(
-        &[
-            "c2",
-            "--c1",
-            c1.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--backend",
-            broken.to_str().unwrap(),
-        ],
-        &[
-            ("FIL_PROOFS_PARAMETER_CACHE", cache.as_os_str()),
-            (pce_backend_broken::MODE_ENV, "crash".as_ref()),
-        ],
-    );
+    let run = OnBrokenBackend::new(10);
+    let output = run.c2("crash", &[], &[]);
     let said = text(&output);
     use std::os::unix::process::ExitStatusExt;
     assert_eq!(output.status.signal(), Some(11), "SIGSEGV: {said}");
@@ -673,7 +661,7 @@ fn a_crashing_backend_is_named_before_the_process_dies() {
         said.contains("fatal signal 11 inside the plugin, during backend broken: ntt on"),
         "{said}"
     );
-    assert!(!out.exists());
+    assert!(!run.out.exists());
 }
 
 /// A `demo` killed by its plugin leaves its working directory behind (no

@@ -698,7 +698,8 @@ fn post_and_snap_requests_prove_as_curio_sends_them() {
 /// PoRep's partitions: it completes, and verifies, while the PoRep is
 /// still being proven (without interleaving it would wait for all 13 and
 /// the aggregation). Under a memory budget that holds the PoRep alone it
-/// is put back instead, and proven once the PoRep ends.
+/// is put back instead, and proven once the PoRep ends. Its circuit, when
+/// not preloaded, is loaded as soon as the job is queued.
 #[test]
 fn a_winning_post_is_proven_between_the_partitions_of_a_running_porep_when_memory_allows() {
     let dir = tempfile::tempdir().unwrap();
@@ -823,6 +824,40 @@ fn a_winning_post_is_proven_between_the_partitions_of_a_running_porep_when_memor
             "{metrics}"
         );
     });
+
+    // The WinningPoSt circuit not preloaded: it is loaded as soon as the
+    // job is queued, beside the PoRep's, and the job is still proven
+    // between the PoRep's partitions.
+    let daemon = Daemon::start("127.0.0.1:0", dir.path(), &[]);
+    runtime().block_on(async {
+        let mut client = daemon.client().await;
+        let circuits = get_status(&mut client).await.pinned_memory_bytes;
+        client.submit_proof(porep.clone()).await.unwrap();
+        memory_in_use_above(&mut client, circuits).await;
+        let result = prove(
+            client.clone(),
+            winning_request("winning", winning_vanilla.clone()),
+        )
+        .await;
+        assert_completed(&result);
+        eprintln!(
+            "not preloaded: WinningPoSt answered in {} ms ({} ms queued, {} ms setting its circuit up)",
+            result.total_ms, result.queue_wait_ms, result.srs_load_ms
+        );
+        assert_eq!(
+            await_briefly(&mut client, "seal").await,
+            Status::Timeout,
+            "the PoRep is still being proven"
+        );
+        cancel(&mut client, "seal").await;
+    });
+    let log = daemon.log();
+    let loaded_ahead = log.find("circuit loaded ahead of its urgent job circuit=\"winning-2k\"");
+    let interleaved = log.find("proving it between the partitions of a less urgent job");
+    assert!(
+        loaded_ahead.is_some() && loaded_ahead < interleaved,
+        "{log}"
+    );
 }
 
 /// Budgets that hold fewer circuits than the jobs use: the idle

@@ -23,6 +23,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use backend_api::{Backend, Device, DeviceInfo};
+use filecoin_prover::circuits::ProofCircuit;
 use proving_engine::memory::{default_budget, gib};
 use proving_engine::process::{release_free_memory, ProcessMemory, ProcessResources};
 use proving_engine::{chain, open_fallback, panic_message, BetweenPartitions, DeviceProver};
@@ -30,6 +31,7 @@ use tracing::{info, warn};
 
 use crate::config::{Config, ConfigError};
 use crate::jobs::{Claimed, Jobs, Outcome, Preference, Priority, State, Submitted};
+use crate::load_ahead::LoadsAhead;
 use crate::memory_gate::{MemoryGate, Wait};
 use crate::metrics::{Gauges, Metrics};
 use crate::proving::{JobMemory, Proven, Proving, Reserved};
@@ -152,6 +154,8 @@ pub struct Daemon {
     /// How long a job may be passed over for jobs of a circuit a device
     /// is set up for.
     prefer_loaded_circuit: Duration,
+    /// Urgent jobs' circuits being loaded while the jobs are queued.
+    loads_ahead: LoadsAhead,
     started: Instant,
 }
 
@@ -221,6 +225,7 @@ impl Daemon {
             prefer_loaded_circuit: Duration::from_secs(
                 config.proving.prefer_loaded_circuit_seconds,
             ),
+            loads_ahead: LoadsAhead::default(),
             started: Instant::now(),
         }))
     }
@@ -408,6 +413,11 @@ impl Daemon {
         input: &Opened,
     ) -> Result<Option<Proven>, String> {
         let device = &self.devices[slot].device;
+        // A load of its circuit ahead never waits for memory: waiting for it
+        // here is safe, and cheaper than loading it again or putting the job
+        // back for the next boundary.
+        self.loads_ahead
+            .wait_for(&circuit_name(job.request.circuit()));
         let Some((circuit, memory, loading)) =
             self.proving
                 .prepare(job.request.circuit(), input, device, &job.cancel, Wait::No)?
@@ -529,19 +539,64 @@ impl Daemon {
     /// Queues `request` as job `id`; a request that cannot be proven
     /// (`Err`) is recorded as a failed job at once.
     pub fn submit(
-        &self,
+        self: &Arc<Self>,
         id: &str,
         kind: &'static str,
         priority: Priority,
         request: Result<Request, String>,
     ) -> Submitted {
         match request {
-            Ok(request) => self.jobs.submit(id, kind, priority, request),
+            Ok(request) => {
+                if priority > Priority::Normal && self.interleave_urgent_jobs {
+                    // Before the job is queued: a partition boundary that
+                    // claims it then waits for this load.
+                    self.load_ahead(request.circuit());
+                }
+                self.jobs.submit(id, kind, priority, request)
+            }
             Err(message) => {
                 warn!(job = %id, kind, "request refused: {message}");
                 self.metrics.job_ended(kind, "failed", None);
                 self.jobs.reject(id, kind, message)
             }
+        }
+    }
+
+    /// Loads `circuit`, the circuit of a queued urgent job, on a thread of
+    /// its own, if it is not loaded and fits beside the loaded circuits now
+    /// (see [`crate::load_ahead`]).
+    fn load_ahead(self: &Arc<Self>, circuit: ProofCircuit) {
+        let name = circuit_name(circuit);
+        let loaded = self.proving.circuits.loaded();
+        if loaded.iter().any(|(other, ..)| *other == name) || !self.loads_ahead.start(&name) {
+            return;
+        }
+        let daemon = self.clone();
+        let thread = std::thread::Builder::new()
+            .name("load-ahead".into())
+            .spawn(move || {
+                let got = unless_panics("loading it ahead", || {
+                    daemon.proving.circuits.get_beside_loaded(circuit)
+                });
+                match got {
+                    Ok(Some((_, took))) => {
+                        info!(circuit = name, ?took, "circuit loaded ahead of its urgent job");
+                    }
+                    Ok(None) => {
+                        info!(circuit = name, "circuit not loaded ahead of its urgent job: it does not fit beside the loaded circuits now, or a worker is loading it");
+                    }
+                    Err(message) => {
+                        warn!(circuit = name, "loading a circuit ahead of its urgent job failed: {message}");
+                    }
+                }
+                daemon.loads_ahead.finish(&name);
+            });
+        if let Err(error) = thread {
+            warn!(
+                circuit = circuit_name(circuit),
+                "no thread to load a circuit ahead of its urgent job: {error}"
+            );
+            self.loads_ahead.finish(&circuit_name(circuit));
         }
     }
 

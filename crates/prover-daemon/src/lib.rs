@@ -12,6 +12,7 @@
 //! - [`requests`]: what each proof kind's request holds and which circuit
 //!   proves it; [`porep`]: PoRep C2 requests in detail;
 //! - [`proving`]: a job through the PCE engine on a worker's device;
+//! - [`load_ahead`]: urgent jobs' circuits loaded while they are queued;
 //! - [`daemon`]: devices, workers, status;
 //! - [`metrics`]: Prometheus text;
 //! - [`service`]: the gRPC handlers;
@@ -24,6 +25,7 @@ pub mod client;
 pub mod config;
 pub mod daemon;
 pub mod jobs;
+pub mod load_ahead;
 pub mod memory_gate;
 pub mod metrics;
 pub mod porep;

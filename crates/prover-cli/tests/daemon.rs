@@ -8,6 +8,7 @@ mod common;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -95,9 +96,10 @@ impl Daemon {
         env: &[(&str, &str)],
     ) -> Self {
         let cache = shared_parameter_cache();
+        static STARTED: AtomicUsize = AtomicUsize::new(0);
         let log = dir.join(format!(
             "daemon-{}.log",
-            Instant::now().elapsed().as_nanos()
+            STARTED.fetch_add(1, Ordering::Relaxed)
         ));
         let mut child = Command::new(env!("CARGO_BIN_EXE_pce-prover"))
             .args(["serve", "--listen", listen, "--preload", preload])
@@ -824,6 +826,8 @@ fn a_winning_post_is_proven_between_the_partitions_of_a_running_porep_when_memor
             "{metrics}"
         );
     });
+
+    drop(daemon);
 
     // The WinningPoSt circuit not preloaded: it is loaded as soon as the
     // job is queued, beside the PoRep's, and the job is still proven

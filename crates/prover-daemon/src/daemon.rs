@@ -414,10 +414,15 @@ impl Daemon {
     ) -> Result<Option<Proven>, String> {
         let device = &self.devices[slot].device;
         // A load of its circuit ahead never waits for memory: waiting for it
-        // here is safe, and cheaper than loading it again or putting the job
-        // back for the next boundary.
-        self.loads_ahead
-            .wait_for(&circuit_name(job.request.circuit()));
+        // here is safe, and cheaper than loading it again. One that did not
+        // load it just now means no room now.
+        if self
+            .loads_ahead
+            .wait_for(&circuit_name(job.request.circuit()))
+            == Some(false)
+        {
+            return Ok(None);
+        }
         let Some((circuit, memory, loading)) =
             self.proving
                 .prepare(job.request.circuit(), input, device, &job.cancel, Wait::No)?
@@ -528,12 +533,13 @@ impl Daemon {
                 Outcome::Failed(message)
             }
         };
+        // The job's partitions are freed by now: the memory the allocator
+        // would keep of them goes back to the system, before its client
+        // hears the job ended, so that what the process holds is what the
+        // budget counts.
+        release_free_memory();
         self.jobs.finish(&job.id, outcome);
         self.tell_service_manager();
-        // The job's partitions are freed by now: the memory the allocator
-        // would keep of them goes back to the system, so that what the
-        // process holds is what the budget counts.
-        release_free_memory();
     }
 
     /// Queues `request` as job `id`; a request that cannot be proven
@@ -547,12 +553,22 @@ impl Daemon {
     ) -> Submitted {
         match request {
             Ok(request) => {
-                if priority > Priority::Normal && self.interleave_urgent_jobs {
-                    // Before the job is queued: a partition boundary that
-                    // claims it then waits for this load.
-                    self.load_ahead(request.circuit());
+                let circuit = request.circuit();
+                // Marked before the job is queued, so that a partition
+                // boundary that claims it waits for this load.
+                let ahead = priority > Priority::Normal
+                    && self.interleave_urgent_jobs
+                    && self.worth_loading_ahead(circuit)
+                    && self.loads_ahead.start(&circuit_name(circuit));
+                let submitted = self.jobs.submit(id, kind, priority, request);
+                if ahead {
+                    if submitted.queued {
+                        self.load_ahead(circuit);
+                    } else {
+                        self.loads_ahead.finish(&circuit_name(circuit), None);
+                    }
                 }
-                self.jobs.submit(id, kind, priority, request)
+                submitted
             }
             Err(message) => {
                 warn!(job = %id, kind, "request refused: {message}");
@@ -562,15 +578,30 @@ impl Daemon {
         }
     }
 
-    /// Loads `circuit`, the circuit of a queued urgent job, on a thread of
-    /// its own, if it is not loaded and fits beside the loaded circuits now
-    /// (see [`crate::load_ahead`]).
-    fn load_ahead(self: &Arc<Self>, circuit: ProofCircuit) {
+    /// Whether loading `circuit` ahead of an urgent job is worth it now:
+    /// not when it is loaded, when a worker is free to take the job (it
+    /// loads the circuit itself, as a worker may, waiting for memory), or
+    /// when jobs wait for memory (the load would take the room they wait
+    /// for, and be evicted for them).
+    fn worth_loading_ahead(&self, circuit: ProofCircuit) -> bool {
         let name = circuit_name(circuit);
         let loaded = self.proving.circuits.loaded();
-        if loaded.iter().any(|(other, ..)| *other == name) || !self.loads_ahead.start(&name) {
-            return;
-        }
+        let running = self
+            .jobs
+            .summaries()
+            .iter()
+            .filter(|job| matches!(job.state, State::Running { .. }))
+            .count();
+        !loaded.iter().any(|(other, ..)| *other == name)
+            && running >= self.devices.len() * self.workers_per_device
+            && !self.proving.gate.anyone_waiting()
+    }
+
+    /// Loads `circuit`, the circuit of a queued urgent job marked in
+    /// `loads_ahead`, on a thread of its own if it fits beside the loaded
+    /// circuits now (see [`crate::load_ahead`]).
+    fn load_ahead(self: &Arc<Self>, circuit: ProofCircuit) {
+        let name = circuit_name(circuit);
         let daemon = self.clone();
         let thread = std::thread::Builder::new()
             .name("load-ahead".into())
@@ -578,6 +609,7 @@ impl Daemon {
                 let got = unless_panics("loading it ahead", || {
                     daemon.proving.circuits.get_beside_loaded(circuit)
                 });
+                let loaded = matches!(got, Ok(Some(_)));
                 match got {
                     Ok(Some((_, took))) => {
                         info!(circuit = name, ?took, "circuit loaded ahead of its urgent job");
@@ -589,14 +621,14 @@ impl Daemon {
                         warn!(circuit = name, "loading a circuit ahead of its urgent job failed: {message}");
                     }
                 }
-                daemon.loads_ahead.finish(&name);
+                daemon.loads_ahead.finish(&name, Some(loaded));
             });
         if let Err(error) = thread {
             warn!(
                 circuit = circuit_name(circuit),
                 "no thread to load a circuit ahead of its urgent job: {error}"
             );
-            self.loads_ahead.finish(&circuit_name(circuit));
+            self.loads_ahead.finish(&circuit_name(circuit), None);
         }
     }
 

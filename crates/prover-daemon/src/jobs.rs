@@ -102,6 +102,8 @@ pub struct Submitted {
     pub device: Option<u32>,
     /// Whether a job of that id was already queued or running.
     pub joined: bool,
+    /// Whether this call queued a new job (neither joined nor refused).
+    pub queued: bool,
 }
 
 /// A job's line in a status report.
@@ -205,6 +207,7 @@ impl<R> Jobs<R> {
                     position,
                     device,
                     joined: true,
+                    queued: false,
                 };
             }
         }
@@ -236,6 +239,7 @@ impl<R> Jobs<R> {
             position,
             device: None,
             joined: false,
+            queued: true,
         }
     }
 
@@ -251,6 +255,7 @@ impl<R> Jobs<R> {
                 position: table.position(id),
                 device,
                 joined: true,
+                queued: false,
             };
         }
         let (outcome, _) = watch::channel(Some(Arc::new(Outcome::Failed(message))));
@@ -274,6 +279,7 @@ impl<R> Jobs<R> {
             position: 0,
             device: None,
             joined: false,
+            queued: false,
         }
     }
 

@@ -11,40 +11,61 @@
 //! boundary may wait for one in progress instead of loading the circuit
 //! itself or putting the job back in the queue.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Condvar, Mutex, MutexGuard};
 
-/// The names of the circuits being loaded ahead of their jobs.
+/// The circuits being loaded ahead of their jobs, and how the last load
+/// ahead of each ended.
 #[derive(Debug, Default)]
 pub struct LoadsAhead {
-    names: Mutex<HashSet<String>>,
+    state: Mutex<State>,
     done: Condvar,
 }
 
+#[derive(Debug, Default)]
+struct State {
+    loading: HashSet<String>,
+    /// Whether the last load ahead of a circuit loaded it.
+    loaded: HashMap<String, bool>,
+}
+
 impl LoadsAhead {
-    fn names(&self) -> MutexGuard<'_, HashSet<String>> {
-        self.names.lock().unwrap_or_else(|e| e.into_inner())
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Marks circuit `name` as being loaded ahead; `false` if it already is.
     pub fn start(&self, name: &str) -> bool {
-        self.names().insert(name.to_owned())
+        self.state().loading.insert(name.to_owned())
     }
 
-    /// Marks the load of circuit `name` ahead as done, loaded or not.
-    pub fn finish(&self, name: &str) {
-        self.names().remove(name);
+    /// Marks the load of circuit `name` ahead as done: `Some(loaded)` if it
+    /// was tried, `None` if it was given up before it started.
+    pub fn finish(&self, name: &str, loaded: Option<bool>) {
+        let mut state = self.state();
+        state.loading.remove(name);
+        match loaded {
+            Some(loaded) => state.loaded.insert(name.to_owned(), loaded),
+            None => state.loaded.remove(name),
+        };
+        drop(state);
         self.done.notify_all();
     }
 
-    /// Returns once circuit `name` is not being loaded ahead.
-    pub fn wait_for(&self, name: &str) {
-        let names = self.names();
-        drop(
-            self.done
-                .wait_while(names, |names| names.contains(name))
-                .unwrap_or_else(|e| e.into_inner()),
-        );
+    /// Returns once circuit `name` is not being loaded ahead: `None` if it
+    /// was not, else whether the load it waited for loaded the circuit
+    /// (`Some(false)`: it did not fit beside the loaded circuits, or
+    /// failed, a moment ago).
+    pub fn wait_for(&self, name: &str) -> Option<bool> {
+        let state = self.state();
+        if !state.loading.contains(name) {
+            return None;
+        }
+        let state = self
+            .done
+            .wait_while(state, |state| state.loading.contains(name))
+            .unwrap_or_else(|e| e.into_inner());
+        state.loaded.get(name).copied()
     }
 }
 
@@ -55,9 +76,9 @@ mod tests {
     use std::time::Duration;
 
     #[test]
-    fn a_waiter_returns_once_the_load_ahead_is_done_and_a_second_start_is_refused() {
+    fn a_waiter_returns_once_the_load_ahead_is_done_and_hears_how_it_ended() {
         let loads = Arc::new(LoadsAhead::default());
-        loads.wait_for("winning-32g");
+        assert_eq!(loads.wait_for("winning-32g"), None, "nothing to wait for");
         assert!(loads.start("winning-32g"));
         assert!(!loads.start("winning-32g"), "one load ahead of a circuit");
         let waiter = {
@@ -66,8 +87,22 @@ mod tests {
         };
         std::thread::sleep(Duration::from_millis(50));
         assert!(!waiter.is_finished(), "returned while the load was running");
-        loads.finish("winning-32g");
-        waiter.join().unwrap();
+        loads.finish("winning-32g", Some(false));
+        assert_eq!(waiter.join().unwrap(), Some(false));
+        assert_eq!(
+            loads.wait_for("winning-32g"),
+            None,
+            "done: nothing to wait for"
+        );
         assert!(loads.start("winning-32g"), "startable again once done");
+        loads.finish("winning-32g", Some(true));
+        assert!(loads.start("winning-32g"));
+        let waiter = {
+            let loads = loads.clone();
+            std::thread::spawn(move || loads.wait_for("winning-32g"))
+        };
+        std::thread::sleep(Duration::from_millis(50));
+        loads.finish("winning-32g", None);
+        assert_eq!(waiter.join().unwrap(), None, "given up: not tried");
     }
 }

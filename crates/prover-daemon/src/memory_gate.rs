@@ -227,6 +227,11 @@ impl MemoryGate {
         Ticket { gate: self, number }
     }
 
+    /// Whether anyone waits for memory now.
+    pub fn anyone_waiting(&self) -> bool {
+        !self.lock().line.is_empty()
+    }
+
     /// Whether `bytes` more fit now, without evicting anything.
     pub fn fits_now(&self, bytes: u64) -> bool {
         let held = self.lock();

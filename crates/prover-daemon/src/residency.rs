@@ -338,9 +338,12 @@ impl Circuits {
         // Only a loaded circuit: one being loaded is not in `uses` yet, and
         // a load that fails stores nothing.
         let used = uses.remove(name)?;
-        let bytes = self.gate.draining(&format!("{name}#{}", used.generation));
         let circuit = self.registry.evict(name);
         drop(uses);
+        // Not under `uses`: the gate asks for `uses` under its own lock
+        // (`IdleCircuits::free_at_once`). Before the circuit is dropped,
+        // which releases its bytes.
+        let bytes = self.gate.draining(&format!("{name}#{}", used.generation));
         // Freeing tens of gigabytes takes a while: not under the lock.
         drop(circuit);
         (self.on_evict)();

@@ -416,11 +416,8 @@ impl Daemon {
         // A load of its circuit ahead never waits for memory: waiting for it
         // here is safe, and cheaper than loading it again. One that did not
         // load it just now means no room now.
-        if self
-            .loads_ahead
-            .wait_for(&circuit_name(job.request.circuit()))
-            == Some(false)
-        {
+        let name = circuit_name(job.request.circuit());
+        if self.loads_ahead.wait_for(&name, &job.cancel) == Some(false) {
             return Ok(None);
         }
         let Some((circuit, memory, loading)) =
@@ -586,14 +583,22 @@ impl Daemon {
     fn worth_loading_ahead(&self, circuit: ProofCircuit) -> bool {
         let name = circuit_name(circuit);
         let loaded = self.proving.circuits.loaded();
-        let running = self
-            .jobs
-            .summaries()
+        // A job proven between another's partitions runs on the same
+        // worker: a device's workers are busy up to their number.
+        let summaries = self.jobs.summaries();
+        let busy: usize = self
+            .devices
             .iter()
-            .filter(|job| matches!(job.state, State::Running { .. }))
-            .count();
+            .map(|slot| {
+                let running = State::Running {
+                    device: slot.info.index,
+                };
+                let jobs = summaries.iter().filter(|job| job.state == running).count();
+                jobs.min(self.workers_per_device)
+            })
+            .sum();
         !loaded.iter().any(|(other, ..)| *other == name)
-            && running >= self.devices.len() * self.workers_per_device
+            && busy == self.devices.len() * self.workers_per_device
             && !self.proving.gate.anyone_waiting()
     }
 
@@ -609,7 +614,11 @@ impl Daemon {
                 let got = unless_panics("loading it ahead", || {
                     daemon.proving.circuits.get_beside_loaded(circuit)
                 });
-                let loaded = matches!(got, Ok(Some(_)));
+                // A failed load is the job's to report, not "no room".
+                let outcome = match got {
+                    Ok(ref loaded) => Some(loaded.is_some()),
+                    Err(_) => None,
+                };
                 match got {
                     Ok(Some((_, took))) => {
                         info!(circuit = name, ?took, "circuit loaded ahead of its urgent job");
@@ -621,7 +630,7 @@ impl Daemon {
                         warn!(circuit = name, "loading a circuit ahead of its urgent job failed: {message}");
                     }
                 }
-                daemon.loads_ahead.finish(&name, Some(loaded));
+                daemon.loads_ahead.finish(&name, outcome);
             });
         if let Err(error) = thread {
             warn!(

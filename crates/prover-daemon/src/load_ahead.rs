@@ -12,7 +12,9 @@
 //! itself or putting the job back in the queue.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
+use std::time::Duration;
 
 /// The circuits being loaded ahead of their jobs, and how the last load
 /// ahead of each ended.
@@ -40,7 +42,8 @@ impl LoadsAhead {
     }
 
     /// Marks the load of circuit `name` ahead as done: `Some(loaded)` if it
-    /// was tried, `None` if it was given up before it started.
+    /// ran (loaded, or found no room), `None` if it was given up before it
+    /// started or failed (the job will fail or load it itself).
     pub fn finish(&self, name: &str, loaded: Option<bool>) {
         let mut state = self.state();
         state.loading.remove(name);
@@ -52,19 +55,25 @@ impl LoadsAhead {
         self.done.notify_all();
     }
 
-    /// Returns once circuit `name` is not being loaded ahead: `None` if it
-    /// was not, else whether the load it waited for loaded the circuit
-    /// (`Some(false)`: it did not fit beside the loaded circuits, or
-    /// failed, a moment ago).
-    pub fn wait_for(&self, name: &str) -> Option<bool> {
-        let state = self.state();
+    /// Returns once circuit `name` is not being loaded ahead, or `cancel`
+    /// is set: `None` if it was not (or the wait was cancelled), else
+    /// whether the load it waited for loaded the circuit (`Some(false)`: it
+    /// did not fit beside the loaded circuits a moment ago).
+    pub fn wait_for(&self, name: &str, cancel: &AtomicBool) -> Option<bool> {
+        let mut state = self.state();
         if !state.loading.contains(name) {
             return None;
         }
-        let state = self
-            .done
-            .wait_while(state, |state| state.loading.contains(name))
-            .unwrap_or_else(|e| e.into_inner());
+        while state.loading.contains(name) {
+            if cancel.load(Ordering::Relaxed) {
+                return None;
+            }
+            state = self
+                .done
+                .wait_timeout(state, Duration::from_millis(200))
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
         state.loaded.get(name).copied()
     }
 }
@@ -73,24 +82,28 @@ impl LoadsAhead {
 mod tests {
     use super::*;
     use std::sync::Arc;
-    use std::time::Duration;
 
     #[test]
     fn a_waiter_returns_once_the_load_ahead_is_done_and_hears_how_it_ended() {
+        static GOING_ON: AtomicBool = AtomicBool::new(false);
         let loads = Arc::new(LoadsAhead::default());
-        assert_eq!(loads.wait_for("winning-32g"), None, "nothing to wait for");
+        assert_eq!(
+            loads.wait_for("winning-32g", &GOING_ON),
+            None,
+            "nothing to wait for"
+        );
         assert!(loads.start("winning-32g"));
         assert!(!loads.start("winning-32g"), "one load ahead of a circuit");
         let waiter = {
             let loads = loads.clone();
-            std::thread::spawn(move || loads.wait_for("winning-32g"))
+            std::thread::spawn(move || loads.wait_for("winning-32g", &GOING_ON))
         };
         std::thread::sleep(Duration::from_millis(50));
         assert!(!waiter.is_finished(), "returned while the load was running");
         loads.finish("winning-32g", Some(false));
         assert_eq!(waiter.join().unwrap(), Some(false));
         assert_eq!(
-            loads.wait_for("winning-32g"),
+            loads.wait_for("winning-32g", &GOING_ON),
             None,
             "done: nothing to wait for"
         );
@@ -99,10 +112,18 @@ mod tests {
         assert!(loads.start("winning-32g"));
         let waiter = {
             let loads = loads.clone();
-            std::thread::spawn(move || loads.wait_for("winning-32g"))
+            std::thread::spawn(move || loads.wait_for("winning-32g", &GOING_ON))
         };
         std::thread::sleep(Duration::from_millis(50));
         loads.finish("winning-32g", None);
         assert_eq!(waiter.join().unwrap(), None, "given up: not tried");
+
+        let cancelled = AtomicBool::new(true);
+        assert!(loads.start("winning-32g"));
+        assert_eq!(
+            loads.wait_for("winning-32g", &cancelled),
+            None,
+            "a cancelled job does not wait"
+        );
     }
 }

@@ -743,26 +743,8 @@ fn a_winning_post_is_proven_between_the_partitions_of_a_running_porep_when_memor
             "{}",
             failed.error_message
         );
-        let result = prove(
-            client.clone(),
-            winning_request("winning", winning_vanilla.clone()),
-        )
-        .await;
-        assert_eq!(
-            result.status(),
-            Status::Completed,
-            "{}",
-            result.error_message
-        );
-        eprintln!(
-            "WinningPoSt answered in {} ms ({} ms queued, {} ms setting its circuit up)",
-            result.total_ms, result.queue_wait_ms, result.srs_load_ms
-        );
-        assert_eq!(
-            await_briefly(&mut client, "seal").await,
-            Status::Timeout,
-            "the PoRep is still being proven"
-        );
+        let request = winning_request("winning", winning_vanilla.clone());
+        let result = prove_while_seal_runs(&mut client, request, "preloaded").await;
         let input = post_input(winning, 2, &winning_vanilla);
         let verified = PoStJob::<SectorShape2KiB>::new(&input).verify(&result.proof);
         assert!(matches!(verified, Ok(Some(_))), "{verified:?}");
@@ -838,21 +820,8 @@ fn a_winning_post_is_proven_between_the_partitions_of_a_running_porep_when_memor
         let circuits = get_status(&mut client).await.pinned_memory_bytes;
         client.submit_proof(porep.clone()).await.unwrap();
         memory_in_use_above(&mut client, circuits).await;
-        let result = prove(
-            client.clone(),
-            winning_request("winning", winning_vanilla.clone()),
-        )
-        .await;
-        assert_completed(&result);
-        eprintln!(
-            "not preloaded: WinningPoSt answered in {} ms ({} ms queued, {} ms setting its circuit up)",
-            result.total_ms, result.queue_wait_ms, result.srs_load_ms
-        );
-        assert_eq!(
-            await_briefly(&mut client, "seal").await,
-            Status::Timeout,
-            "the PoRep is still being proven"
-        );
+        let request = winning_request("winning", winning_vanilla.clone());
+        prove_while_seal_runs(&mut client, request, "not preloaded").await;
         cancel(&mut client, "seal").await;
     });
     let log = daemon.log();
@@ -862,6 +831,27 @@ fn a_winning_post_is_proven_between_the_partitions_of_a_running_porep_when_memor
         loaded_ahead.is_some() && loaded_ahead < interleaved,
         "{log}"
     );
+}
+
+/// Proves `request` (a WinningPoSt) while job "seal" runs, and checks it
+/// completed with "seal" still running; prints its timings under `label`.
+async fn prove_while_seal_runs(
+    client: &mut ProvingEngineClient<Channel>,
+    request: SubmitProofRequest,
+    label: &str,
+) -> AwaitProofResponse {
+    let result = prove(client.clone(), request).await;
+    assert_completed(&result);
+    eprintln!(
+        "{label}: WinningPoSt answered in {} ms ({} ms queued, {} ms setting its circuit up)",
+        result.total_ms, result.queue_wait_ms, result.srs_load_ms
+    );
+    assert_eq!(
+        await_briefly(client, "seal").await,
+        Status::Timeout,
+        "the PoRep is still being proven"
+    );
+    result
 }
 
 /// Budgets that hold fewer circuits than the jobs use: the idle

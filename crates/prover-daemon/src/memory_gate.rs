@@ -280,7 +280,10 @@ impl MemoryGate {
             return 0;
         };
         circuit.draining = true;
-        circuit.bytes
+        let bytes = circuit.bytes;
+        // A waiter whose own circuit this is hears it now.
+        self.freed.notify_all();
+        bytes
     }
 
     /// Stops counting circuit `id` (dropped); returns what it held.

@@ -17,6 +17,11 @@
 //! `EvictSRS` still drops it from the registry, and the job keeps it until
 //! it ends). A circuit evicted while its job waited for memory is loaded
 //! again.
+//!
+//! Locks, in the order they may nest: a registry slot's loading lock, the
+//! job table's, then `uses`, then the registry's map. The memory gate's
+//! lock may be held while `uses` or the map is taken (an evictor asked how
+//! much it frees), so neither is ever held while the gate's is taken.
 
 use std::collections::HashMap;
 use std::ops::Deref;

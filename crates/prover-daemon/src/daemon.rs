@@ -551,18 +551,19 @@ impl Daemon {
         match request {
             Ok(request) => {
                 let circuit = request.circuit();
+                let name = circuit_name(circuit);
                 // Marked before the job is queued, so that a partition
                 // boundary that claims it waits for this load.
                 let ahead = priority > Priority::Normal
                     && self.interleave_urgent_jobs
-                    && self.worth_loading_ahead(circuit)
-                    && self.loads_ahead.start(&circuit_name(circuit));
+                    && self.worth_loading_ahead(&name)
+                    && self.loads_ahead.start(&name);
                 let submitted = self.jobs.submit(id, kind, priority, request);
                 if ahead {
                     if submitted.queued {
-                        self.load_ahead(circuit);
+                        self.load_ahead(circuit, name);
                     } else {
-                        self.loads_ahead.finish(&circuit_name(circuit), None);
+                        self.loads_ahead.finish(&name, None);
                     }
                 }
                 submitted
@@ -575,14 +576,12 @@ impl Daemon {
         }
     }
 
-    /// Whether loading `circuit` ahead of an urgent job is worth it now:
+    /// Whether loading circuit `name` ahead of an urgent job is worth it now:
     /// not when it is loaded, when a worker is free to take the job (it
     /// loads the circuit itself, as a worker may, waiting for memory), or
     /// when jobs wait for memory (the load would take the room they wait
     /// for, and be evicted for them).
-    fn worth_loading_ahead(&self, circuit: ProofCircuit) -> bool {
-        let name = circuit_name(circuit);
-        let loaded = self.proving.circuits.loaded();
+    fn worth_loading_ahead(&self, name: &str) -> bool {
         // A job proven between another's partitions runs on the same
         // worker: a device's workers are busy up to their number.
         let summaries = self.jobs.summaries();
@@ -597,17 +596,16 @@ impl Daemon {
                 jobs.min(self.workers_per_device)
             })
             .sum();
-        !loaded.iter().any(|(other, ..)| *other == name)
+        !self.proving.circuits.has(name)
             && busy == self.devices.len() * self.workers_per_device
             && !self.proving.gate.anyone_waiting()
     }
 
-    /// Loads `circuit`, the circuit of a queued urgent job marked in
-    /// `loads_ahead`, on a thread of its own if it fits beside the loaded
-    /// circuits now (see [`crate::load_ahead`]).
-    fn load_ahead(self: &Arc<Self>, circuit: ProofCircuit) {
-        let name = circuit_name(circuit);
-        let daemon = self.clone();
+    /// Loads `circuit` (named `name`), the circuit of a queued urgent job
+    /// marked in `loads_ahead`, on a thread of its own if it fits beside
+    /// the loaded circuits now (see [`crate::load_ahead`]).
+    fn load_ahead(self: &Arc<Self>, circuit: ProofCircuit, name: String) {
+        let (daemon, loading) = (self.clone(), name.clone());
         let thread = std::thread::Builder::new()
             .name("load-ahead".into())
             .spawn(move || {
@@ -616,28 +614,27 @@ impl Daemon {
                 });
                 // A failed load is the job's to report, not "no room".
                 let outcome = match got {
-                    Ok(ref loaded) => Some(loaded.is_some()),
-                    Err(_) => None,
-                };
-                match got {
                     Ok(Some((_, took))) => {
-                        info!(circuit = name, ?took, "circuit loaded ahead of its urgent job");
+                        info!(circuit = loading, ?took, "circuit loaded ahead of its urgent job");
+                        Some(true)
                     }
                     Ok(None) => {
-                        info!(circuit = name, "circuit not loaded ahead of its urgent job: it does not fit beside the loaded circuits now, or a worker is loading it");
+                        info!(circuit = loading, "circuit not loaded ahead of its urgent job: it does not fit beside the loaded circuits now, or a worker is loading it");
+                        Some(false)
                     }
                     Err(message) => {
-                        warn!(circuit = name, "loading a circuit ahead of its urgent job failed: {message}");
+                        warn!(circuit = loading, "loading a circuit ahead of its urgent job failed: {message}");
+                        None
                     }
-                }
-                daemon.loads_ahead.finish(&name, outcome);
+                };
+                daemon.loads_ahead.finish(&loading, outcome);
             });
         if let Err(error) = thread {
             warn!(
-                circuit = circuit_name(circuit),
+                circuit = name,
                 "no thread to load a circuit ahead of its urgent job: {error}"
             );
-            self.loads_ahead.finish(&circuit_name(circuit), None);
+            self.loads_ahead.finish(&name, None);
         }
     }
 
@@ -647,12 +644,7 @@ impl Daemon {
     pub fn preload(&self, name: &str) -> Result<(bool, Duration), String> {
         static NEVER_CANCELLED: AtomicBool = AtomicBool::new(false);
         let circuit = circuit_named(name)?;
-        let already = self
-            .proving
-            .circuits
-            .loaded()
-            .iter()
-            .any(|(loaded, _, _)| *loaded == circuit_name(circuit));
+        let already = self.proving.circuits.has(&circuit_name(circuit));
         let ticket = self.proving.gate.line_up();
         let (_, took) = self
             .proving

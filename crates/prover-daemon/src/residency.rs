@@ -279,6 +279,13 @@ impl Circuits {
         })
     }
 
+    /// Whether a circuit named `name` is loaded (one being loaded is not).
+    pub fn has(&self, name: &str) -> bool {
+        self.registry
+            .map_loaded(|loaded, _| loaded == name)
+            .contains(&true)
+    }
+
     /// Whether `circuit` is still loaded (not evicted).
     pub fn is_loaded(&self, circuit: &Resident) -> bool {
         self.uses()

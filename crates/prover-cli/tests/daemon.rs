@@ -1099,22 +1099,13 @@ fn circuits_taking_turns_for_many_jobs_leave_no_threads_files_or_memory_behind()
                 proofs.push(result.proof);
             }
             let metrics = get_metrics(&mut client).await;
-            let gauge = |name: &str| -> u64 {
-                metrics
-                    .lines()
-                    .find_map(|line| line.strip_prefix(name)?.strip_prefix(' '))
-                    .unwrap_or_else(|| panic!("no {name} in {metrics}"))
-                    .parse()
-                    .unwrap()
-            };
-            let [resident, threads, open_files, evictions] = [
+            let [resident, evictions] = [
                 "pce_prover_process_resident_bytes",
-                "pce_prover_process_threads",
-                "pce_prover_process_open_files",
                 "pce_prover_circuit_evictions_total",
             ]
-            .map(gauge);
+            .map(|name| gauge(&metrics, name));
             let counted = get_status(&mut client).await.pinned_memory_bytes;
+            let (threads, open_files) = fewest_threads_and_files(&mut client).await;
             println!(
                 "after turn {turn}: resident {resident} bytes ({counted} counted), {threads} threads, {open_files} open files, {evictions} evictions"
             );
@@ -1137,7 +1128,8 @@ fn circuits_taking_turns_for_many_jobs_leave_no_threads_files_or_memory_behind()
     assert_eq!(
         (last.1, last.2),
         (settled.1, settled.2),
-        "threads and open files after turns 2 and {TURNS}"
+        "threads and open files after turns 2 and {TURNS}; its threads now: {:?}",
+        thread_names(daemon.child.id())
     );
     // A circuit's memory kept after its eviction would add a gigabyte a
     // turn; what the allocator keeps of freed memory varies by far less.
@@ -1417,6 +1409,45 @@ async fn prove(
         .into_inner()
         .result
         .unwrap()
+}
+
+/// The value of the gauge or counter `name` in `metrics` (Prometheus text).
+fn gauge(metrics: &str, name: &str) -> u64 {
+    metrics
+        .lines()
+        .find_map(|line| line.strip_prefix(name)?.strip_prefix(' '))
+        .unwrap_or_else(|| panic!("no {name} in {metrics}"))
+        .parse()
+        .unwrap()
+}
+
+/// The daemon's threads and open files, the fewest of reads over a
+/// second: a thread that has delivered its last result may still be
+/// ending when its job's client hears of it, and is no thread left behind.
+async fn fewest_threads_and_files(client: &mut ProvingEngineClient<Channel>) -> (u64, u64) {
+    let mut fewest = (u64::MAX, u64::MAX);
+    for _ in 0..10 {
+        let metrics = get_metrics(client).await;
+        let threads = gauge(&metrics, "pce_prover_process_threads");
+        let files = gauge(&metrics, "pce_prover_process_open_files");
+        fewest = (fewest.0.min(threads), fewest.1.min(files));
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    fewest
+}
+
+/// The names of process `pid`'s threads, to say which one was left.
+fn thread_names(pid: u32) -> Vec<String> {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = tasks
+        .flatten()
+        .filter_map(|task| std::fs::read_to_string(task.path().join("comm")).ok())
+        .map(|name| name.trim().to_string())
+        .collect();
+    names.sort();
+    names
 }
 
 async fn get_metrics(client: &mut ProvingEngineClient<Channel>) -> String {

@@ -7,8 +7,9 @@
 //! - what the open devices hold (a GPU's staging buffers), for the
 //!   daemon's life;
 //! - each loaded circuit (PCE, decoded parameters, NTT tables), admitted
-//!   before its parameters are decoded and counted until the last job or
-//!   worker holding it lets go, even after it is evicted;
+//!   before it is read (its stored PCE first, the rest once the PCE says
+//!   what it needs) and counted until the last job or worker holding it
+//!   lets go, even after it is evicted;
 //! - each running job's partitions' working sets
 //!   ([`proving_engine::memory`]), reserved before it starts and returned
 //!   when it ends.
@@ -271,6 +272,43 @@ impl MemoryGate {
         Ok(true)
     }
 
+    /// Counts `bytes` in all as held by circuit `id`, admitted before with
+    /// part of them (its stored PCE, before it is read), once the rest
+    /// fits: as [`MemoryGate::admit`] for the difference. `false`, with
+    /// what it held before still counted, if it does not fit now and `wait`
+    /// is [`Wait::No`].
+    pub fn grow_to(
+        &self,
+        id: &str,
+        bytes: u64,
+        then: u64,
+        wait: Wait<'_>,
+        cancel: &AtomicBool,
+        evict: Evict<'_>,
+    ) -> Result<bool, GateError> {
+        let had = self
+            .lock()
+            .resident
+            .get(id)
+            .map_or(0, |circuit| circuit.bytes);
+        let ask = Ask {
+            bytes: bytes.saturating_sub(had),
+            then,
+            own: Some(id),
+            wait,
+            cancel,
+        };
+        let Some(mut held) = self.room_for(&ask, evict)? else {
+            return Ok(false);
+        };
+        if let Some(circuit) = held.resident.get_mut(id) {
+            circuit.bytes = bytes;
+        }
+        // It may have shrunk.
+        self.freed.notify_all();
+        Ok(true)
+    }
+
     /// Marks circuit `id` evicted: still counted, but no longer evictable,
     /// until its last holder drops it ([`MemoryGate::release`]); the bytes
     /// it holds.
@@ -492,6 +530,55 @@ mod tests {
         drop(first);
         assert_eq!(waiter.join().unwrap(), Some(30));
         assert_eq!(gate.used(), (40, 0));
+    }
+
+    #[test]
+    fn a_circuit_admitted_for_its_pce_grows_once_the_rest_fits() {
+        let gate = Arc::new(MemoryGate::new(100));
+        load(&gate, "snap-2k#0", 30);
+        let first = reserve(&gate, "snap-2k#0", 40).unwrap();
+        load(&gate, "porep-2k#1", 10);
+        // Its own 10 count towards what could never fit.
+        let ticket = gate.line_up();
+        let refused = gate.grow_to(
+            "porep-2k#1",
+            60,
+            41,
+            Wait::Yes(&ticket),
+            &NEVER,
+            &mut nothing_to_evict,
+        );
+        assert!(matches!(
+            refused,
+            Err(GateError::TooLarge {
+                needed: 91,
+                resident: 10,
+                ..
+            })
+        ));
+        // 20 free now: one that does not wait keeps its 10 and no more.
+        let now = gate.grow_to("porep-2k#1", 40, 0, Wait::No, &NEVER, &mut nothing_to_evict);
+        assert!(!now.unwrap());
+        assert_eq!(gate.used(), (40, 40));
+        let grower = {
+            let gate = gate.clone();
+            std::thread::spawn(move || {
+                let ticket = gate.line_up();
+                let wait = Wait::Yes(&ticket);
+                gate.grow_to("porep-2k#1", 40, 0, wait, &NEVER, &mut nothing_to_evict)
+                    .unwrap()
+            })
+        };
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(!grower.is_finished(), "30 more do not fit beside the job");
+        drop(first);
+        assert!(grower.join().unwrap());
+        assert_eq!(gate.used(), (70, 0));
+        // What it turns out to need may be less than what it was admitted for.
+        load(&gate, "wpost-2k#2", 30);
+        let shrunk = gate.grow_to("wpost-2k#2", 20, 0, Wait::No, &NEVER, &mut nothing_to_evict);
+        assert!(shrunk.unwrap());
+        assert_eq!(gate.used(), (90, 0));
     }
 
     #[test]

@@ -6,8 +6,10 @@
 //! SnapDeals one 39 GiB (docs/memory.md): a machine that seals and proves
 //! WindowPoSt rarely holds them all, and a daemon that kept every circuit
 //! it ever loaded would fail every job once the budget filled. So each
-//! circuit is admitted to the budget ([`MemoryGate::admit`]) before its
-//! parameters are decoded, evicting idle circuits as far as needed, and is
+//! circuit is admitted to the budget before it holds anything: its stored
+//! PCE's size before the PCE is read ([`MemoryGate::admit`]), the rest once
+//! the PCE tells what that is, before its parameters are decoded
+//! ([`MemoryGate::grow_to`]), evicting idle circuits as far as needed; it is
 //! counted until it is dropped, not merely evicted: a worker idle on a
 //! device keeps its circuit (on a GPU, its uploaded bases) for the next job
 //! of that circuit, and lets go once it is evicted.
@@ -35,7 +37,7 @@ use proving_engine::process::release_free_memory;
 use proving_engine::{chain, LoadedCircuit, Registry};
 use tracing::info;
 
-use crate::memory_gate::{Evictor, MemoryGate, Wait};
+use crate::memory_gate::{Evictor, GateError, MemoryGate, Wait};
 use crate::requests::circuit_name;
 
 /// A loaded circuit, counted in the memory budget until it is dropped.
@@ -202,9 +204,11 @@ impl Circuits {
         }
     }
 
-    /// Loads `circuit` as `name`: its PCE read and its parameter file
-    /// opened, then its memory admitted (evicting idle circuits if
-    /// `evicting`), then its parameters decoded.
+    /// Loads `circuit` as `name`: its stored PCE's bytes admitted (evicting
+    /// idle circuits if `evicting`), the PCE read and its parameter file
+    /// opened, the rest of its memory admitted, then its parameters
+    /// decoded. Nothing it holds is uncounted while it waits for room,
+    /// except a PCE recorded on first use.
     fn load(
         &self,
         circuit: ProofCircuit,
@@ -218,26 +222,44 @@ impl Circuits {
         if matches!(wait, Wait::No) && !self.gate.fits_now(files_bytes(circuit)) {
             return Err(NotLoaded::NoRoom);
         }
-        let loaded = circuit
-            .load(true)
-            .map_err(|e| NotLoaded::Failed(chain(&e)))?;
-        let model = circuit_model(&loaded);
         let generation = self.next_generation.fetch_add(1, Ordering::Relaxed);
         let id = format!("{name}#{generation}");
         let mut idle = self.idle(Some(name), wait);
         let mut none = || false;
         let evictor: &mut dyn Evictor = if evicting { &mut idle } else { &mut none };
+        let no_room = |e: GateError| NotLoaded::Failed(format!("circuit {name}: {e}"));
+        let stored_pce = circuit
+            .files()
+            .ok()
+            .and_then(|files| std::fs::metadata(files.pce).ok())
+            .map_or(0, |metadata| metadata.len());
         let admitted = self
             .gate
-            .admit(
-                &id,
+            .admit(&id, stored_pce, 0, wait, cancel, &mut *evictor)
+            .map_err(no_room)?;
+        if !admitted {
+            return Err(NotLoaded::NoRoom);
+        }
+        // Released if anything below fails.
+        let charge = Charge {
+            gate: self.gate.clone(),
+            id,
+        };
+        let loaded = circuit
+            .load(true)
+            .map_err(|e| NotLoaded::Failed(chain(&e)))?;
+        let model = circuit_model(&loaded);
+        let admitted = self
+            .gate
+            .grow_to(
+                &charge.id,
                 model.static_bytes(),
                 model.per_partition(),
                 wait,
                 cancel,
                 evictor,
             )
-            .map_err(|e| NotLoaded::Failed(format!("circuit {name}: {e}")))?;
+            .map_err(no_room)?;
         if !admitted {
             return Err(NotLoaded::NoRoom);
         }
@@ -245,10 +267,7 @@ impl Circuits {
             circuit: loaded,
             name: name.to_owned(),
             generation,
-            charge: Charge {
-                gate: self.gate.clone(),
-                id,
-            },
+            charge,
         };
         resident
             .circuit

@@ -12,10 +12,13 @@
 //!   [`synthetic_c1`] output (any sector size, no sector);
 //! - [`witness_compare`]: storage-proofs' circuits against this prover's
 //!   copies of them, value for value, on [`synthetic_post`] and
-//!   [`synthetic_update`] statements of any sector size.
+//!   [`synthetic_update`] statements of any sector size;
+//! - [`sparse_sector`]: valid PoSt vanilla proofs of sectors of any size
+//!   (32 GiB included) with no sector behind them.
 
 pub mod baseline;
 pub mod kinds;
+pub mod sparse_sector;
 pub mod synthesis_compare;
 pub mod synthetic_c1;
 pub mod synthetic_post;

@@ -24,7 +24,7 @@ use storage_proofs_core::sector::SectorId;
 fn a_32gib_winning_post_equals_bellperson_and_verifies() {
     shared_parameter_cache();
     let proof_type = PoStProofType::current(PoStKind::Winning, SECTOR_SIZE_32_GIB).unwrap();
-    let (sector_id, prover_id) = (SectorId::from(4242), prover_id_of_miner(1000));
+    let (sector_id, prover_id) = (4242, prover_id_of_miner(1000));
     let (vanilla_proof, comm_r) = sparse_post_vanilla_proof::<SectorShape32GiB>(
         proof_type,
         sector_id,
@@ -43,7 +43,10 @@ fn a_32gib_winning_post_equals_bellperson_and_verifies() {
     let proof = check_post::<SectorShape32GiB>(&input, 4);
     assert!(proof.verify.is_some(), "the prover ran verify_winning_post");
 
-    let replicas = [(sector_id, PublicReplicaInfo::new(comm_r).unwrap())];
+    let replicas = [(
+        SectorId::from(sector_id),
+        PublicReplicaInfo::new(comm_r).unwrap(),
+    )];
     let verify = |seed| {
         verify_winning_post::<SectorShape32GiB>(
             &proof_type.config(),

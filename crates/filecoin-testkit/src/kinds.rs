@@ -1,11 +1,13 @@
-//! One input of each compound proof kind at 2 KiB, from fresh sectors, and
-//! the synthesis comparison of [`crate::synthesis_compare`] on them.
+//! One input of each compound proof kind at 2 KiB, from fresh sectors, a
+//! 32 GiB WinningPoSt, and the synthesis comparison of
+//! [`crate::synthesis_compare`] on them.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use filecoin_proofs::SectorShape2KiB;
+use filecoin_proofs::{with_shape, SectorShape2KiB, SectorShape32GiB, SECTOR_SIZE_32_GIB};
 use pce_core::{synthesize_enforcing, PrecompiledCircuit};
+use storage_proofs_core::merkle::MerkleTreeTrait;
 
 use filecoin_prover::c2::prover_id_of_miner;
 use filecoin_prover::compound::{ProofKind, Scheme};
@@ -14,6 +16,7 @@ use filecoin_prover::update::{UpdateInput, UpdateJob};
 use filecoin_prover::vanilla::VanillaBytes;
 use filecoin_prover::C2Error;
 
+use crate::sparse_sector::sparse_post_vanilla_proof;
 use crate::synthesis_compare::{abc_digest, CompareError};
 use crate::test_sector::{seal_2kib_for, TestSector};
 use crate::vanilla::{post_vanilla_proofs, randomness, snap_update};
@@ -108,12 +111,41 @@ pub fn compare_kind<K: ProofKind>(
     Ok((enforce, pce_path))
 }
 
-/// [`compare_kind`] on a 2 KiB PoSt input.
+/// [`compare_kind`] on a PoSt input of any sector size.
 pub fn compare_post(
     input: &PoStInput,
     pce: &PrecompiledCircuit,
 ) -> Result<(Duration, Duration), CompareError> {
-    compare_kind(&PoStJob::<SectorShape2KiB>::new(input), pce)
+    with_shape!(input.proof_type.sector_size, compare_post_shape, input, pce)
+}
+
+fn compare_post_shape<Tree: 'static + MerkleTreeTrait>(
+    input: &PoStInput,
+    pce: &PrecompiledCircuit,
+) -> Result<(Duration, Duration), CompareError> {
+    compare_kind(&PoStJob::<Tree>::new(input), pce)
+}
+
+/// A WinningPoSt of one 32 GiB sector of the same miner as
+/// [`inputs_2kib`]'s, for randomness from `seed`: a sector with no data
+/// behind it ([`crate::sparse_sector`]), the production circuit.
+pub fn winning_32gib(seed: u64) -> Result<PoStInput, C2Error> {
+    let proof_type = PoStProofType::current(PoStKind::Winning, SECTOR_SIZE_32_GIB).expect("32 GiB");
+    let prover_id = prover_id_of_miner(1000);
+    let (vanilla_proof, _comm_r) = sparse_post_vanilla_proof::<SectorShape32GiB>(
+        proof_type,
+        seed,
+        prover_id,
+        randomness(seed),
+        seed,
+    )?;
+    Ok(PoStInput {
+        proof_type,
+        randomness: randomness(seed),
+        prover_id,
+        vanilla_proofs: named("winning-32g", vec![vanilla_proof]),
+        partition: None,
+    })
 }
 
 /// [`compare_kind`] on a 2 KiB update input.

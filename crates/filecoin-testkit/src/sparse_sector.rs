@@ -132,12 +132,13 @@ fn hash<Tree: MerkleTreeTrait>(children: &[TreeDomain<Tree>], height: usize) -> 
 /// zero, its `comm_c` random.
 pub fn sparse_post_vanilla_proof<Tree: 'static + MerkleTreeTrait>(
     proof_type: PoStProofType,
-    sector_id: SectorId,
+    sector_id: u64,
     prover_id: [u8; 32],
     randomness: [u8; 32],
     seed: u64,
 ) -> Result<(Vec<u8>, [u8; 32]), C2Error> {
     let config = proof_type.config();
+    let sector_id = SectorId::from(sector_id);
     let challenges =
         generate_fallback_sector_challenges::<Tree>(&config, &randomness, &[sector_id], prover_id)
             .map_err(C2Error::filecoin("generate_fallback_sector_challenges"))?;

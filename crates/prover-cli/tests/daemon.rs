@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use filecoin_proofs::SectorShape2KiB;
+use filecoin_proofs::{SectorShape2KiB, SectorShape32GiB, SECTOR_SIZE_32_GIB};
 use filecoin_prover::aggregate::ensure_test_srs;
 use filecoin_prover::c1::lotus_bench_json;
 use filecoin_prover::c2::prover_id_of_miner;
@@ -22,6 +22,7 @@ use filecoin_prover::post::{PoStInput, PoStJob, PoStKind, PoStProofType};
 use filecoin_prover::proof_type::{ProofType, Variant};
 use filecoin_prover::update::{UpdateInput, UpdateJob};
 use filecoin_prover::vanilla::VanillaBytes;
+use filecoin_testkit::sparse_sector::sparse_post_vanilla_proof;
 use filecoin_testkit::test_sector::{seal_2kib_for, seal_2kib_with, TestSector};
 use filecoin_testkit::vanilla::{post_vanilla_proofs, randomness, snap_update, UpdatedSector};
 use prover_daemon::client::connect;
@@ -520,13 +521,18 @@ fn post_input(proof_type: PoStProofType, seed: u64, vanilla: &[Vec<u8>]) -> PoSt
     }
 }
 
+/// A WindowPoSt partition, a WinningPoSt (2 KiB, and 32 GiB: the
+/// production circuit, of a sector with data only where challenged) and a
+/// SnapDeals update sent at once as Curio sends them, then from the
+/// command line: every answer passes filecoin-proofs' verifier.
 #[test]
 fn post_and_snap_requests_prove_as_curio_sends_them() {
     let dir = tempfile::tempdir().unwrap();
     let window = PoStProofType::current(PoStKind::Window, 2048).unwrap();
     let winning = PoStProofType::current(PoStKind::Winning, 2048).unwrap();
+    let winning_32g = PoStProofType::current(PoStKind::Winning, SECTOR_SIZE_32_GIB).unwrap();
     shared_parameter_cache();
-    for circuit in [window, winning] {
+    for circuit in [window, winning, winning_32g] {
         ensure_test_params(circuit, 0, false).unwrap();
     }
     let sectors: Vec<TestSector> = (0..2)
@@ -539,6 +545,16 @@ fn post_and_snap_requests_prove_as_curio_sends_them() {
     let all: Vec<&TestSector> = sectors.iter().collect();
     let window_vanilla = post_vanilla_proofs(window, &all, randomness(1)).unwrap();
     let winning_vanilla = post_vanilla_proofs(winning, &all[..1], randomness(2)).unwrap();
+    // A 32 GiB sector with data only where challenged: the production circuit.
+    let (vanilla_32g, _) = sparse_post_vanilla_proof::<SectorShape32GiB>(
+        winning_32g,
+        32,
+        prover_id_of_miner(MINER),
+        randomness(4),
+        4,
+    )
+    .unwrap();
+    let winning_32g_vanilla = vec![vanilla_32g];
     let update_dir = dir.path().join("update");
     std::fs::create_dir_all(&update_dir).unwrap();
     let updated = snap_update(&sectors[1], 3, &update_dir).unwrap();
@@ -574,6 +590,13 @@ fn post_and_snap_requests_prove_as_curio_sends_them() {
             winning_vanilla.clone(),
         ),
         snap_deals_request(&updated),
+        post_request(
+            "winning-32g",
+            ProofKind::WinningPost,
+            winning_32g,
+            4,
+            winning_32g_vanilla.clone(),
+        ),
     ];
     let results = runtime().block_on(async {
         let client = daemon.client().await;
@@ -599,6 +622,9 @@ fn post_and_snap_requests_prove_as_curio_sends_them() {
         vanilla_proofs: vanilla_bytes(&updated.vanilla_proofs),
     };
     let verified = UpdateJob::<SectorShape2KiB>::new(&update_input).verify(&results[2].proof);
+    assert!(matches!(verified, Ok(Some(_))), "{verified:?}");
+    let input_32g = post_input(winning_32g, 4, &winning_32g_vanilla);
+    let verified = PoStJob::<SectorShape32GiB>::new(&input_32g).verify(&results[3].proof);
     assert!(matches!(verified, Ok(Some(_))), "{verified:?}");
     assert!(daemon.log().contains("circuit ready on the device"));
 
@@ -682,7 +708,7 @@ fn post_and_snap_requests_prove_as_curio_sends_them() {
 
     let status = common::pce_prover(&["status", "--addr", &daemon.address], &[]);
     let text = common::text(&status);
-    assert!(text.contains("6 proofs completed"), "{text}");
+    assert!(text.contains("7 proofs completed"), "{text}");
 
     // A WindowPoSt without its partition is refused before anything is sent.
     let without_partition = &window_command[..window_command.len() - 2];

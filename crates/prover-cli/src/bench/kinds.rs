@@ -1,5 +1,7 @@
-//! `bench kinds`: WindowPoSt, WinningPoSt and SnapDeals at 2 KiB, each
-//! against filecoin-proofs on the same vanilla proofs and parameters.
+//! `bench kinds`: WindowPoSt, WinningPoSt and SnapDeals at 2 KiB, and a
+//! WinningPoSt at 32 GiB (the production circuit, of a sector with no data
+//! behind it: `filecoin_testkit::sparse_sector`), each against
+//! filecoin-proofs on the same vanilla proofs and parameters.
 //!
 //! Per kind: the synthesis of every partition by bellperson's enforce-time
 //! path against the PCE path (checked equal), and the whole proof from
@@ -26,7 +28,7 @@ use filecoin_prover::post::PoStInput;
 use filecoin_prover::update::UpdateInput;
 use filecoin_prover::{post, update, C2Error};
 use filecoin_testkit::baseline::{filecoin_post, filecoin_update};
-use filecoin_testkit::kinds::{compare_post, compare_update, inputs_2kib, KindInputs};
+use filecoin_testkit::kinds::{compare_post, compare_update, inputs_2kib, winning_32gib};
 use proving_engine::{chain, EngineOptions, LoadedCircuit};
 
 use crate::progress::step;
@@ -152,6 +154,10 @@ pub fn bench_kinds(args: BenchKindsArgs) -> Result<ExitCode> {
         "sealing three 2 KiB sectors and making vanilla proofs",
         || inputs_2kib(work.path(), 1),
     )?;
+    let winning_32g = step("a 32 GiB WinningPoSt of a sparse sector", || {
+        winning_32gib(1)
+    })?;
+    let posts = [&inputs.window, &inputs.winning, &winning_32g];
     let engine = EngineOptions::first_device(&args.backend);
     let load = |circuit: ProofCircuit| -> Result<LoadedCircuit> {
         step(&format!("test parameters and PCE of {circuit}"), || {
@@ -167,18 +173,11 @@ pub fn bench_kinds(args: BenchKindsArgs) -> Result<ExitCode> {
             backend: against.clone(),
             ..engine.clone()
         };
-        return against_table(&args, &inputs, &engine, &other, load);
+        return against_table(&args, &posts, &inputs.snap, &engine, &other, load);
     }
     println!(
         "{:<28} {:>11} {:>10} {:>10} {:>7} {:>14} {:>12} {:>7}",
-        "kind (2 KiB)",
-        "constraints",
-        "enforce",
-        "PCE",
-        "ratio",
-        "filecoin-proofs",
-        "pce-prover",
-        "ratio"
+        "kind", "constraints", "enforce", "PCE", "ratio", "filecoin-proofs", "pce-prover", "ratio"
     );
     let row = |name: &str,
                circuit: &LoadedCircuit,
@@ -196,7 +195,7 @@ pub fn bench_kinds(args: BenchKindsArgs) -> Result<ExitCode> {
             ratio(whole.0, whole.1),
         );
     };
-    for input in [&inputs.window, &inputs.winning] {
+    for input in posts {
         let circuit = load(input.proof_type.into())?;
         let synthesis = compare_post(input, &circuit.pce)?;
         let theirs = timed(args.rounds, || Ok(filecoin_post(input).map(drop)?))?;
@@ -221,14 +220,15 @@ pub fn bench_kinds(args: BenchKindsArgs) -> Result<ExitCode> {
 /// and with `other`'s, alternated.
 fn against_table(
     args: &BenchKindsArgs,
-    inputs: &KindInputs,
+    posts: &[&PoStInput],
+    snap: &UpdateInput,
     engine: &EngineOptions,
     other: &EngineOptions,
     load: impl Fn(ProofCircuit) -> Result<LoadedCircuit>,
 ) -> Result<ExitCode> {
     println!(
         "{:<28} {:>14} {:>14} {:>7}",
-        "kind (2 KiB)", "--backend", "--against", "ratio"
+        "kind", "--backend", "--against", "ratio"
     );
     let row = |name: &str, (ours, theirs): (Duration, Duration)| {
         println!(
@@ -241,12 +241,12 @@ fn against_table(
     let both = |prove: &dyn Fn(&EngineOptions) -> Result<()>| {
         alternated(args.rounds, || prove(engine), || prove(other))
     };
-    for input in [&inputs.window, &inputs.winning] {
+    for input in posts {
         let circuit = load(input.proof_type.into())?;
         let times = both(&|engine| prove_post(&circuit, input, engine))?;
         row(&post_name(input), times);
     }
-    let input = &inputs.snap;
+    let input = snap;
     let circuit = load(input.proof_type.into())?;
     let times = both(&|engine| prove_update(&circuit, input, engine))?;
     row(&update_name(input), times);

@@ -63,7 +63,8 @@ pub enum BenchCommand {
     /// print the time per proof of each, their ratio, and how fast the
     /// daemon answers GetStatus meanwhile.
     Daemon(daemon::BenchDaemonArgs),
-    /// WindowPoSt, WinningPoSt and SnapDeals of 2 KiB test sectors: PCE
+    /// WindowPoSt, WinningPoSt and SnapDeals of 2 KiB test sectors, and a
+    /// 32 GiB WinningPoSt (production circuit, sector with no data): PCE
     /// against enforce-time synthesis, and the whole proof (warm, load
     /// excluded) against filecoin-proofs' generate_*_with_vanilla on the
     /// same vanilla proofs and parameters. Generates insecure test

@@ -42,6 +42,7 @@ pub mod partition;
 mod por_witness;
 pub mod porep_witness;
 pub mod post;
+mod post_fault;
 pub mod post_witness;
 pub mod proof_type;
 pub mod sector;

@@ -43,10 +43,10 @@ use storage_proofs_post::fallback::{
 use crate::compound::{
     self, AnyCircuit, CompoundCircuit, KindResult, KindRun, ProofKind, Scheme, Statement,
 };
-use crate::post_witness;
 use crate::proof_type::{size_name, SECTOR_SIZES};
 use crate::vanilla::VanillaBytes;
 use crate::C2Error;
+use crate::{post_fault, post_witness};
 
 /// The fallback PoSt compound proof of a sector shape.
 pub struct PoStScheme<Tree>(PhantomData<fn() -> Tree>);
@@ -323,7 +323,7 @@ impl<'a, Tree: 'static + MerkleTreeTrait> PoStJob<'a, Tree> {
                 return Err(C2Error::VanillaProofs {
                     what: format!(
                         "the vanilla proof of sector {}: its comm_r_last is not the root of its inclusion proofs",
-                        proof.sector_id
+                        u64::from(proof.sector_id)
                     ),
                 });
             }
@@ -335,6 +335,14 @@ impl<'a, Tree: 'static + MerkleTreeTrait> PoStJob<'a, Tree> {
         as_safe_commitment(bytes, name).map_err(|e| C2Error::VanillaProofs {
             what: format!("{name}: {e}"),
         })
+    }
+
+    /// The vanilla proofs `proofs` refused by storage-proofs' check
+    /// (`error`): which sector's is wrong and why, where that can be told.
+    fn refused(&self, error: anyhow::Error, proofs: &[FallbackPoStSectorProof<Tree>]) -> C2Error {
+        let what = post_fault::first_fault(&self.config, self.input, proofs)
+            .unwrap_or_else(|| format!("{error:#}"));
+        C2Error::VanillaProofs { what }
     }
 
     /// The replicas the whole proof is verified against, from the vanilla
@@ -350,12 +358,6 @@ impl<'a, Tree: 'static + MerkleTreeTrait> PoStJob<'a, Tree> {
                 Ok((u64::from(p.sector_id), info))
             })
             .collect()
-    }
-}
-
-fn refused(e: anyhow::Error) -> C2Error {
-    C2Error::VanillaProofs {
-        what: format!("{e:#}"),
     }
 }
 
@@ -427,7 +429,7 @@ impl<Tree: 'static + MerkleTreeTrait> ProofKind for PoStJob<'_, Tree> {
                 let count = self.partitions();
                 let partitions = C2Error::unless_malformed("PoSt vanilla proofs", || {
                     partition_vanilla_proofs(&self.config, &params, &inputs, count, &proofs)
-                        .map_err(refused)
+                        .map_err(|e| self.refused(e, &proofs))
                 })?;
                 if self.input.proof_type.kind == PoStKind::Winning {
                     // The circuit checks the sector once per challenge, and
@@ -452,7 +454,7 @@ impl<Tree: 'static + MerkleTreeTrait> ProofKind for PoStJob<'_, Tree> {
                 inputs.k = Some(k);
                 let proof = C2Error::unless_malformed("PoSt vanilla proofs", || {
                     single_partition_vanilla_proofs(&self.config, &params, &inputs, &proofs)
-                        .map_err(refused)
+                        .map_err(|e| self.refused(e, &proofs))
                 })?;
                 // Partition k reads the k-th chunk of the sector list only.
                 let padding = vec![inputs.sectors[0].clone(); k * per_partition];

@@ -84,14 +84,32 @@ fn post_and_snap_proofs_verify_and_equal_bellperson() {
     assert!(proof.verify.is_some(), "verify_winning_post ran");
 
     // A flipped bit in the first Merkle path of a vanilla proof: refused
-    // before proving, naming what does not verify. bincode layout: sector
+    // before proving, naming the file, the sector and what does not verify. bincode layout: sector
     // id (8), comm_r (32), sectors (8), inclusion proofs (8), proof data
     // variant (4), root (32), leaf (32), path (8), hashes (8), first hash.
+    let mut numbers: Vec<u64> = sectors.iter().map(|s| u64::from(s.sector_id)).collect();
+    numbers.sort();
     let mut tampered = window_input.clone();
     tampered.vanilla_proofs[0].bytes[8 + 32 + 8 + 8 + 4 + 32 + 32 + 8 + 8] ^= 1;
     let err = prove_post(&tampered, &random_r_s(1, 2)).unwrap_err();
     assert!(
-        matches!(err, C2Error::VanillaProofs { .. }),
+        matches!(err, C2Error::VanillaProofs { .. })
+            && err.to_string().contains(&format!(
+                "window[0] (sector {}): inclusion proof 0 does not lead to its root",
+                numbers[0]
+            )),
+        "{}",
+        proving_engine::chain(&err)
+    );
+    // The second sector's comm_r changed: named too.
+    let mut tampered = window_input.clone();
+    tampered.vanilla_proofs[1].bytes[8] ^= 1;
+    let err = prove_post(&tampered, &random_r_s(1, 2)).unwrap_err();
+    assert!(
+        err.to_string().contains(&format!(
+            "window[1] (sector {}): its comm_r is not the hash of its comm_c and comm_r_last",
+            numbers[1]
+        )),
         "{}",
         proving_engine::chain(&err)
     );

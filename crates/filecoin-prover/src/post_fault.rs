@@ -34,7 +34,9 @@ pub fn first_fault<Tree: MerkleTreeTrait>(
         api_version: config.api_version,
     };
     // The position of the first sector given among the whole proof's.
-    let first = input.partition.map_or(0, |k| k * config.sector_count);
+    let first = input
+        .partition
+        .map_or(0, |k| k.saturating_mul(config.sector_count));
     let sources = input.vanilla_proofs.iter().map(|v| v.source.display());
     for (i, (proof, source)) in proofs.iter().zip(sources).enumerate() {
         let sector_number = u64::from(proof.sector_id);
@@ -59,8 +61,12 @@ pub fn first_fault<Tree: MerkleTreeTrait>(
                     "inclusion proof {n} does not lead to its root"
                 )));
             }
-            let number =
-                get_challenge_index(config.api_version, first + i, config.challenge_count, n);
+            let number = get_challenge_index(
+                config.api_version,
+                first.saturating_add(i),
+                config.challenge_count,
+                n,
+            );
             let challenged = generate_leaf_challenge(&params, randomness, sector_number, number);
             let opened = path.path_index() as u64;
             if opened != challenged {

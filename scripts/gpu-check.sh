@@ -198,6 +198,14 @@ step backend-check 90 "$PCE" backend-check "$BACKEND" "${CHECK_SIZES[@]}"
 # staging buffers), and the MSM budgets its terms and buckets in the rest.
 step streamed-bases 60 env PCE_GPU_MEMORY_LIMIT=$STREAM_LIMIT "$PCE" backend-check "$BACKEND" \
   "${STREAM_SIZES[@]}"
+# The proof kinds a storage provider runs besides PoRep, with this backend
+# and with the CPU plugin, alternated: 2 KiB WindowPoSt, WinningPoSt and
+# SnapDeals, and a WinningPoSt of a 32 GiB sector (the production circuit,
+# of a sector with data only where challenged); every proof verified with
+# filecoin-proofs' verifier before it counts.
+if [ -z "${QUICK:-}" ]; then
+  step "kinds-$BACKEND-vs-cpu" 90 "$PCE" bench kinds --backend "$BACKEND" --against cpu --rounds 1
+fi
 # One partition of a 32 GiB PoRep sector at its real shape (domain 2^27,
 # an H query of 134M points; a pool of random points repeated as bases):
 # each step's time, the device memory in use and the host's peak RSS. Two
@@ -256,6 +264,7 @@ timing_lines() {
   fi
   grep -E '^(32 GiB|backend|step|point pools|bases to|NTT domain|QAP|h to|H MSM|L MSM|A MSM|B G1|B G2|partition|device memory|host peak)' \
     "$LOGS/partition-32gib.log" 2>/dev/null | sed 's/^/partition: /'
+  grep -E '^(StackedDrg|SnapDeals)' "$LOGS/kinds-$BACKEND-vs-cpu.log" 2>/dev/null | sed "s/^/kinds, $BACKEND vs cpu: /"
   grep -E '^(MSM|NTT)' "$LOGS/sorted-bench.log" 2>/dev/null | sed "s/^/sorted $BACKEND vs cpu: /"
   grep -E '^(QAP|H MSM|L MSM|A MSM|B G1|B G2|partition)' "$LOGS/sorted-partition.log" 2>/dev/null |
     sed 's/^/partition, sorted MSM: /'

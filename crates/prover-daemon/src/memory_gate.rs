@@ -239,11 +239,14 @@ impl MemoryGate {
         held.sum(|_| true) + held.reserved + bytes <= self.budget
     }
 
-    /// Counts `bytes` as held by the circuit `id` once they fit, evicting
-    /// idle circuits and waiting as `wait` says: `false` if they do not fit
-    /// now and `wait` is [`Wait::No`]. Fails at once if they would not fit
-    /// with `then` more (the least a job of the circuit needs) even with
-    /// every other circuit evicted.
+    /// Counts `bytes` in all as held by the circuit `id` once they fit,
+    /// evicting idle circuits and waiting as `wait` says: `false`, with
+    /// what `id` held before still counted, if they do not fit now and
+    /// `wait` is [`Wait::No`]. A circuit is admitted in two steps, its
+    /// stored PCE before it is read, then all it holds once the PCE tells
+    /// that; only the difference is asked for. Fails at once if they would
+    /// not fit with `then` more (the least a job of the circuit needs) even
+    /// with every other circuit evicted.
     pub fn admit(
         &self,
         id: &str,
@@ -253,10 +256,12 @@ impl MemoryGate {
         cancel: &AtomicBool,
         evict: Evict<'_>,
     ) -> Result<bool, GateError> {
+        let had = self.lock().resident.get(id).map(|circuit| circuit.bytes);
         let ask = Ask {
-            bytes,
+            bytes: bytes.saturating_sub(had.unwrap_or(0)),
             then,
-            own: None,
+            // Beside what it holds already, never evicted for itself.
+            own: had.map(|_| id),
             wait,
             cancel,
         };
@@ -269,41 +274,6 @@ impl MemoryGate {
             draining: false,
         };
         held.resident.insert(id.to_owned(), circuit);
-        Ok(true)
-    }
-
-    /// Counts `bytes` in all as held by circuit `id`, admitted before with
-    /// part of them (its stored PCE, before it is read), once the rest
-    /// fits: as [`MemoryGate::admit`] for the difference. `false`, with
-    /// what it held before still counted, if it does not fit now and `wait`
-    /// is [`Wait::No`].
-    pub fn grow_to(
-        &self,
-        id: &str,
-        bytes: u64,
-        then: u64,
-        wait: Wait<'_>,
-        cancel: &AtomicBool,
-        evict: Evict<'_>,
-    ) -> Result<bool, GateError> {
-        let had = self
-            .lock()
-            .resident
-            .get(id)
-            .map_or(0, |circuit| circuit.bytes);
-        let ask = Ask {
-            bytes: bytes.saturating_sub(had),
-            then,
-            own: Some(id),
-            wait,
-            cancel,
-        };
-        let Some(mut held) = self.room_for(&ask, evict)? else {
-            return Ok(false);
-        };
-        if let Some(circuit) = held.resident.get_mut(id) {
-            circuit.bytes = bytes;
-        }
         // It may have shrunk.
         self.freed.notify_all();
         Ok(true)
@@ -483,11 +453,15 @@ mod tests {
 
     /// Admits circuit `id` of `bytes`, waiting.
     fn load(gate: &MemoryGate, id: &str, bytes: u64) {
+        assert!(admit(gate, id, bytes, 0).unwrap());
+    }
+
+    /// Admits circuit `id` at `bytes` in all, with `then` more for its
+    /// jobs, waiting.
+    fn admit(gate: &MemoryGate, id: &str, bytes: u64, then: u64) -> Result<bool, GateError> {
         let ticket = gate.line_up();
         let wait = Wait::Yes(&ticket);
-        assert!(gate
-            .admit(id, bytes, 0, wait, &NEVER, &mut nothing_to_evict)
-            .unwrap());
+        gate.admit(id, bytes, then, wait, &NEVER, &mut nothing_to_evict)
     }
 
     /// Reserves `bytes` for a job of circuit `own`, waiting.
@@ -539,35 +513,20 @@ mod tests {
         let first = reserve(&gate, "snap-2k#0", 40).unwrap();
         load(&gate, "porep-2k#1", 10);
         // Its own 10 count towards what could never fit.
-        let ticket = gate.line_up();
-        let refused = gate.grow_to(
-            "porep-2k#1",
-            60,
-            41,
-            Wait::Yes(&ticket),
-            &NEVER,
-            &mut nothing_to_evict,
-        );
-        assert!(matches!(
-            refused,
-            Err(GateError::TooLarge {
-                needed: 91,
-                resident: 10,
-                ..
-            })
-        ));
+        let refused = admit(&gate, "porep-2k#1", 60, 41);
+        let too_large = GateError::TooLarge {
+            needed: 91,
+            resident: 10,
+            budget: 100,
+        };
+        assert_eq!(refused.unwrap_err().to_string(), too_large.to_string());
         // 20 free now: one that does not wait keeps its 10 and no more.
-        let now = gate.grow_to("porep-2k#1", 40, 0, Wait::No, &NEVER, &mut nothing_to_evict);
+        let now = gate.admit("porep-2k#1", 40, 0, Wait::No, &NEVER, &mut nothing_to_evict);
         assert!(!now.unwrap());
         assert_eq!(gate.used(), (40, 40));
         let grower = {
             let gate = gate.clone();
-            std::thread::spawn(move || {
-                let ticket = gate.line_up();
-                let wait = Wait::Yes(&ticket);
-                gate.grow_to("porep-2k#1", 40, 0, wait, &NEVER, &mut nothing_to_evict)
-                    .unwrap()
-            })
+            std::thread::spawn(move || admit(&gate, "porep-2k#1", 40, 0).unwrap())
         };
         std::thread::sleep(Duration::from_millis(50));
         assert!(!grower.is_finished(), "30 more do not fit beside the job");
@@ -576,7 +535,7 @@ mod tests {
         assert_eq!(gate.used(), (70, 0));
         // What it turns out to need may be less than what it was admitted for.
         load(&gate, "wpost-2k#2", 30);
-        let shrunk = gate.grow_to("wpost-2k#2", 20, 0, Wait::No, &NEVER, &mut nothing_to_evict);
+        let shrunk = gate.admit("wpost-2k#2", 20, 0, Wait::No, &NEVER, &mut nothing_to_evict);
         assert!(shrunk.unwrap());
         assert_eq!(gate.used(), (90, 0));
     }

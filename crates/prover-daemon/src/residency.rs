@@ -6,11 +6,11 @@
 //! SnapDeals one 39 GiB (docs/memory.md): a machine that seals and proves
 //! WindowPoSt rarely holds them all, and a daemon that kept every circuit
 //! it ever loaded would fail every job once the budget filled. So each
-//! circuit is admitted to the budget before it holds anything: its stored
-//! PCE's size before the PCE is read ([`MemoryGate::admit`]), the rest once
-//! the PCE tells what that is, before its parameters are decoded
-//! ([`MemoryGate::grow_to`]), evicting idle circuits as far as needed; it is
-//! counted until it is dropped, not merely evicted: a worker idle on a
+//! circuit is admitted to the budget ([`MemoryGate::admit`]) before it
+//! holds anything, evicting idle circuits as far as needed: its stored
+//! PCE's size before the PCE is read, the rest once the PCE tells what
+//! that is, before its parameters are decoded. It is counted until it is
+//! dropped, not merely evicted: a worker idle on a
 //! device keeps its circuit (on a GPU, its uploaded bases) for the next job
 //! of that circuit, and lets go once it is evicted.
 //!
@@ -251,7 +251,7 @@ impl Circuits {
         let model = circuit_model(&loaded);
         let admitted = self
             .gate
-            .grow_to(
+            .admit(
                 &charge.id,
                 model.static_bytes(),
                 model.per_partition(),

@@ -129,7 +129,10 @@ fn hash<Tree: MerkleTreeTrait>(children: &[TreeDomain<Tree>], height: usize) -> 
 /// `Tree` (numbered `sector_id`, of `prover_id`) for `randomness`, as
 /// `generate_single_vanilla_proof` returns it (bincode), with the sector's
 /// `comm_r`: its challenged leaves random (from `seed`), its other leaves
-/// zero, its `comm_c` random.
+/// zero, its `comm_c` random. Its challenges are those of the first
+/// sector of a proof: right for a WinningPoSt, and for any sector of a
+/// WindowPoSt of API version 1.2 (earlier versions number challenges by
+/// the sector's position).
 pub fn sparse_post_vanilla_proof<Tree: 'static + MerkleTreeTrait>(
     proof_type: PoStProofType,
     sector_id: u64,

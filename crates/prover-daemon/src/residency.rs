@@ -9,7 +9,9 @@
 //! circuit is admitted to the budget ([`MemoryGate::admit`]) before it
 //! holds anything, evicting idle circuits as far as needed: its stored
 //! PCE's size before the PCE is read, the rest once the PCE tells what
-//! that is, before its parameters are decoded. It is counted until it is
+//! that is, before its parameters are decoded (where the rest must wait
+//! behind others, the PCE's share is let go meanwhile: counted bytes that
+//! no one can evict would hold up those ahead). It is counted until it is
 //! dropped, not merely evicted: a worker idle on a
 //! device keeps its circuit (on a GPU, its uploaded bases) for the next job
 //! of that circuit, and lets go once it is evicted.
@@ -37,7 +39,7 @@ use proving_engine::process::release_free_memory;
 use proving_engine::{chain, LoadedCircuit, Registry};
 use tracing::info;
 
-use crate::memory_gate::{Evictor, GateError, MemoryGate, Wait};
+use crate::memory_gate::{Evict, Evictor, GateError, MemoryGate, Wait};
 use crate::requests::circuit_name;
 
 /// A loaded circuit, counted in the memory budget until it is dropped.
@@ -207,8 +209,9 @@ impl Circuits {
     /// Loads `circuit` as `name`: its stored PCE's bytes admitted (evicting
     /// idle circuits if `evicting`), the PCE read and its parameter file
     /// opened, the rest of its memory admitted, then its parameters
-    /// decoded. Nothing it holds is uncounted while it waits for room,
-    /// except a PCE recorded on first use.
+    /// decoded. The PCE is counted while it is read (one recorded on first
+    /// use is not), and while it is held unless the rest must wait for
+    /// others.
     fn load(
         &self,
         circuit: ProofCircuit,
@@ -249,17 +252,27 @@ impl Circuits {
             .load(true)
             .map_err(|e| NotLoaded::Failed(chain(&e)))?;
         let model = circuit_model(&loaded);
-        let admitted = self
-            .gate
-            .admit(
-                &charge.id,
-                model.static_bytes(),
-                model.per_partition(),
-                wait,
-                cancel,
-                evictor,
-            )
-            .map_err(no_room)?;
+        let (bytes, then) = (model.static_bytes(), model.per_partition());
+        let admit = |wait: Wait<'_>, evictor: Evict<'_>| {
+            self.gate
+                .admit(&charge.id, bytes, then, wait, cancel, evictor)
+                .map_err(no_room)
+        };
+        // One that waits takes the rest at once only if it fits now and no
+        // one waits, evicting nothing; else it lets go of the PCE's share
+        // before waiting in line for the whole: bytes no one can evict,
+        // held while waiting behind others, could be what the first in
+        // line waits for, and it would wait for ever.
+        let admitted = match wait {
+            Wait::No => admit(Wait::No, evictor)?,
+            Wait::Yes(_) => {
+                let at_once = !self.gate.anyone_waiting() && admit(Wait::No, &mut || false)?;
+                if !at_once {
+                    self.gate.release(&charge.id);
+                }
+                at_once || admit(wait, evictor)?
+            }
+        };
         if !admitted {
             return Err(NotLoaded::NoRoom);
         }

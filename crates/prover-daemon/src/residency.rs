@@ -9,9 +9,9 @@
 //! circuit is admitted to the budget ([`MemoryGate::admit`]) before it
 //! holds anything, evicting idle circuits as far as needed: its stored
 //! PCE's size before the PCE is read, the rest once the PCE tells what
-//! that is, before its parameters are decoded (where the rest must wait
-//! behind others, the PCE's share is let go meanwhile: counted bytes that
-//! no one can evict would hold up those ahead). It is counted until it is
+//! that is, before its parameters are decoded (where the rest must wait,
+//! the PCE's share is let go meanwhile: counted bytes that no one can
+//! evict would hold up those ahead in line). It is counted until it is
 //! dropped, not merely evicted: a worker idle on a
 //! device keeps its circuit (on a GPU, its uploaded bases) for the next job
 //! of that circuit, and lets go once it is evicted.
@@ -210,8 +210,8 @@ impl Circuits {
     /// idle circuits if `evicting`), the PCE read and its parameter file
     /// opened, the rest of its memory admitted, then its parameters
     /// decoded. The PCE is counted while it is read (one recorded on first
-    /// use is not), and while it is held unless the rest must wait for
-    /// others.
+    /// use is not), and while it is held unless the rest does not fit at
+    /// once or others wait for memory.
     fn load(
         &self,
         circuit: ProofCircuit,
@@ -236,10 +236,12 @@ impl Circuits {
             .ok()
             .and_then(|files| std::fs::metadata(files.pce).ok())
             .map_or(0, |metadata| metadata.len());
-        let admitted = self
-            .gate
-            .admit(&id, stored_pce, 0, wait, cancel, &mut *evictor)
-            .map_err(no_room)?;
+        // A PCE to record first waits for nothing.
+        let admitted = stored_pce == 0
+            || self
+                .gate
+                .admit(&id, stored_pce, 0, wait, cancel, &mut *evictor)
+                .map_err(no_room)?;
         if !admitted {
             return Err(NotLoaded::NoRoom);
         }

@@ -31,6 +31,7 @@ use filecoin_prover::post::PoStProofType;
 use filecoin_prover::C2Error;
 
 use crate::synthetic_c1::{tree_arities, TreeProof};
+use crate::vanilla::bincode_of;
 
 type TreeDomain<Tree> = <<Tree as MerkleTreeTrait>::Hasher as Hasher>::Domain;
 
@@ -171,7 +172,7 @@ pub fn sparse_post_vanilla_proof<Tree: 'static + MerkleTreeTrait>(
             }],
         },
     };
-    let bytes = bincode::serialize(&proof).expect("vanilla proofs serialise");
+    let bytes = bincode_of(&proof);
     let mut comm_r_bytes = [0; 32];
     comm_r_bytes.copy_from_slice(comm_r.as_ref());
     Ok((bytes, comm_r_bytes))

@@ -30,7 +30,8 @@ pub fn randomness(seed: u64) -> [u8; 32] {
     randomness
 }
 
-fn bincode_of<T: serde::Serialize>(value: &T) -> Vec<u8> {
+/// `value` as filecoin-proofs-api hands vanilla proofs over (bincode).
+pub(crate) fn bincode_of<T: serde::Serialize>(value: &T) -> Vec<u8> {
     bincode::serialize(value).expect("vanilla proofs serialise")
 }
 

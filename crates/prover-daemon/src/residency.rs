@@ -222,7 +222,8 @@ impl Circuits {
     ) -> Result<Resident, NotLoaded> {
         // One that must not wait reads nothing (the PCE is gigabytes) unless
         // its files' worth fits now.
-        if matches!(wait, Wait::No) && !self.gate.fits_now(files_bytes(circuit)) {
+        let stored = StoredSizes::of(circuit);
+        if matches!(wait, Wait::No) && !self.gate.fits_now(stored.pce + stored.params) {
             return Err(NotLoaded::NoRoom);
         }
         let generation = self.next_generation.fetch_add(1, Ordering::Relaxed);
@@ -231,16 +232,11 @@ impl Circuits {
         let mut none = || false;
         let evictor: &mut dyn Evictor = if evicting { &mut idle } else { &mut none };
         let no_room = |e: GateError| NotLoaded::Failed(format!("circuit {name}: {e}"));
-        let stored_pce = circuit
-            .files()
-            .ok()
-            .and_then(|files| std::fs::metadata(files.pce).ok())
-            .map_or(0, |metadata| metadata.len());
         // A PCE to record first waits for nothing.
-        let admitted = stored_pce == 0
+        let admitted = stored.pce == 0
             || self
                 .gate
-                .admit(&id, stored_pce, 0, wait, cancel, &mut *evictor)
+                .admit(&id, stored.pce, 0, wait, cancel, &mut *evictor)
                 .map_err(no_room)?;
         if !admitted {
             return Err(NotLoaded::NoRoom);
@@ -459,18 +455,25 @@ fn idle(
         })
 }
 
-/// About what `circuit` will hold once loaded, from its files' sizes (the
-/// PCE is held as stored, the parameters decoded at about their stored
-/// size); 0 if they cannot be found, for the load to report.
-fn files_bytes(circuit: ProofCircuit) -> u64 {
-    let Ok(files) = circuit.files() else {
-        return 0;
-    };
-    [files.pce, files.params]
-        .iter()
-        .filter_map(|path| std::fs::metadata(path).ok())
-        .map(|metadata| metadata.len())
-        .sum()
+/// The sizes of a circuit's files: about what it will hold once loaded
+/// (the PCE is held as stored, the parameters decoded at about their
+/// stored size); 0 for a file that cannot be found, for the load to report.
+struct StoredSizes {
+    pce: u64,
+    params: u64,
+}
+
+impl StoredSizes {
+    fn of(circuit: ProofCircuit) -> Self {
+        let size = |path: &std::path::Path| std::fs::metadata(path).map_or(0, |m| m.len());
+        match circuit.files() {
+            Ok(files) => Self {
+                pce: size(&files.pce),
+                params: size(&files.params),
+            },
+            Err(_) => Self { pce: 0, params: 0 },
+        }
+    }
 }
 
 /// What a loaded circuit holds whatever the jobs: its PCE, its decoded

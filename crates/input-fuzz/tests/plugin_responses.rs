@@ -66,7 +66,7 @@ fn drive(backend: &Backend, pce: &PrecompiledCircuit) -> Result<(), String> {
         b_g2: pce.num_inputs() + pce.num_aux(),
         ic: pce.num_inputs(),
     };
-    MemoryModel::new(pce, shape, true, 1 << 20, backend_memory)
+    MemoryModel::new(pce.size(), shape, true, 1 << 20, backend_memory)
         .partitions_admitted(1 << 30)
         .map_err(|e| format!("chaos: {e}"))?;
     let domain = device.ntt_domain(4).map_err(s)?;

@@ -27,6 +27,22 @@ pub struct PrecompiledCircuit {
     pub(crate) b_aux_density: Density,
 }
 
+/// A circuit's dimensions and the memory it holds: what its memory is
+/// planned from, known before its matrices are read
+/// ([`PceSize::of_file`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PceSize {
+    /// Public inputs, ONE included.
+    pub num_inputs: usize,
+    /// Auxiliary variables.
+    pub num_aux: usize,
+    /// Constraints, the appended input constraints included.
+    pub num_constraints: usize,
+    /// Bytes of its matrices and densities in memory (read from a file,
+    /// an upper bound: within the file's few hundred bytes of headers).
+    pub held_bytes: u64,
+}
+
 /// `a = A·w`, `b = B·w`, `c = C·w`, one entry per constraint.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Evaluations {
@@ -131,6 +147,18 @@ impl PrecompiledCircuit {
     /// Non-zeros of A, B and C together.
     pub fn nnz(&self) -> usize {
         self.matrices().iter().map(|m| m.nnz()).sum()
+    }
+
+    /// Its dimensions and the bytes of its matrices and densities.
+    pub fn size(&self) -> PceSize {
+        let density_bits =
+            self.a_aux_density.len() + self.b_input_density.len() + self.b_aux_density.len();
+        PceSize {
+            num_inputs: self.num_inputs,
+            num_aux: self.num_aux,
+            num_constraints: self.num_constraints(),
+            held_bytes: (self.matrix_bytes() + density_bits / 8) as u64,
+        }
     }
 
     /// Bytes of the three matrices in memory.

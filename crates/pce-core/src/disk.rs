@@ -10,7 +10,7 @@ use std::path::Path;
 use pce_csr::{CsrMatrix, FileReader, FileWriter};
 use tracing::info;
 
-use crate::circuit::PrecompiledCircuit;
+use crate::circuit::{PceSize, PrecompiledCircuit};
 use crate::density::Density;
 use crate::error::PceError;
 
@@ -40,11 +40,7 @@ impl PrecompiledCircuit {
     /// version, structure and checksum.
     pub fn load(path: &Path) -> Result<Self, PceError> {
         let mut input = FileReader::open(path, MAGIC, FORMAT_VERSION)?;
-        let at = input.offset();
-        let shape = input.section::<u64>("shape")?;
-        let [num_inputs, num_aux, num_constraints] = <[u64; 3]>::try_from(shape)
-            .map_err(|s| input.corrupt(at, format!("shape holds {} values, expected 3", s.len())))?
-            .map(|n| n as usize);
+        let [num_inputs, num_aux, num_constraints] = read_shape(&mut input)?;
         let mut density = |tag: &str, len: usize| -> Result<Density, PceError> {
             let at = input.offset();
             let words = input.section::<u64>(tag)?;
@@ -88,4 +84,32 @@ impl PrecompiledCircuit {
             b_aux_density,
         })
     }
+}
+
+impl PceSize {
+    /// The size of the circuit saved at `path`, from its header and first
+    /// section alone: what loading it will hold, before its gigabytes are
+    /// read. Its checksum is not verified (loading does).
+    pub fn of_file(path: &Path) -> Result<Self, PceError> {
+        let mut input = FileReader::open(path, MAGIC, FORMAT_VERSION)?;
+        let [num_inputs, num_aux, num_constraints] = read_shape(&mut input)?;
+        // Every byte of the matrices and densities is stored, beside
+        // section headers; only the block index is built on loading.
+        let block_index = 3 * CsrMatrix::block_index_bytes(num_constraints) as u64;
+        Ok(Self {
+            num_inputs,
+            num_aux,
+            num_constraints,
+            held_bytes: input.content_len() + block_index,
+        })
+    }
+}
+
+/// The `shape` section: inputs, aux variables, constraints.
+fn read_shape(input: &mut FileReader) -> Result<[usize; 3], PceError> {
+    let at = input.offset();
+    let shape = input.section::<u64>("shape")?;
+    let shape = <[u64; 3]>::try_from(shape)
+        .map_err(|s| input.corrupt(at, format!("shape holds {} values, expected 3", s.len())))?;
+    Ok(shape.map(|n| n as usize))
 }

@@ -36,7 +36,7 @@ pub mod sha256_witness;
 mod synthesis;
 mod witness_cs;
 
-pub use circuit::{Evaluations, PrecompiledCircuit};
+pub use circuit::{Evaluations, PceSize, PrecompiledCircuit};
 pub use density::Density;
 pub use enforcing_cs::EnforcingCS;
 pub use error::PceError;

@@ -6,7 +6,7 @@
 
 use blstrs::Scalar;
 use ff::Field;
-use pce_core::{synthesize_enforcing, synthesize_witness, PrecompiledCircuit};
+use pce_core::{synthesize_enforcing, synthesize_witness, PceSize, PrecompiledCircuit};
 use pce_testkit::random::{random_circuit, Op, RandomCircuit};
 use proptest::prelude::*;
 
@@ -61,6 +61,17 @@ proptest! {
         let pce = PrecompiledCircuit::extract(circuit).unwrap();
         pce.save(&path).unwrap();
         prop_assert_eq!(&PrecompiledCircuit::load(&path).unwrap(), &pce);
+        // What the file says the circuit holds, before its matrices are
+        // read: its dimensions, and its bytes within the section headers.
+        let (planned, held) = (PceSize::of_file(&path).unwrap(), pce.size());
+        prop_assert_eq!(
+            (planned.num_inputs, planned.num_aux, planned.num_constraints),
+            (held.num_inputs, held.num_aux, held.num_constraints)
+        );
+        prop_assert!(
+            (held.held_bytes..held.held_bytes + 2048).contains(&planned.held_bytes),
+            "{:?} planned, {:?} held", planned, held
+        );
 
         let bytes = std::fs::read(&path).unwrap();
         let mut damaged = bytes.clone();

@@ -314,6 +314,13 @@ impl CsrMatrix {
             + std::mem::size_of::<BlockStart>() * self.blocks.len()
     }
 
+    /// Bytes of the block index that a matrix of `num_rows` rows builds
+    /// when it is loaded: the part of [`CsrMatrix::size_bytes`] a file
+    /// does not store.
+    pub fn block_index_bytes(num_rows: usize) -> usize {
+        std::mem::size_of::<BlockStart>() * num_rows.div_ceil(BLOCK_ROWS)
+    }
+
     /// Number of row blocks ([`BLOCK_ROWS`] rows each, the last one shorter).
     pub fn num_blocks(&self) -> usize {
         self.blocks.len()

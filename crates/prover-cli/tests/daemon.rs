@@ -958,7 +958,7 @@ fn circuits_the_budget_cannot_hold_together_take_turns_the_idle_one_evicted() {
         );
 
         // The SnapDeals circuit holds more than a PoRep job: loading it
-        // evicts the idle PoRep circuit before its parameters are decoded.
+        // evicts the idle PoRep circuit before its PCE is read.
         completed(prove(client.clone(), snap_request.clone()).await);
         let status = get_status(&mut client).await;
         assert_eq!(loaded(&status), ["snap-2k"], "{status:?}");
@@ -974,10 +974,21 @@ fn circuits_the_budget_cannot_hold_together_take_turns_the_idle_one_evicted() {
             && log.contains("circuit memory released"),
         "{log}"
     );
+    // Both lines come from the SnapDeals job's thread, in this order: its
+    // circuit was counted in full, evicting, before its PCE was read.
+    let second_eviction = log
+        .match_indices("evicting the least recently used idle circuit")
+        .nth(1)
+        .map(|(at, _)| at);
+    let snap_loaded = log.find("circuit loaded id=\"empty-sector-update");
+    assert!(
+        matches!((second_eviction, snap_loaded), (Some(e), Some(l)) if e < l),
+        "{log}"
+    );
     drop(daemon);
 
     // Both preloaded under that budget: the second does not fit beside the
-    // first, and the start is refused before its parameters are decoded.
+    // first, and the start is refused before its PCE is read.
     let refused = refused_start(
         dir.path(),
         &[
@@ -997,8 +1008,8 @@ fn circuits_the_budget_cannot_hold_together_take_turns_the_idle_one_evicted() {
 
     // One byte short of holding both circuits, and so too small for any
     // PoRep job: the WinningPoSt is proven, a PoRep fails at once saying
-    // why, before its parameters are decoded and without evicting the
-    // WinningPoSt's circuit.
+    // why, before its PCE is read and without evicting the WinningPoSt's
+    // circuit.
     let too_small = (porep_circuit + winning_circuit - 1).to_string();
     let daemon = Daemon::start_preloading(
         "127.0.0.1:0",
@@ -1024,7 +1035,7 @@ fn circuits_the_budget_cannot_hold_together_take_turns_the_idle_one_evicted() {
         completed(prove(client.clone(), winning_request.clone()).await);
     });
     assert!(
-        !daemon.log().contains("parameters decoded id=\"stacked"),
+        !daemon.log().contains("circuit loaded id=\"stacked"),
         "{}",
         daemon.log()
     );

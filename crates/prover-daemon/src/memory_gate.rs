@@ -242,9 +242,9 @@ impl MemoryGate {
     /// Counts `bytes` in all as held by the circuit `id` once they fit,
     /// evicting idle circuits and waiting as `wait` says: `false`, with
     /// what `id` held before still counted, if they do not fit now and
-    /// `wait` is [`Wait::No`]. A circuit is admitted in two steps, its
-    /// stored PCE before it is read, then all it holds once the PCE tells
-    /// that; only the difference is asked for. Fails at once if they would
+    /// `wait` is [`Wait::No`]. A circuit already counted (for what
+    /// its files said it would hold, corrected once it is loaded) asks
+    /// only for the difference, and may shrink. Fails at once if they would
     /// not fit with `then` more (the least a job of the circuit needs) even
     /// with every other circuit evicted.
     pub fn admit(

@@ -122,7 +122,7 @@ impl Proving {
             devices: device.device_host_bytes().map_err(|e| e.to_string())?,
         };
         let model = MemoryModel::new(
-            &circuit.pce,
+            circuit.pce.size(),
             circuit.params.shape(),
             circuit.resident,
             circuit.process_before,

@@ -7,14 +7,14 @@
 //! WindowPoSt rarely holds them all, and a daemon that kept every circuit
 //! it ever loaded would fail every job once the budget filled. So each
 //! circuit is admitted to the budget ([`MemoryGate::admit`]) before it
-//! holds anything, evicting idle circuits as far as needed: its stored
-//! PCE's size before the PCE is read, the rest once the PCE tells what
-//! that is, before its parameters are decoded (where the rest must wait,
-//! the PCE's share is let go meanwhile: counted bytes that no one can
-//! evict would hold up those ahead in line). It is counted until it is
-//! dropped, not merely evicted: a worker idle on a
-//! device keeps its circuit (on a GPU, its uploaded bases) for the next job
-//! of that circuit, and lets go once it is evicted.
+//! holds anything, for all it will hold as its files' headers tell it
+//! (the PCE's dimensions and size, the parameters' query lengths),
+//! evicting idle circuits as far as needed; it waits for that holding
+//! nothing, and once loaded its count is corrected to what it holds (a
+//! PCE recorded on first use is admitted once recorded). It is counted
+//! until it is dropped, not merely evicted: a worker idle on a device
+//! keeps its circuit (on a GPU, its uploaded bases) for the next job of
+//! that circuit, and lets go once it is evicted.
 //!
 //! A job leases its circuit from the moment its memory is reserved to its
 //! end; a leased circuit is never evicted to make room (an explicit
@@ -34,7 +34,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use filecoin_prover::circuits::ProofCircuit;
-use proving_engine::memory::{BackendMemory, MemoryModel};
+use pce_core::PceSize;
+use proving_engine::memory::{parameter_shape, BackendMemory, MemoryModel};
 use proving_engine::process::release_free_memory;
 use proving_engine::{chain, LoadedCircuit, Registry};
 use tracing::info;
@@ -206,12 +207,12 @@ impl Circuits {
         }
     }
 
-    /// Loads `circuit` as `name`: its stored PCE's bytes admitted (evicting
-    /// idle circuits if `evicting`), the PCE read and its parameter file
-    /// opened, the rest of its memory admitted, then its parameters
-    /// decoded. The PCE is counted while it is read (one recorded on first
-    /// use is not), and while it is held unless the rest does not fit at
-    /// once or others wait for memory.
+    /// Loads `circuit` as `name`: admitted to the budget for all it will
+    /// hold (evicting idle circuits if `evicting`) before anything is read,
+    /// as its files' headers tell it, then its PCE read and its parameter
+    /// file opened, its count corrected to what it holds, and its
+    /// parameters decoded. A circuit whose PCE is still to be recorded is
+    /// admitted once recorded.
     fn load(
         &self,
         circuit: ProofCircuit,
@@ -220,10 +221,13 @@ impl Circuits {
         cancel: &AtomicBool,
         evicting: bool,
     ) -> Result<Resident, NotLoaded> {
+        let planned = planned_model(circuit);
         // One that must not wait reads nothing (the PCE is gigabytes) unless
         // its files' worth fits now.
-        let stored = StoredSizes::of(circuit);
-        if matches!(wait, Wait::No) && !self.gate.fits_now(stored.pce + stored.params) {
+        if planned.is_none()
+            && matches!(wait, Wait::No)
+            && !self.gate.fits_now(stored_bytes(circuit))
+        {
             return Err(NotLoaded::NoRoom);
         }
         let generation = self.next_generation.fetch_add(1, Ordering::Relaxed);
@@ -232,15 +236,23 @@ impl Circuits {
         let mut none = || false;
         let evictor: &mut dyn Evictor = if evicting { &mut idle } else { &mut none };
         let no_room = |e: GateError| NotLoaded::Failed(format!("circuit {name}: {e}"));
-        // A PCE to record first waits for nothing.
-        let admitted = stored.pce == 0
-            || self
-                .gate
-                .admit(&id, stored.pce, 0, wait, cancel, &mut *evictor)
-                .map_err(no_room)?;
-        if !admitted {
-            return Err(NotLoaded::NoRoom);
-        }
+        // Waiting, it holds nothing: a PCE read before its memory was
+        // admitted would be gigabytes outside the budget for as long as
+        // it waits.
+        let planned_bytes = match planned {
+            Some(model) => {
+                let (bytes, then) = (model.static_bytes(), model.per_partition());
+                let admitted = self
+                    .gate
+                    .admit(&id, bytes, then, wait, cancel, &mut *evictor)
+                    .map_err(no_room)?;
+                if !admitted {
+                    return Err(NotLoaded::NoRoom);
+                }
+                bytes
+            }
+            None => 0,
+        };
         // Released if anything below fails.
         let charge = Charge {
             gate: self.gate.clone(),
@@ -256,15 +268,19 @@ impl Circuits {
                 .admit(&charge.id, bytes, then, wait, cancel, evictor)
                 .map_err(no_room)
         };
-        // One that waits takes the rest at once only if it fits now and no
-        // one waits, evicting nothing; else it lets go of the PCE's share
-        // before waiting in line for the whole: bytes no one can evict,
-        // held while waiting behind others, could be what the first in
-        // line waits for, and it would wait for ever.
+        // What it holds is known exactly now: no more than planned (taken
+        // at once), or more where nothing was planned (a PCE just
+        // recorded) or a file changed meanwhile. One that waits takes more
+        // at once only if it fits now and no one waits, evicting nothing;
+        // else it lets go of what it was counted for before waiting in
+        // line for the whole: bytes no one can evict, held while waiting
+        // behind others, could be what the first in line waits for, and it
+        // would wait for ever.
         let admitted = match wait {
             Wait::No => admit(Wait::No, evictor)?,
             Wait::Yes(_) => {
-                let at_once = !self.gate.anyone_waiting() && admit(Wait::No, &mut || false)?;
+                let at_once = (bytes <= planned_bytes || !self.gate.anyone_waiting())
+                    && admit(Wait::No, &mut || false)?;
                 if !at_once {
                     self.gate.release(&charge.id);
                 }
@@ -455,25 +471,29 @@ fn idle(
         })
 }
 
-/// The sizes of a circuit's files: about what it will hold once loaded
-/// (the PCE is held as stored, the parameters decoded at about their
-/// stored size); 0 for a file that cannot be found, for the load to report.
-struct StoredSizes {
-    pce: u64,
-    params: u64,
+/// What `circuit` will hold once loaded, from its PCE's first section and
+/// its parameter file's query lengths: `None` where its PCE is still to be
+/// recorded, or a file does not open (for the load to report).
+fn planned_model(circuit: ProofCircuit) -> Option<MemoryModel> {
+    let files = circuit.files().ok()?;
+    let pce = PceSize::of_file(&files.pce).ok()?;
+    let shape = parameter_shape(&files.params)?;
+    Some(MemoryModel::new(
+        pce,
+        shape,
+        true,
+        0,
+        BackendMemory::default(),
+    ))
 }
 
-impl StoredSizes {
-    fn of(circuit: ProofCircuit) -> Self {
-        let size = |path: &std::path::Path| std::fs::metadata(path).map_or(0, |m| m.len());
-        match circuit.files() {
-            Ok(files) => Self {
-                pce: size(&files.pce),
-                params: size(&files.params),
-            },
-            Err(_) => Self { pce: 0, params: 0 },
-        }
-    }
+/// The bytes of a circuit's files, about what it holds once loaded (0 for
+/// a file that cannot be found).
+fn stored_bytes(circuit: ProofCircuit) -> u64 {
+    let size = |path: &std::path::Path| std::fs::metadata(path).map_or(0, |m| m.len());
+    circuit
+        .files()
+        .map_or(0, |files| size(&files.pce) + size(&files.params))
 }
 
 /// What a loaded circuit holds whatever the jobs: its PCE, its decoded
@@ -485,7 +505,7 @@ pub fn resident_bytes(circuit: &LoadedCircuit) -> u64 {
 /// The memory model of `circuit` alone (no process, no device buffers).
 fn circuit_model(circuit: &LoadedCircuit) -> MemoryModel {
     MemoryModel::new(
-        &circuit.pce,
+        circuit.pce.size(),
         circuit.params.shape(),
         circuit.resident,
         0,

@@ -24,7 +24,7 @@ use std::mem::size_of;
 
 use blstrs::{G1Affine, G2Affine, Scalar};
 use groth16_prover::SrsShape;
-use pce_core::PrecompiledCircuit;
+use pce_core::{PceSize, PrecompiledCircuit};
 
 use crate::process::physical_memory;
 use crate::EngineError;
@@ -71,7 +71,12 @@ pub struct BackendMemory {
 
 /// The NTT domain of `pce`'s circuit: the constraints rounded up to a power of two.
 pub fn domain_size(pce: &PrecompiledCircuit) -> u64 {
-    pce.num_constraints().max(1).next_power_of_two() as u64
+    domain_of(pce.num_constraints())
+}
+
+/// The NTT domain of a circuit of `constraints` constraints.
+fn domain_of(constraints: usize) -> u64 {
+    constraints.max(1).next_power_of_two() as u64
 }
 
 /// The shape bellperson's parameters of `pce`'s circuit have: H has
@@ -98,19 +103,20 @@ pub fn parameter_shape(params: &std::path::Path) -> Option<SrsShape> {
 }
 
 impl MemoryModel {
-    /// The model for `pce` proven with parameters of `shape`, the SRS
+    /// The model for a circuit of size `pce` (its PCE's, loaded or
+    /// planned from its file) proven with parameters of `shape`, the SRS
     /// resident (decoded once for all proofs) or streamed (each query
     /// decoded by the proof that uses it), in a process that already uses
     /// `process` bytes, on devices that take `backend` of host memory.
     pub fn new(
-        pce: &PrecompiledCircuit,
+        pce: PceSize,
         shape: SrsShape,
         resident: bool,
         process: u64,
         backend: BackendMemory,
     ) -> Self {
-        let n = domain_size(pce);
-        let witness = (pce.num_inputs() + pce.num_aux()) as u64 * SCALAR;
+        let n = domain_of(pce.num_constraints);
+        let witness = (pce.num_inputs + pce.num_aux) as u64 * SCALAR;
         let g1_points = (shape.h + shape.l + shape.a + shape.b_g1) as u64;
         let queries = g1_points * G1 + shape.b_g2 as u64 * G2;
         let largest_query = [shape.h, shape.l, shape.a, shape.b_g1]
@@ -119,17 +125,13 @@ impl MemoryModel {
             .chain([shape.b_g2 as u64 * G2])
             .max()
             .unwrap_or(0);
-        let densities = (pce.a_aux_density().len()
-            + pce.b_input_density().len()
-            + pce.b_aux_density().len()) as u64
-            / 8;
         let working = (4 * n * SCALAR)
             // The scratch size is the plugin's word; near 2^64 it must not wrap.
             .max((3 * n * SCALAR).saturating_add(backend.ntt_scratch))
             .max(n * SCALAR + 3 * witness);
         Self {
             process,
-            pce: pce.matrix_bytes() as u64 + densities,
+            pce: pce.held_bytes,
             srs: if resident { queries } else { 0 },
             ntt: n * SCALAR,
             devices: backend.devices,
@@ -247,7 +249,7 @@ mod tests {
             ntt_scratch: 4 * 40,
             devices: 2 * 768,
         };
-        let resident = MemoryModel::new(&pce, shape, true, 1000, backend);
+        let resident = MemoryModel::new(pce.size(), shape, true, 1000, backend);
         // 3 rows: a domain of 4.
         assert_eq!(resident.witness, 3 * 32);
         assert_eq!(resident.ntt, 4 * 32);
@@ -262,7 +264,7 @@ mod tests {
             1000 + resident.pce + resident.srs + 4 * 32 + 2 * 768,
             "the devices' staging held once, not per partition"
         );
-        let streamed = MemoryModel::new(&pce, shape, false, 1000, backend);
+        let streamed = MemoryModel::new(pce.size(), shape, false, 1000, backend);
         assert_eq!(streamed.srs, 0);
         assert_eq!(
             streamed.proving,

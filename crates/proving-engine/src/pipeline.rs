@@ -299,7 +299,7 @@ fn plan(
         devices: held,
     };
     let model = MemoryModel::new(
-        &circuit.pce,
+        circuit.pce.size(),
         circuit.params.shape(),
         circuit.resident,
         circuit.process_before,

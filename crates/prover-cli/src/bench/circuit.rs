@@ -51,7 +51,7 @@ pub fn bench_circuit(args: BenchCircuitArgs) -> Result<ExitCode> {
         Some(shape) => (shape, "parameter file"),
         None => (expected_shape(&pce), "expected (no parameter file)"),
     };
-    let model = MemoryModel::new(&pce, shape, true, 0, BackendMemory::default());
+    let model = MemoryModel::new(pce.size(), shape, true, 0, BackendMemory::default());
     let nnz: Vec<usize> = pce.matrices().iter().map(|m| m.nnz()).collect();
     let bytes_per_nnz = pce.matrix_bytes() as f64 / pce.nnz() as f64;
     println!("circuit            {circuit} ({})", files.id);

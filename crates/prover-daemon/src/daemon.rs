@@ -554,17 +554,15 @@ impl Daemon {
                 let name = circuit_name(circuit);
                 // Marked before the job is queued, so that a partition
                 // boundary that claims it waits for this load.
-                let ahead = priority > Priority::Normal
+                let ahead = (priority > Priority::Normal
                     && self.interleave_urgent_jobs
-                    && self.worth_loading_ahead(&name)
-                    && self.loads_ahead.start(&name);
+                    && self.worth_loading_ahead(&name))
+                .then(|| self.loads_ahead.start(&name))
+                .flatten();
                 let submitted = self.jobs.submit(id, kind, priority, request);
-                if ahead {
-                    if submitted.queued {
-                        self.load_ahead(circuit, name);
-                    } else {
-                        self.loads_ahead.finish(&name, None);
-                    }
+                if let Some(marked) = ahead.filter(|_| submitted.queued) {
+                    marked.started();
+                    self.load_ahead(circuit, name);
                 }
                 submitted
             }

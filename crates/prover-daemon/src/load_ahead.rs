@@ -36,9 +36,17 @@ impl LoadsAhead {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Marks circuit `name` as being loaded ahead; `false` if it already is.
-    pub fn start(&self, name: &str) -> bool {
-        self.state().loading.insert(name.to_owned())
+    /// Marks circuit `name` as being loaded ahead; `None` if it already is.
+    /// The mark is given up when dropped, unless the load was started.
+    pub fn start(&self, name: &str) -> Option<Marked<'_>> {
+        self.state()
+            .loading
+            .insert(name.to_owned())
+            .then(|| Marked {
+                loads: self,
+                name: name.to_owned(),
+                started: false,
+            })
     }
 
     /// Marks the load of circuit `name` ahead as done: `Some(loaded)` if it
@@ -78,6 +86,30 @@ impl LoadsAhead {
     }
 }
 
+/// A load ahead marked and not yet started: dropped, it is given up (as
+/// [`LoadsAhead::finish`] with `None`), so that a panic between marking a
+/// load and starting it leaves no partition boundary waiting for it.
+pub struct Marked<'a> {
+    loads: &'a LoadsAhead,
+    name: String,
+    started: bool,
+}
+
+impl Marked<'_> {
+    /// The load runs: whatever runs it calls [`LoadsAhead::finish`].
+    pub fn started(mut self) {
+        self.started = true;
+    }
+}
+
+impl Drop for Marked<'_> {
+    fn drop(&mut self) {
+        if !self.started {
+            self.loads.finish(&self.name, None);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -92,8 +124,11 @@ mod tests {
             None,
             "nothing to wait for"
         );
-        assert!(loads.start("winning-32g"));
-        assert!(!loads.start("winning-32g"), "one load ahead of a circuit");
+        loads.start("winning-32g").unwrap().started();
+        assert!(
+            loads.start("winning-32g").is_none(),
+            "one load ahead of a circuit"
+        );
         let waiter = {
             let loads = loads.clone();
             std::thread::spawn(move || loads.wait_for("winning-32g", &GOING_ON))
@@ -107,9 +142,12 @@ mod tests {
             None,
             "done: nothing to wait for"
         );
-        assert!(loads.start("winning-32g"), "startable again once done");
+        loads
+            .start("winning-32g")
+            .expect("startable again once done")
+            .started();
         loads.finish("winning-32g", Some(true));
-        assert!(loads.start("winning-32g"));
+        loads.start("winning-32g").unwrap().started();
         let waiter = {
             let loads = loads.clone();
             std::thread::spawn(move || loads.wait_for("winning-32g", &GOING_ON))
@@ -119,11 +157,31 @@ mod tests {
         assert_eq!(waiter.join().unwrap(), None, "given up: not tried");
 
         let cancelled = AtomicBool::new(true);
-        assert!(loads.start("winning-32g"));
+        loads.start("winning-32g").unwrap().started();
         assert_eq!(
             loads.wait_for("winning-32g", &cancelled),
             None,
             "a cancelled job does not wait"
         );
+    }
+
+    #[test]
+    fn a_load_marked_and_never_started_is_given_up() {
+        static GOING_ON: AtomicBool = AtomicBool::new(false);
+        let loads = LoadsAhead::default();
+        let marked = loads.start("winning-32g").unwrap();
+        drop(marked);
+        assert_eq!(
+            loads.wait_for("winning-32g", &GOING_ON),
+            None,
+            "nothing to wait for"
+        );
+        let unwound = std::panic::catch_unwind(|| {
+            let _marked = loads.start("winning-32g").unwrap();
+            panic!("submitting the job failed");
+        });
+        assert!(unwound.is_err());
+        assert_eq!(loads.wait_for("winning-32g", &GOING_ON), None);
+        assert!(loads.start("winning-32g").is_some(), "startable again");
     }
 }

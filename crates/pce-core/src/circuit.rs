@@ -38,8 +38,7 @@ pub struct PceSize {
     pub num_aux: usize,
     /// Constraints, the appended input constraints included.
     pub num_constraints: usize,
-    /// Bytes of its matrices and densities in memory (read from a file,
-    /// an upper bound: within the file's few hundred bytes of headers).
+    /// Bytes of its matrices and densities in memory.
     pub held_bytes: u64,
 }
 

@@ -44,11 +44,8 @@ impl PrecompiledCircuit {
         let mut density = |tag: &str, len: usize| -> Result<Density, PceError> {
             let at = input.offset();
             let words = input.section::<u64>(tag)?;
-            Density::from_words(len, words).ok_or_else(|| {
-                input
-                    .corrupt(at, format!("{tag} does not cover {len} variables"))
-                    .into()
-            })
+            Density::from_words(len, words)
+                .ok_or_else(|| input.corrupt(at, density_mismatch(tag, len)).into())
         };
         let a_aux_density = density("dens.a_aux", num_aux)?;
         let b_input_density = density("dens.b_input", num_inputs)?;
@@ -87,22 +84,48 @@ impl PrecompiledCircuit {
 }
 
 impl PceSize {
-    /// The size of the circuit saved at `path`, from its header and first
-    /// section alone: what loading it will hold, before its gigabytes are
-    /// read. Its checksum is not verified (loading does).
+    /// The size of the circuit saved at `path`, from its section headers
+    /// alone: what loading it will hold, before its gigabytes are read.
+    /// Each section's length is checked against the shape and the file's
+    /// size; the checksum is not verified (loading does).
     pub fn of_file(path: &Path) -> Result<Self, PceError> {
         let mut input = FileReader::open(path, MAGIC, FORMAT_VERSION)?;
         let [num_inputs, num_aux, num_constraints] = read_shape(&mut input)?;
-        // Every byte of the matrices and densities is stored, beside
-        // section headers; only the block index is built on loading.
-        let block_index = 3 * CsrMatrix::block_index_bytes(num_constraints) as u64;
+        let densities = [
+            ("dens.a_aux", num_aux),
+            ("dens.b_input", num_inputs),
+            ("dens.b_aux", num_aux),
+        ];
+        for (tag, len) in densities {
+            let at = input.offset();
+            if input.skip_section(tag, 8)? != 8 * len.div_ceil(64) as u64 {
+                return Err(input.corrupt(at, density_mismatch(tag, len)).into());
+            }
+        }
+        // Held as bits, stored as whole words.
+        let mut held_bytes = (2 * num_aux + num_inputs) as u64 / 8;
+        for name in ["A", "B", "C"] {
+            let at = input.offset();
+            let (rows, bytes) = CsrMatrix::skip_sections(&mut input, name)?;
+            if rows != num_constraints {
+                let what =
+                    format!("matrix {name} has {rows} rows, the shape says {num_constraints}");
+                return Err(input.corrupt(at, what).into());
+            }
+            held_bytes += bytes;
+        }
         Ok(Self {
             num_inputs,
             num_aux,
             num_constraints,
-            held_bytes: input.content_len() + block_index,
+            held_bytes,
         })
     }
+}
+
+/// What is wrong with a density section `tag` that does not hold `len` bits.
+fn density_mismatch(tag: &str, len: usize) -> String {
+    format!("{tag} does not cover {len} variables")
 }
 
 /// The `shape` section: inputs, aux variables, constraints.

@@ -220,6 +220,8 @@ pub struct FileReader {
     end: u64,
     expected_checksum: [u8; 32],
     hasher: blake3::Hasher,
+    /// Whether a section was skipped (its bytes not hashed).
+    skipped: bool,
 }
 
 impl FileReader {
@@ -294,6 +296,7 @@ impl FileReader {
             end: expected,
             expected_checksum: header[24..56].try_into().expect("32 bytes"),
             hasher: blake3::Hasher::new(),
+            skipped: false,
         })
     }
 
@@ -330,6 +333,36 @@ impl FileReader {
 
     /// Reads the next section, which must be named `tag` and hold elements of `T`.
     pub fn section<T: Pod>(&mut self, tag: &str) -> Result<Vec<T>, FormatError> {
+        let count = self.section_header(tag, std::mem::size_of::<T>())?;
+        let mut data = vec![T::zeroed(); count as usize];
+        self.read_content(bytemuck::cast_slice_mut(&mut data))?;
+        let mut pad = [0u8; 8];
+        let pad = &mut pad[..padding(count * std::mem::size_of::<T>() as u64) as usize];
+        self.read_content(pad)?;
+        Ok(data)
+    }
+
+    /// Passes over the next section, which must be named `tag` and hold
+    /// elements of `elem_size` bytes, without reading its payload: its
+    /// payload's bytes. A reader that skipped a section can no longer
+    /// verify the checksum, and must not be [`finish`](Self::finish)ed.
+    pub fn skip_section(&mut self, tag: &str, elem_size: usize) -> Result<u64, FormatError> {
+        let count = self.section_header(tag, elem_size)?;
+        let payload = count * elem_size as u64;
+        let skip = payload + padding(payload);
+        let skip_signed = i64::try_from(skip).expect("checked against the file's size");
+        self.input
+            .seek_relative(skip_signed)
+            .map_err(io_error(&self.path))?;
+        self.offset += skip;
+        self.skipped = true;
+        Ok(payload)
+    }
+
+    /// Reads the header of the next section, which must be named `tag` and
+    /// hold elements of `elem_size` bytes, checking that its payload lies
+    /// within the file: its number of elements.
+    fn section_header(&mut self, tag: &str, elem_size: usize) -> Result<u64, FormatError> {
         let at = self.offset;
         if self.end - self.offset < SECTION_HEADER_LEN {
             return Err(self.corrupt(
@@ -349,7 +382,7 @@ impl FileReader {
                 ),
             ));
         }
-        let elem_size = u32::from_le_bytes(header[16..20].try_into().expect("4"));
+        let found_size = u32::from_le_bytes(header[16..20].try_into().expect("4"));
         let count = u64::from_le_bytes(header[24..32].try_into().expect("8"));
         if header[20..24] != [0u8; 4] {
             return Err(self.corrupt(
@@ -357,16 +390,13 @@ impl FileReader {
                 format!("reserved bytes of section {tag:?} are not zero"),
             ));
         }
-        if elem_size as usize != std::mem::size_of::<T>() {
+        if found_size as usize != elem_size {
             return Err(self.corrupt(
                 at + 16,
-                format!(
-                    "section {tag:?} has {elem_size}-byte elements, expected {}",
-                    std::mem::size_of::<T>()
-                ),
+                format!("section {tag:?} has {found_size}-byte elements, expected {elem_size}"),
             ));
         }
-        let payload_len = count
+        count
             .checked_mul(elem_size as u64)
             .filter(|&len| len + padding(len) <= self.end - self.offset)
             .ok_or_else(|| {
@@ -375,16 +405,15 @@ impl FileReader {
                     format!("section {tag:?} claims {count} elements, more than the file holds"),
                 )
             })?;
-        let mut data = vec![T::zeroed(); count as usize];
-        self.read_content(bytemuck::cast_slice_mut(&mut data))?;
-        let mut pad = [0u8; 8];
-        let pad = &mut pad[..padding(payload_len) as usize];
-        self.read_content(pad)?;
-        Ok(data)
+        Ok(count)
     }
 
     /// Checks that the whole content was read and matches the checksum.
     pub fn finish(self) -> Result<(), FormatError> {
+        assert!(
+            !self.skipped,
+            "a reader that skipped sections cannot verify the checksum"
+        );
         if self.offset != self.end {
             return Err(self.corrupt(
                 self.offset,

@@ -23,6 +23,29 @@ impl CsrMatrix {
         out.section(&format!("{name}.table"), &table)
     }
 
+    /// Passes over the sections [`CsrMatrix::write_sections`] wrote,
+    /// without reading their payloads: the matrix's number of rows and the
+    /// bytes it will hold once read ([`CsrMatrix::size_bytes`]).
+    pub fn skip_sections(input: &mut FileReader, name: &str) -> Result<(usize, u64), FormatError> {
+        let mut skip =
+            |part: &str, elem_size: usize| input.skip_section(&format!("{name}.{part}"), elem_size);
+        skip("num_cols", 8)?;
+        let rows = skip("row_lens", 1)?;
+        let parts = [
+            ("long_rows", 4),
+            ("cols", 4),
+            ("codes", 1),
+            ("escapes", 4),
+            ("table", 32),
+        ];
+        let mut bytes = rows;
+        for (part, elem_size) in parts {
+            bytes += skip(part, elem_size)?;
+        }
+        let rows = usize::try_from(rows).expect("a row is a byte of the file");
+        Ok((rows, bytes + Self::block_index_bytes(rows) as u64))
+    }
+
     /// Reads the sections written by [`CsrMatrix::write_sections`] and validates the matrix.
     pub fn read_sections(input: &mut FileReader, name: &str) -> Result<Self, FormatError> {
         let start = input.offset();

@@ -7,9 +7,9 @@
 //! - what the open devices hold (a GPU's staging buffers), for the
 //!   daemon's life;
 //! - each loaded circuit (PCE, decoded parameters, NTT tables), admitted
-//!   before it is read (its stored PCE first, the rest once the PCE says
-//!   what it needs) and counted until the last job or worker holding it
-//!   lets go, even after it is evicted;
+//!   before it is read (for what its files' headers say it will hold,
+//!   corrected once it is loaded) and counted until the last job or
+//!   worker holding it lets go, even after it is evicted;
 //! - each running job's partitions' working sets
 //!   ([`proving_engine::memory`]), reserved before it starts and returned
 //!   when it ends.

@@ -6,13 +6,15 @@
 //! pointers and column indices) are reached instead of the checksum
 //! refusing everything. An accepted file must then evaluate without a
 //! panic: a column index past the witness that the loader let through
-//! would show there.
+//! would show there. The size the daemon plans from before loading
+//! (`PceSize::of_file`) must not panic either, and must equal the loaded
+//! circuit's wherever the loader accepts the file.
 
 use std::path::Path;
 
 use blstrs::Scalar;
 use input_fuzz::{Campaign, CappedAllocator, Mutator};
-use pce_core::{PrecompiledCircuit, Witness};
+use pce_core::{PceSize, PrecompiledCircuit, Witness};
 use pce_testkit::random::random_circuit;
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
@@ -56,7 +58,16 @@ fn reseal(bytes: &mut [u8]) {
 /// of its shape.
 fn load_and_evaluate(path: &Path, bytes: &[u8]) -> Result<(), String> {
     std::fs::write(path, bytes).unwrap();
+    // What the daemon plans a circuit's memory from before loading it:
+    // never a panic, and for a file the loader accepts, exactly what the
+    // loaded circuit holds.
+    let planned = PceSize::of_file(path).map_err(|e| e.to_string());
     let pce = PrecompiledCircuit::load(path).map_err(|e| e.to_string())?;
+    assert_eq!(
+        planned,
+        Ok(pce.size()),
+        "planned from the file, then loaded"
+    );
     // Bounded so that a file that validly claims many variables (its
     // densities are bit sets: 64 per 8 bytes) does not make the witness
     // itself the largest allocation.

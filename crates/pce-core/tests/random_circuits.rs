@@ -59,7 +59,10 @@ fn a_shape_the_sections_do_not_match_is_an_error_before_the_matrices_are_read() 
         main: vec![Op::Aux(1), Op::Input(2), Op::Aux(3)],
         parts: vec![],
     };
-    PrecompiledCircuit::extract(circuit).unwrap().save(&path).unwrap();
+    PrecompiledCircuit::extract(circuit)
+        .unwrap()
+        .save(&path)
+        .unwrap();
     let bytes = std::fs::read(&path).unwrap();
     // The shape's values follow the file's header (64 bytes) and the
     // section's (32): inputs, aux variables, constraints.

@@ -1,5 +1,6 @@
 //! `params gen`: insecure random parameters for tests (and, for
-//! non-interactive PoRep, an insecure SnarkPack SRS).
+//! non-interactive PoRep, an insecure SnarkPack SRS); `params record`:
+//! circuits recorded into their PCE files ahead of proving.
 
 use std::process::ExitCode;
 
@@ -9,6 +10,7 @@ use filecoin_prover::aggregate::{ensure_test_srs, test_srs_size};
 use filecoin_prover::circuits::{ProofCircuit, KINDS};
 use filecoin_prover::params::ensure_test_params;
 use filecoin_prover::proof_type::{parse_sector_size, ProofType, Variant};
+use proving_engine::memory::gib;
 
 use crate::progress::step;
 
@@ -31,6 +33,31 @@ pub enum ParamsCommand {
     /// also written when the cache has none; an existing one is never
     /// replaced.
     Gen(GenArgs),
+    /// Record circuits into their PCE files in the parameter cache, next
+    /// to their parameters, ahead of proving.
+    ///
+    /// `c2`, `window-post`, `winning-post`, `snap-prove` and `serve` record
+    /// a circuit the first time they need it: at 32 GiB that takes minutes
+    /// and tens of GB of memory, which a running daemon does not count in
+    /// its memory budget. Recording them here first, when the machine is
+    /// otherwise idle (as parameters are fetched before proving), leaves
+    /// the daemon only PCE files to read, each counted before it is read.
+    /// A PCE file that exists is read and checked (checksum and
+    /// structure) and recorded again if it is unusable. Needs no
+    /// parameters and no sector. Prints each PCE file's path.
+    Record(RecordArgs),
+}
+
+/// Arguments of `params record`.
+#[derive(Args)]
+pub struct RecordArgs {
+    /// Sector size: 2KiB, 8MiB, 512MiB, 32GiB or 64GiB.
+    #[arg(long, value_name = "SIZE")]
+    sector_size: String,
+    /// A proof kind whose circuit to record (repeat for several); every
+    /// kind when none is named.
+    #[arg(long = "kind", value_name = "KIND", value_parser = clap::builder::PossibleValuesParser::new(KINDS))]
+    kinds: Vec<String>,
 }
 
 /// Arguments of `params gen`.
@@ -56,15 +83,59 @@ pub struct GenArgs {
 
 /// `pce-prover params ...`.
 pub fn params(command: ParamsCommand) -> Result<ExitCode> {
-    let ParamsCommand::Gen(args) = command;
-    let size = parse_sector_size(&args.sector_size).with_context(|| {
-        format!(
-            "unknown sector size {:?} (2KiB, 8MiB, 512MiB, 32GiB or 64GiB)",
-            args.sector_size
-        )
-    })?;
-    let mut circuit = ProofCircuit::of_kind(&args.kind, &size.to_string())
-        .with_context(|| format!("no {} circuit of {size} bytes", args.kind))?;
+    match command {
+        ParamsCommand::Gen(args) => generate(args),
+        ParamsCommand::Record(args) => record(args),
+    }
+}
+
+/// The sector size `text` names, in bytes.
+fn sector_size(text: &str) -> Result<u64> {
+    parse_sector_size(text).with_context(|| {
+        format!("unknown sector size {text:?} (2KiB, 8MiB, 512MiB, 32GiB or 64GiB)")
+    })
+}
+
+/// The circuit of proof kind `kind` for sectors of `size` bytes.
+fn circuit_of(kind: &str, size: u64) -> Result<ProofCircuit> {
+    ProofCircuit::of_kind(kind, &size.to_string())
+        .with_context(|| format!("no {kind} circuit of {size} bytes"))
+}
+
+/// `params record`.
+fn record(args: RecordArgs) -> Result<ExitCode> {
+    let size = sector_size(&args.sector_size)?;
+    let kinds = if args.kinds.is_empty() {
+        KINDS.iter().map(|kind| kind.to_string()).collect()
+    } else {
+        args.kinds
+    };
+    for kind in &kinds {
+        let circuit = circuit_of(kind, size)?;
+        let files = circuit.files()?;
+        let message = if files.pce.exists() {
+            format!("checking the {circuit} circuit's PCE (recorded again if unusable)")
+        } else {
+            format!("recording the {circuit} circuit")
+        };
+        let pce = step(&message, || circuit.pce())
+            .with_context(|| format!("{message}: {}", files.pce.display()))?;
+        eprintln!(
+            "{circuit}: {} constraints, {} non-zeros, {} in {}",
+            pce.num_constraints(),
+            pce.nnz(),
+            gib(pce.size().held_bytes),
+            files.pce.display()
+        );
+        println!("{}", files.pce.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `params gen`.
+fn generate(args: GenArgs) -> Result<ExitCode> {
+    let size = sector_size(&args.sector_size)?;
+    let mut circuit = circuit_of(&args.kind, size)?;
     if args.non_interactive {
         let ProofCircuit::Seal(interactive) = circuit else {
             bail!("--non-interactive is for PoRep (--kind porep)");

@@ -1,5 +1,5 @@
-//! `window-post`, `winning-post`, `snap-prove` and `params gen --kind`
-//! through the binary, from vanilla proof files of real 2 KiB sectors:
+//! `window-post`, `winning-post`, `snap-prove`, `params gen --kind` and
+//! `params record` through the binary, from vanilla proof files of real 2 KiB sectors:
 //! proofs checked here with filecoin-proofs' verifiers, a tampered vanilla
 //! proof refused with no output left behind.
 
@@ -18,6 +18,7 @@ use filecoin_prover::update::{UpdateInput, UpdateJob};
 use filecoin_prover::vanilla::VanillaBytes;
 use filecoin_testkit::test_sector::{seal_2kib_for, TestSector};
 use filecoin_testkit::vanilla::{post_vanilla_proofs, randomness, snap_update};
+use pce_core::PrecompiledCircuit;
 
 const MINER: u64 = 1000;
 
@@ -203,4 +204,60 @@ fn post_and_snap_commands_write_proofs_filecoin_proofs_accepts() {
     };
     let verified = UpdateJob::<SectorShape2KiB>::new(&input).verify(&proof);
     assert!(matches!(verified, Ok(Some(_))), "{verified:?}");
+}
+
+/// `params record` writes every kind's PCE file into the cache, reads and
+/// keeps one that is there, and records one that is damaged again.
+#[test]
+fn params_record_writes_the_pce_files_and_replaces_a_damaged_one() {
+    let cache = tempfile::tempdir().unwrap();
+    let output = pce_prover(&["params", "record", "--sector-size", "2KiB"], cache.path());
+    let said = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{said}");
+    let paths: Vec<PathBuf> = String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(PathBuf::from)
+        .collect();
+    assert_eq!(paths.len(), 4, "one PCE per kind: {said}");
+    for path in &paths {
+        assert!(path.starts_with(cache.path()), "{}", path.display());
+        PrecompiledCircuit::load(path).unwrap();
+    }
+    assert!(
+        said.contains("recording the StackedDrgWinning2KiBV1 circuit"),
+        "{said}"
+    );
+
+    let winning = &paths[2];
+    let args = [
+        "params",
+        "record",
+        "--sector-size",
+        "2KiB",
+        "--kind",
+        "winning-post",
+    ];
+    let recorded = std::fs::read(winning).unwrap();
+    let output = pce_prover(&args, cache.path());
+    let said = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{said}");
+    assert!(
+        said.contains("checking the StackedDrgWinning2KiBV1 circuit's PCE"),
+        "{said}"
+    );
+    assert_eq!(std::fs::read(winning).unwrap(), recorded, "kept as it was");
+
+    let mut damaged = recorded.clone();
+    let middle = damaged.len() / 2;
+    damaged[middle] ^= 1;
+    std::fs::write(winning, &damaged).unwrap();
+    let output = pce_prover(&args, cache.path());
+    let said = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{said}");
+    assert!(
+        said.contains("checksum mismatch") && said.contains("extracting the circuit again"),
+        "{said}"
+    );
+    assert_eq!(std::fs::read(winning).unwrap(), recorded, "recorded again");
 }

@@ -120,7 +120,7 @@ enum Command {
     /// --reference, prove it with a second backend too, with the same r and
     /// s, and require identical proofs.
     Demo(demo_cmd::DemoArgs),
-    /// Manage Groth16 parameters.
+    /// Manage Groth16 parameters and the circuits recorded beside them (PCE files).
     #[command(subcommand)]
     Params(params_cmd::ParamsCommand),
     /// Run the proving daemon: Curio's cuzk gRPC protocol

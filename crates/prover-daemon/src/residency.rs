@@ -38,7 +38,7 @@ use pce_core::PceSize;
 use proving_engine::memory::{parameter_shape, BackendMemory, MemoryModel};
 use proving_engine::process::release_free_memory;
 use proving_engine::{chain, LoadedCircuit, Registry};
-use tracing::info;
+use tracing::{info, warn};
 
 use crate::memory_gate::{Evict, Evictor, GateError, MemoryGate, Wait};
 use crate::requests::circuit_name;
@@ -229,6 +229,9 @@ impl Circuits {
             && !self.gate.fits_now(stored_bytes(circuit))
         {
             return Err(NotLoaded::NoRoom);
+        }
+        if planned.is_none() && circuit.files().is_ok_and(|files| !files.pce.exists()) {
+            warn!(circuit = name, "recording the circuit on first use, outside the memory budget (minutes and tens of GB at 32 GiB): `pce-prover params record` records it before the daemon starts");
         }
         let generation = self.next_generation.fetch_add(1, Ordering::Relaxed);
         let id = format!("{name}#{generation}");

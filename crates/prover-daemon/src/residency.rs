@@ -34,8 +34,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use filecoin_prover::circuits::ProofCircuit;
-use pce_core::PceSize;
-use proving_engine::memory::{parameter_shape, BackendMemory, MemoryModel};
+use proving_engine::memory::{self, BackendMemory, MemoryModel};
 use proving_engine::process::release_free_memory;
 use proving_engine::{chain, LoadedCircuit, Registry};
 use tracing::{info, warn};
@@ -474,20 +473,12 @@ fn idle(
         })
 }
 
-/// What `circuit` will hold once loaded, from its PCE's first section and
-/// its parameter file's query lengths: `None` where its PCE is still to be
-/// recorded, or a file does not open (for the load to report).
+/// What `circuit` will hold once loaded, from its files' headers: `None`
+/// where its PCE is still to be recorded, or a file does not open (for the
+/// load to report).
 fn planned_model(circuit: ProofCircuit) -> Option<MemoryModel> {
     let files = circuit.files().ok()?;
-    let pce = PceSize::of_file(&files.pce).ok()?;
-    let shape = parameter_shape(&files.params)?;
-    Some(MemoryModel::new(
-        pce,
-        shape,
-        true,
-        0,
-        BackendMemory::default(),
-    ))
+    memory::planned_model(&files.pce, &files.params, true)
 }
 
 /// The bytes of a circuit's files, about what it holds once loaded (0 for

@@ -102,6 +102,26 @@ pub fn parameter_shape(params: &std::path::Path) -> Option<SrsShape> {
         .map(|file| file.shape())
 }
 
+/// The memory model of the circuit stored in `pce` proven with the
+/// parameters in `params` (resident or streamed), from their headers alone,
+/// before anything is decoded: `None` if either file does not open (for a
+/// load to report) or the PCE's sections disagree with its shape.
+pub fn planned_model(
+    pce: &std::path::Path,
+    params: &std::path::Path,
+    resident: bool,
+) -> Option<MemoryModel> {
+    let size = PceSize::of_file(pce).ok()?;
+    let shape = parameter_shape(params)?;
+    Some(MemoryModel::new(
+        size,
+        shape,
+        resident,
+        0,
+        BackendMemory::default(),
+    ))
+}
+
 impl MemoryModel {
     /// The model for a circuit of size `pce` (its PCE's, loaded or
     /// planned from its file) proven with parameters of `shape`, the SRS

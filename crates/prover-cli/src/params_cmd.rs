@@ -37,9 +37,10 @@ pub enum ParamsCommand {
     /// to their parameters, ahead of proving.
     ///
     /// `c2`, `window-post`, `winning-post`, `snap-prove` and `serve` record
-    /// a circuit the first time they need it: at 32 GiB that takes minutes
-    /// and tens of GB of memory, which a running daemon does not count in
-    /// its memory budget. Recording them here first, when the machine is
+    /// a circuit the first time they need it: at 32 GiB that takes one to a
+    /// few minutes and up to 14 GiB of memory a circuit (2 cores;
+    /// docs/benchmarks.md), which a running daemon does not count in its
+    /// memory budget. Recording them here first, when the machine is
     /// otherwise idle (as parameters are fetched before proving), leaves
     /// the daemon only PCE files to read, each counted before it is read.
     /// A PCE file that exists is read and checked (checksum and

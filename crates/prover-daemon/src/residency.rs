@@ -230,7 +230,7 @@ impl Circuits {
             return Err(NotLoaded::NoRoom);
         }
         if planned.is_none() && circuit.files().is_ok_and(|files| !files.pce.exists()) {
-            warn!(circuit = name, "recording the circuit on first use, outside the memory budget (minutes and tens of GB at 32 GiB): `pce-prover params record` records it before the daemon starts");
+            warn!(circuit = name, "recording the circuit on first use, outside the memory budget (at 32 GiB, minutes and up to 14 GiB): `pce-prover params record` records it before the daemon starts");
         }
         let generation = self.next_generation.fetch_add(1, Ordering::Relaxed);
         let id = format!("{name}#{generation}");

@@ -305,11 +305,6 @@ impl FileReader {
         &self.path
     }
 
-    /// Bytes of the content, after the file header.
-    pub fn content_len(&self) -> u64 {
-        self.end - HEADER_LEN
-    }
-
     /// Byte offset of the next unread section.
     pub fn offset(&self) -> u64 {
         self.offset

@@ -33,6 +33,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use filecoin_prover::cache::CircuitFiles;
 use filecoin_prover::circuits::ProofCircuit;
 use proving_engine::memory::{self, BackendMemory, MemoryModel};
 use proving_engine::process::release_free_memory;
@@ -220,17 +221,21 @@ impl Circuits {
         cancel: &AtomicBool,
         evicting: bool,
     ) -> Result<Resident, NotLoaded> {
-        let planned = planned_model(circuit);
-        // One that must not wait reads nothing (the PCE is gigabytes) unless
-        // its files' worth fits now.
-        if planned.is_none()
-            && matches!(wait, Wait::No)
-            && !self.gate.fits_now(stored_bytes(circuit))
-        {
-            return Err(NotLoaded::NoRoom);
-        }
-        if planned.is_none() && circuit.files().is_ok_and(|files| !files.pce.exists()) {
-            warn!(circuit = name, "recording the circuit on first use, outside the memory budget (at 32 GiB, minutes and up to 14 GiB): `pce-prover params record` records it before the daemon starts");
+        let files = circuit.files().ok();
+        let planned = files
+            .as_ref()
+            .and_then(|files| memory::planned_model(&files.pce, &files.params, true));
+        if planned.is_none() {
+            // One that must not wait reads nothing (the PCE is gigabytes)
+            // unless its files' worth fits now.
+            if matches!(wait, Wait::No)
+                && !self.gate.fits_now(files.as_ref().map_or(0, stored_bytes))
+            {
+                return Err(NotLoaded::NoRoom);
+            }
+            if files.as_ref().is_some_and(|files| !files.pce.exists()) {
+                warn!(circuit = name, "recording the circuit on first use, outside the memory budget (at 32 GiB, minutes and up to 14 GiB): `pce-prover params record` records it before the daemon starts");
+            }
         }
         let generation = self.next_generation.fetch_add(1, Ordering::Relaxed);
         let id = format!("{name}#{generation}");
@@ -473,21 +478,11 @@ fn idle(
         })
 }
 
-/// What `circuit` will hold once loaded, from its files' headers: `None`
-/// where its PCE is still to be recorded, or a file does not open (for the
-/// load to report).
-fn planned_model(circuit: ProofCircuit) -> Option<MemoryModel> {
-    let files = circuit.files().ok()?;
-    memory::planned_model(&files.pce, &files.params, true)
-}
-
 /// The bytes of a circuit's files, about what it holds once loaded (0 for
 /// a file that cannot be found).
-fn stored_bytes(circuit: ProofCircuit) -> u64 {
+fn stored_bytes(files: &CircuitFiles) -> u64 {
     let size = |path: &std::path::Path| std::fs::metadata(path).map_or(0, |m| m.len());
-    circuit
-        .files()
-        .map_or(0, |files| size(&files.pce) + size(&files.params))
+    size(&files.pce) + size(&files.params)
 }
 
 /// What a loaded circuit holds whatever the jobs: its PCE, its decoded

@@ -747,7 +747,10 @@ fn a_demo_against_a_reference_checks_the_backends_own_proofs() {
     assert!(said.contains("does not verify"), "{said}");
 
     let cpu = common::plugin_dir().join(backend_api::loader::plugin_file_name("cpu"));
-    let delegate = [(pce_backend_broken::g1_only::DELEGATE_ENV, cpu.as_os_str())];
+    let delegate = [(
+        pce_backend_broken::forwarding::DELEGATE_ENV,
+        cpu.as_os_str(),
+    )];
     let (success, said) = demo("g1-only", &delegate);
     assert!(success, "{said}");
     assert!(said.contains("identical, byte for byte"), "{said}");

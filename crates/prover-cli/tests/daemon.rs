@@ -284,7 +284,30 @@ fn prove_returns_a_proof_verify_seal_accepts_and_status_answers_meanwhile() {
 fn jobs_queue_by_priority_join_by_id_and_cancel() {
     let dir = tempfile::tempdir().unwrap();
     let (sector, wrapper) = sector(22, dir.path());
-    let daemon = Daemon::start("127.0.0.1:0", dir.path(), &[]);
+    // The first job's MSMs wait while the gate file exists: the queue
+    // behind it is seen before it ends, however slow the machine. Urgent
+    // jobs wait for it too, not proven between its partitions.
+    let gate = dir.path().join("gate");
+    let cpu = common::plugin_dir().join(backend_api::loader::plugin_file_name("cpu"));
+    let gated = common::plugin_dir().join(backend_api::loader::plugin_file_name("broken"));
+    let config = write_config(dir.path(), "[proving]\ninterleave_urgent_jobs = false\n");
+    let daemon = Daemon::start_with_env(
+        "127.0.0.1:0",
+        dir.path(),
+        &["--backend", gated.to_str().unwrap(), "--config", &config],
+        &[
+            (pce_backend_broken::MODE_ENV, "gated"),
+            (
+                pce_backend_broken::forwarding::DELEGATE_ENV,
+                cpu.to_str().unwrap(),
+            ),
+            (
+                pce_backend_broken::forwarding::GATE_ENV,
+                gate.to_str().unwrap(),
+            ),
+        ],
+    );
+    std::fs::write(&gate, b"").unwrap();
     runtime().block_on(async {
         let mut client = daemon.client().await;
         let submit = |id: &str, priority: Priority| {
@@ -346,6 +369,7 @@ fn jobs_queue_by_priority_join_by_id_and_cancel() {
             .await;
         assert_eq!(unknown.unwrap_err().code(), tonic::Code::NotFound);
 
+        std::fs::remove_file(&gate).unwrap();
         for id in ["first", "urgent", "later"] {
             let result = await_job(&mut client, id).await;
             assert_eq!(

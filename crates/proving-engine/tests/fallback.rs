@@ -104,7 +104,7 @@ fn a_failing_backend_falls_back_to_the_cpu_partition_by_partition() {
     // partition fails, and the proofs are the CPU's.
     std::env::set_var(test_plugins_mode(), "g1-only");
     let cpu = broken.with_file_name(backend_api::loader::plugin_file_name("cpu"));
-    std::env::set_var(pce_backend_broken::g1_only::DELEGATE_ENV, &cpu);
+    std::env::set_var(pce_backend_broken::forwarding::DELEGATE_ENV, &cpu);
     let fell_back = std::sync::Mutex::new(0);
     let observe = |event: Event<'_>| {
         if let Event::FallingBack { .. } = event {

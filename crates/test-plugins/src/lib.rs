@@ -15,15 +15,17 @@
 //! | `crash` | NTT and MSM write to an unmapped address (SIGSEGV) |
 //! | `wrong` | NTT leaves the data unchanged, MSM returns infinity |
 //! | `chaos` | a raw vtable whose every answer comes from fuzzed bytes ([`chaos`]) |
-//! | `g1-only` | a real plugin without G2 MSMs ([`g1_only`]) |
+//! | `g1-only` | a real plugin without G2 MSMs ([`forwarding`]) |
+//! | `gated` | a real plugin whose MSMs wait while a file exists ([`forwarding`]) |
 //! | `stop-handlers` | `device_open` installs handlers for SIGTERM and SIGINT that end the process, as LLVM's do (inside PoCL's compiler) |
 //!
-//! It never computes a correct result, so it cannot pass for a backend.
+//! Except in the modes that forward to a real plugin ([`forwarding`]), it
+//! never computes a correct result, so it cannot pass for a backend.
 
 use std::ffi::CStr;
 
 pub mod chaos;
-pub mod g1_only;
+pub mod forwarding;
 
 use backend_api::ffi::{self, pce_backend_vtable, pce_fr, pce_scalar};
 use backend_api::plugin::{self, DeviceDescription, MsmResults, Plugin, PluginError, Points};
@@ -180,7 +182,8 @@ pub unsafe extern "C" fn pce_backend_entry(
 ) -> *const pce_backend_vtable {
     let raw = match mode().as_str() {
         "chaos" => Some(&chaos::VTABLE),
-        "g1-only" => Some(&g1_only::VTABLE),
+        "g1-only" => Some(&forwarding::G1_ONLY),
+        "gated" => Some(&forwarding::GATED),
         _ => None,
     };
     if let Some(vtable) = raw {

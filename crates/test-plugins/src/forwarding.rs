@@ -1,11 +1,16 @@
-//! Mode `g1-only`: a backend that has G1 MSMs but no G2 ones, as many GPU
-//! MSM libraries are. Every operation is forwarded to a real plugin (the
-//! library `PCE_TEST_PLUGIN_DELEGATE` names, the CPU plugin in the tests)
-//! except an MSM over G2 bases, which is `PCE_ERR_UNSUPPORTED`.
+//! Modes that forward every operation to a real plugin (the library
+//! `PCE_TEST_PLUGIN_DELEGATE` names, the CPU plugin in the tests), changing
+//! one thing:
+//!
+//! - `g1-only`: an MSM over G2 bases is `PCE_ERR_UNSUPPORTED`, as in many
+//!   GPU MSM libraries, which have G1 MSMs only;
+//! - `gated`: an MSM waits while the file `PCE_TEST_PLUGIN_GATE` names
+//!   exists, so that a test holds a proof running, without racing it, for
+//!   as long as it needs (to see what queues behind it).
 
 use std::cell::Cell;
 use std::collections::HashSet;
-use std::ffi::{c_char, c_void};
+use std::ffi::{c_char, c_void, CStr};
 use std::sync::{Mutex, OnceLock};
 
 use backend_api::ffi::{
@@ -15,6 +20,8 @@ use backend_api::ffi::{
 
 /// Environment variable: the plugin library to forward to.
 pub const DELEGATE_ENV: &str = "PCE_TEST_PLUGIN_DELEGATE";
+/// Environment variable: the file whose existence holds `gated` mode's MSMs.
+pub const GATE_ENV: &str = "PCE_TEST_PLUGIN_GATE";
 
 const REFUSAL: &[u8] = b"this backend has no G2 MSM";
 
@@ -95,7 +102,7 @@ unsafe extern "C" fn msm_bases_upload(
     // SAFETY: forwarded unchanged.
     let status =
         unsafe { (delegate().msm_bases_upload)(device, group, points, count, flags, bases) };
-    if status == ffi::PCE_OK && group == ffi::PCE_G2 {
+    if status == ffi::PCE_OK && group == ffi::PCE_G2 && crate::mode() == "g1-only" {
         // SAFETY: the delegate wrote the handle on success.
         let handle = unsafe { *bases } as usize;
         let mut g2 = G2_BASES.lock().unwrap_or_else(|e| e.into_inner());
@@ -126,6 +133,11 @@ unsafe extern "C" fn msm(
     batch: u32,
     out: *mut c_void,
 ) -> pce_status {
+    if let Some(gate) = std::env::var_os(GATE_ENV).filter(|_| crate::mode() == "gated") {
+        while std::path::Path::new(&gate).exists() {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+    }
     let g2 = G2_BASES.lock().unwrap_or_else(|e| e.into_inner());
     if g2
         .as_ref()
@@ -140,23 +152,34 @@ unsafe extern "C" fn msm(
     unsafe { (delegate().msm)(device, bases, offset, count, scalars, batch, out) }
 }
 
-/// The G1-only vtable.
-pub static VTABLE: pce_backend_vtable = pce_backend_vtable {
-    abi_version: ffi::PCE_BACKEND_ABI_VERSION,
-    struct_size: std::mem::size_of::<pce_backend_vtable>() as u32,
-    name: c"g1-only".as_ptr(),
-    description: c"test plugin: a real backend without G2 MSMs".as_ptr(),
-    last_error,
-    get_proc_address,
-    set_logger: None,
-    device_count,
-    device_info,
-    device_open,
-    device_close,
-    ntt_domain_create,
-    ntt_domain_destroy,
-    ntt,
-    msm_bases_upload,
-    msm_bases_release,
-    msm,
-};
+/// The `g1-only` vtable.
+pub static G1_ONLY: pce_backend_vtable =
+    vtable(c"g1-only", c"test plugin: a real backend without G2 MSMs");
+
+/// The `gated` vtable.
+pub static GATED: pce_backend_vtable = vtable(
+    c"gated",
+    c"test plugin: a real backend whose MSMs wait while a file exists",
+);
+
+const fn vtable(name: &'static CStr, description: &'static CStr) -> pce_backend_vtable {
+    pce_backend_vtable {
+        abi_version: ffi::PCE_BACKEND_ABI_VERSION,
+        struct_size: std::mem::size_of::<pce_backend_vtable>() as u32,
+        name: name.as_ptr(),
+        description: description.as_ptr(),
+        last_error,
+        get_proc_address,
+        set_logger: None,
+        device_count,
+        device_info,
+        device_open,
+        device_close,
+        ntt_domain_create,
+        ntt_domain_destroy,
+        ntt,
+        msm_bases_upload,
+        msm_bases_release,
+        msm,
+    }
+}

@@ -776,7 +776,7 @@ fn a_winning_post_is_proven_between_the_partitions_of_a_running_porep_when_memor
     let both_circuits = ["--preload", "winning-2k"];
 
     let daemon = Daemon::start("127.0.0.1:0", dir.path(), &both_circuits);
-    let with_the_porep = runtime().block_on(async {
+    let (circuits, with_the_porep) = runtime().block_on(async {
         let mut client = daemon.client().await;
         let circuits = get_status(&mut client).await.pinned_memory_bytes;
         client.submit_proof(porep.clone()).await.unwrap();
@@ -805,7 +805,7 @@ fn a_winning_post_is_proven_between_the_partitions_of_a_running_porep_when_memor
         );
         // The rest of the PoRep is not what this test is about.
         cancel(&mut client, "seal").await;
-        with_the_porep
+        (circuits, with_the_porep)
     });
     assert!(
         daemon
@@ -859,6 +859,35 @@ fn a_winning_post_is_proven_between_the_partitions_of_a_running_porep_when_memor
         );
     });
 
+    drop(daemon);
+
+    // A budget that holds one of the PoRep's partitions beside the circuits
+    // but not two: it is proven one partition at a time, not refused.
+    let one_partition = (with_the_porep - circuits) / 2;
+    let budget = (circuits + one_partition).to_string();
+    let daemon = Daemon::start(
+        "127.0.0.1:0",
+        dir.path(),
+        &[&both_circuits[..], &["--memory-budget", &budget]].concat(),
+    );
+    runtime().block_on(async {
+        let mut client = daemon.client().await;
+        client.submit_proof(porep.clone()).await.unwrap();
+        assert_eq!(
+            memory_in_use_above(&mut client, circuits).await,
+            circuits + one_partition,
+            "{}",
+            daemon.log()
+        );
+        cancel(&mut client, "seal").await;
+    });
+    let log = daemon.log();
+    let started = log.lines().find(|l| l.contains("job started")).unwrap();
+    assert!(started.contains("in_flight=1"), "{log}");
+    assert!(
+        log.contains("holds fewer of this circuit's partitions in flight than configured"),
+        "{log}"
+    );
     drop(daemon);
 
     // The WinningPoSt circuit not preloaded: it is loaded as soon as the

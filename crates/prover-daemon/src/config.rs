@@ -90,7 +90,8 @@ pub struct ProvingConfig {
     /// witnesses generated meanwhile, each on its own thread. Each counts
     /// a partition's working set against the memory budget; more keeps a
     /// many-core host's cores busy where one partition's witness uses few
-    /// threads (SnapDeals one, a 32 GiB PoRep partition 18).
+    /// threads (SnapDeals one, a 32 GiB PoRep partition 18). Fewer where
+    /// the budget could never hold that many beside the circuit.
     pub partitions_in_flight: usize,
     /// Memory the daemon may use for circuits and jobs, as `64GiB` or
     /// bytes; three quarters of physical memory when absent.

@@ -461,7 +461,7 @@ impl Daemon {
         memory: JobMemory<'_>,
     ) -> Result<Proven, String> {
         let queue_wait = job.submitted.elapsed();
-        info!(job = %job.id, kind = job.request.kind(), device = self.devices[slot].info.index, ?queue_wait, reserved = memory.bytes(), "job started");
+        info!(job = %job.id, kind = job.request.kind(), device = self.devices[slot].info.index, ?queue_wait, reserved = memory.bytes(), in_flight = memory.in_flight(), "job started");
         self.tell_service_manager();
         let between_partitions = self.interleave_urgent_jobs.then(|| {
             let (daemon, priority) = (self.clone(), job.priority);

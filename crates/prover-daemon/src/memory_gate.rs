@@ -233,6 +233,15 @@ impl MemoryGate {
         !self.lock().line.is_empty()
     }
 
+    /// The most a job of circuit `own` could ever reserve: the budget less
+    /// what the devices and `own` hold (every other circuit evicted, no
+    /// other job running).
+    pub fn most_beside(&self, own: &str) -> u64 {
+        let held = self.lock();
+        let own = held.resident.get(own).map_or(0, |circuit| circuit.bytes);
+        self.budget.saturating_sub(held.sum(|r| r.always) + own)
+    }
+
     /// Whether `bytes` more fit now, without evicting anything.
     pub fn fits_now(&self, bytes: u64) -> bool {
         let held = self.lock();
@@ -494,7 +503,10 @@ mod tests {
                 ..
             })
         ));
+        // The most it could ever have, whatever other jobs hold now.
+        assert_eq!(gate.most_beside("porep-2k#0"), 60);
         let first = reserve(&gate, "porep-2k#0", 50).unwrap();
+        assert_eq!(gate.most_beside("porep-2k#0"), 60);
         let waiter = {
             let gate = gate.clone();
             std::thread::spawn(move || reserve(&gate, "porep-2k#0", 30).map(|r| r.bytes()).ok())

@@ -15,6 +15,7 @@ use proving_engine::pipeline::Event;
 use proving_engine::{
     chain, BetweenPartitions, DeviceProver, Devices, EngineOptions, LoadedCircuit, StageTimes,
 };
+use tracing::info;
 
 use crate::jobs::Timings;
 use crate::memory_gate::{GateError, MemoryGate, Reservation, Wait};
@@ -51,6 +52,11 @@ impl JobMemory<'_> {
     /// The bytes reserved for the job's partitions.
     pub fn bytes(&self) -> u64 {
         self.reservation.bytes()
+    }
+
+    /// The job's partitions in memory at once.
+    pub fn in_flight(&self) -> usize {
+        self.in_flight
     }
 }
 
@@ -128,12 +134,11 @@ impl Proving {
             circuit.process_before,
             backend,
         );
-        // No more partitions' working sets than the job has.
-        let in_flight = self.partitions_in_flight.min(partitions(input)).max(1);
-        let bytes = model.per_partition().saturating_mul(in_flight as u64);
+        let per_partition = model.per_partition();
+        let in_flight = self.in_flight(input, circuit, per_partition);
         let own = circuit.name.as_str();
         let reserved = self.gate.reserve(
-            bytes,
+            per_partition.saturating_mul(in_flight as u64),
             circuit.charge_id(),
             wait,
             cancel,
@@ -154,6 +159,24 @@ impl Proving {
             static_bytes: model.static_bytes(),
             in_flight,
         }))
+    }
+
+    /// How many partitions of `input` to hold in memory at once, each
+    /// `per_partition` bytes with `circuit`: `partitions_in_flight`, but no
+    /// more than the job has, nor than the budget could ever hold beside
+    /// the circuit (fewer in flight is slower; too many is no proof at
+    /// all), and at least one (which may then never fit: the gate says
+    /// so).
+    fn in_flight(&self, input: &Opened, circuit: &Resident, per_partition: u64) -> usize {
+        let wanted = self.partitions_in_flight.min(partitions(input)).max(1);
+        let room = self.gate.most_beside(circuit.charge_id()) / per_partition.max(1);
+        let most = wanted
+            .min(usize::try_from(room).unwrap_or(usize::MAX))
+            .max(1);
+        if most < wanted {
+            info!(circuit = %circuit.name, in_flight = most, partitions_in_flight = wanted, "the memory budget holds fewer of this circuit's partitions in flight than configured: proving with fewer");
+        }
+        most
     }
 
     /// Proves a request's `input` ([`crate::requests::Request::open`]) in

@@ -819,12 +819,12 @@ fn a_winning_post_is_proven_between_the_partitions_of_a_running_porep_when_memor
     // A budget of exactly the circuits and the PoRep's partitions: the
     // WinningPoSt (whose one partition needs less than the PoRep's two)
     // fits only once the PoRep is gone.
-    let budget = with_the_porep.to_string();
-    let daemon = Daemon::start(
-        "127.0.0.1:0",
-        dir.path(),
-        &[&both_circuits[..], &["--memory-budget", &budget]].concat(),
-    );
+    let with_budget = |budget: u64| {
+        let budget = budget.to_string();
+        let args = [&both_circuits[..], &["--memory-budget", &budget]].concat();
+        Daemon::start("127.0.0.1:0", dir.path(), &args)
+    };
+    let daemon = with_budget(with_the_porep);
     runtime().block_on(async {
         let mut client = daemon.client().await;
         let circuits = get_status(&mut client).await.pinned_memory_bytes;
@@ -864,12 +864,7 @@ fn a_winning_post_is_proven_between_the_partitions_of_a_running_porep_when_memor
     // A budget that holds one of the PoRep's partitions beside the circuits
     // but not two: it is proven one partition at a time, not refused.
     let one_partition = (with_the_porep - circuits) / 2;
-    let budget = (circuits + one_partition).to_string();
-    let daemon = Daemon::start(
-        "127.0.0.1:0",
-        dir.path(),
-        &[&both_circuits[..], &["--memory-budget", &budget]].concat(),
-    );
+    let daemon = with_budget(circuits + one_partition);
     runtime().block_on(async {
         let mut client = daemon.client().await;
         client.submit_proof(porep.clone()).await.unwrap();

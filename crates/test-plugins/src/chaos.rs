@@ -258,22 +258,5 @@ unsafe extern "C" fn qap_h(
 }
 
 /// The chaos vtable.
-pub static VTABLE: pce_backend_vtable = pce_backend_vtable {
-    abi_version: ffi::PCE_BACKEND_ABI_VERSION,
-    struct_size: std::mem::size_of::<pce_backend_vtable>() as u32,
-    name: c"chaos".as_ptr(),
-    description: c"test plugin whose answers are fuzzed".as_ptr(),
-    last_error,
-    get_proc_address,
-    set_logger: None,
-    device_count,
-    device_info,
-    device_open,
-    device_close,
-    ntt_domain_create,
-    ntt_domain_destroy,
-    ntt,
-    msm_bases_upload,
-    msm_bases_release,
-    msm,
-};
+pub static VTABLE: pce_backend_vtable =
+    vtable_of_this_module!(c"chaos", c"test plugin whose answers are fuzzed");

@@ -10,7 +10,7 @@
 
 use std::cell::Cell;
 use std::collections::HashSet;
-use std::ffi::{c_char, c_void, CStr};
+use std::ffi::{c_char, c_void};
 use std::sync::{Mutex, OnceLock};
 
 use backend_api::ffi::{
@@ -154,32 +154,10 @@ unsafe extern "C" fn msm(
 
 /// The `g1-only` vtable.
 pub static G1_ONLY: pce_backend_vtable =
-    vtable(c"g1-only", c"test plugin: a real backend without G2 MSMs");
+    vtable_of_this_module!(c"g1-only", c"test plugin: a real backend without G2 MSMs");
 
 /// The `gated` vtable.
-pub static GATED: pce_backend_vtable = vtable(
+pub static GATED: pce_backend_vtable = vtable_of_this_module!(
     c"gated",
-    c"test plugin: a real backend whose MSMs wait while a file exists",
+    c"test plugin: a real backend whose MSMs wait while a file exists"
 );
-
-const fn vtable(name: &'static CStr, description: &'static CStr) -> pce_backend_vtable {
-    pce_backend_vtable {
-        abi_version: ffi::PCE_BACKEND_ABI_VERSION,
-        struct_size: std::mem::size_of::<pce_backend_vtable>() as u32,
-        name: name.as_ptr(),
-        description: description.as_ptr(),
-        last_error,
-        get_proc_address,
-        set_logger: None,
-        device_count,
-        device_info,
-        device_open,
-        device_close,
-        ntt_domain_create,
-        ntt_domain_destroy,
-        ntt,
-        msm_bases_upload,
-        msm_bases_release,
-        msm,
-    }
-}

@@ -24,6 +24,32 @@
 
 use std::ffi::CStr;
 
+/// A vtable of the calling module's functions named like its fields,
+/// called `name` and described as `description` (C string literals).
+macro_rules! vtable_of_this_module {
+    ($name:expr, $description:expr) => {
+        backend_api::ffi::pce_backend_vtable {
+            abi_version: backend_api::ffi::PCE_BACKEND_ABI_VERSION,
+            struct_size: std::mem::size_of::<backend_api::ffi::pce_backend_vtable>() as u32,
+            name: $name.as_ptr(),
+            description: $description.as_ptr(),
+            last_error,
+            get_proc_address,
+            set_logger: None,
+            device_count,
+            device_info,
+            device_open,
+            device_close,
+            ntt_domain_create,
+            ntt_domain_destroy,
+            ntt,
+            msm_bases_upload,
+            msm_bases_release,
+            msm,
+        }
+    };
+}
+
 pub mod chaos;
 pub mod forwarding;
 

@@ -1100,6 +1100,58 @@ fn circuits_the_budget_cannot_hold_together_take_turns_the_idle_one_evicted() {
     );
 }
 
+/// A circuit whose PCE is missing is recorded when it is first needed,
+/// counted in the memory budget as its decoded parameters while it is:
+/// under a budget one byte short of that, the daemon refuses to preload it
+/// and has recorded nothing; under the default budget it records it, saves
+/// it and loads it.
+#[test]
+fn a_circuit_recorded_on_first_use_is_counted_in_the_budget_meanwhile() {
+    let dir = tempfile::tempdir().unwrap();
+    let shared = shared_parameter_cache();
+    let winning = PoStProofType::current(PoStKind::Winning, 2048).unwrap();
+    ensure_test_params(winning, 0, false).unwrap();
+    let files = winning.circuit().unwrap().files();
+    let recording = proving_engine::memory::recording_bytes(&files.params).unwrap();
+    // The shared cache's parameters, without any PCE.
+    let cache = dir.path().join("cache");
+    std::fs::create_dir(&cache).unwrap();
+    for entry in std::fs::read_dir(&shared).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e != "pce") {
+            std::os::unix::fs::symlink(&path, cache.join(path.file_name().unwrap())).unwrap();
+        }
+    }
+    let pce = cache.join(files.pce.file_name().unwrap());
+
+    let too_small = (recording - 1).to_string();
+    let refused = refused_start_with_cache(
+        dir.path(),
+        &["--memory-budget", &too_small, "--preload", "winning-2k"],
+        &cache,
+    );
+    assert!(
+        refused.contains("recording circuit winning-2k: the memory budget"),
+        "{refused}"
+    );
+    assert!(!pce.exists(), "recorded outside the budget");
+
+    let cache_env = cache.to_str().unwrap();
+    let env = [("FIL_PROOFS_PARAMETER_CACHE", cache_env)];
+    let daemon = Daemon::start_preloading("127.0.0.1:0", dir.path(), "winning-2k", &[], &env);
+    let log = daemon.log();
+    assert!(
+        log.contains(&format!("bytes={recording}")) && log.contains("recording the circuit"),
+        "{log}"
+    );
+    assert!(pce.exists(), "{log}");
+    runtime().block_on(async {
+        let status = get_status(&mut daemon.client().await).await;
+        let loaded: Vec<_> = status.loaded_srs.iter().map(|c| &c.circuit_id).collect();
+        assert_eq!(loaded, ["winning-2k"], "{status:?}");
+    });
+}
+
 /// A daemon runs for weeks, and where its budget holds one circuit at a
 /// time its circuits take turns: here a PoRep and a SnapDeals circuit
 /// (1.3 and 0.8 GB at 2 KiB), each evicted to load the other, turn after
@@ -1241,12 +1293,17 @@ fn circuits_taking_turns_for_many_jobs_leave_no_threads_files_or_memory_behind()
 /// Runs `pce-prover serve` with `args` on a free port, expecting it to
 /// refuse to start; returns what it wrote to stderr.
 fn refused_start(dir: &Path, args: &[&str]) -> String {
+    refused_start_with_cache(dir, args, &shared_parameter_cache())
+}
+
+/// [`refused_start`] with the parameter cache `cache`.
+fn refused_start_with_cache(dir: &Path, args: &[&str], cache: &Path) -> String {
     let log = dir.join("refused.log");
     let mut child = Command::new(env!("CARGO_BIN_EXE_pce-prover"))
         .args(["serve", "--listen", "127.0.0.1:0"])
         .args(args)
         .env("PCE_BACKEND_DIR", common::plugin_dir())
-        .env("FIL_PROOFS_PARAMETER_CACHE", shared_parameter_cache())
+        .env("FIL_PROOFS_PARAMETER_CACHE", cache)
         .stdout(Stdio::null())
         .stderr(std::fs::File::create(&log).unwrap())
         .spawn()

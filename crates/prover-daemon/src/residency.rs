@@ -10,8 +10,9 @@
 //! holds anything, for all it will hold as its files' headers tell it
 //! (the PCE's dimensions and size, the parameters' query lengths),
 //! evicting idle circuits as far as needed; it waits for that holding
-//! nothing, and once loaded its count is corrected to what it holds (a
-//! PCE recorded on first use is admitted once recorded). It is counted
+//! nothing, and once loaded its count is corrected to what it holds. A
+//! circuit whose PCE is missing is recorded first, counted meanwhile as
+//! its decoded parameters ([`memory::recording_bytes`]). It is counted
 //! until it is dropped, not merely evicted: a worker idle on a device
 //! keeps its circuit (on a GPU, its uploaded bases) for the next job of
 //! that circuit, and lets go once it is evicted.
@@ -38,10 +39,18 @@ use filecoin_prover::circuits::ProofCircuit;
 use proving_engine::memory::{self, BackendMemory, MemoryModel};
 use proving_engine::process::release_free_memory;
 use proving_engine::{chain, LoadedCircuit, Registry};
-use tracing::{info, warn};
+use tracing::info;
 
 use crate::memory_gate::{Evict, Evictor, GateError, MemoryGate, Wait};
 use crate::requests::circuit_name;
+
+/// A circuit's recording as the memory gate counts it.
+struct Recording<'a> {
+    /// Its entry in the gate: the one its load takes next.
+    id: &'a str,
+    /// What it is counted for ([`memory::recording_bytes`]).
+    bytes: u64,
+}
 
 /// A loaded circuit, counted in the memory budget until it is dropped.
 pub struct Resident {
@@ -211,8 +220,8 @@ impl Circuits {
     /// hold (evicting idle circuits if `evicting`) before anything is read,
     /// as its files' headers tell it, then its PCE read and its parameter
     /// file opened, its count corrected to what it holds, and its
-    /// parameters decoded. A circuit whose PCE is still to be recorded is
-    /// admitted once recorded.
+    /// parameters decoded. A circuit whose PCE is missing or unusable is
+    /// recorded first, counted as its decoded parameters while it is.
     fn load(
         &self,
         circuit: ProofCircuit,
@@ -221,28 +230,32 @@ impl Circuits {
         cancel: &AtomicBool,
         evicting: bool,
     ) -> Result<Resident, NotLoaded> {
-        let files = circuit.files().ok();
-        let planned = files
-            .as_ref()
-            .and_then(|files| memory::planned_model(&files.pce, &files.params, true));
-        if planned.is_none() {
-            // One that must not wait reads nothing (the PCE is gigabytes)
-            // unless its files' worth fits now.
-            if matches!(wait, Wait::No)
-                && !self.gate.fits_now(files.as_ref().map_or(0, stored_bytes))
-            {
-                return Err(NotLoaded::NoRoom);
-            }
-            if files.as_ref().is_some_and(|files| !files.pce.exists()) {
-                warn!(circuit = name, "recording the circuit on first use, outside the memory budget (at 32 GiB, minutes and up to 14 GiB): `pce-prover params record` records it before the daemon starts");
-            }
-        }
         let generation = self.next_generation.fetch_add(1, Ordering::Relaxed);
         let id = format!("{name}#{generation}");
         let mut idle = self.idle(Some(name), wait);
         let mut none = || false;
         let evictor: &mut dyn Evictor = if evicting { &mut idle } else { &mut none };
         let no_room = |e: GateError| NotLoaded::Failed(format!("circuit {name}: {e}"));
+        let files = circuit.files().ok();
+        let plan = |files: &CircuitFiles| memory::planned_model(&files.pce, &files.params, true);
+        let mut planned = files.as_ref().and_then(plan);
+        if let Some(files) = files.as_ref().filter(|_| planned.is_none()) {
+            // The parameters open but the PCE does not: it is missing or
+            // unusable, and recorded now.
+            if let Some(bytes) = memory::recording_bytes(&files.params) {
+                let record = Recording { id: &id, bytes };
+                self.record(circuit, name, record, wait, cancel, &mut *evictor)?;
+                planned = plan(files);
+            }
+        }
+        // One that must not wait reads nothing it has no plan for (the
+        // PCE is gigabytes) unless its files' worth fits now.
+        if planned.is_none()
+            && matches!(wait, Wait::No)
+            && !self.gate.fits_now(files.as_ref().map_or(0, stored_bytes))
+        {
+            return Err(NotLoaded::NoRoom);
+        }
         // Waiting, it holds nothing: a PCE read before its memory was
         // admitted would be gigabytes outside the budget for as long as
         // it waits.
@@ -314,6 +327,31 @@ impl Circuits {
         };
         self.uses().insert(name.to_owned(), used);
         Ok(resident)
+    }
+
+    /// Records `circuit`'s PCE and saves it, counted in the budget as
+    /// `recording` says while it runs.
+    fn record(
+        &self,
+        circuit: ProofCircuit,
+        name: &str,
+        recording: Recording<'_>,
+        wait: Wait<'_>,
+        cancel: &AtomicBool,
+        evictor: Evict<'_>,
+    ) -> Result<(), NotLoaded> {
+        let Recording { id, bytes } = recording;
+        let admitted = self
+            .gate
+            .admit(id, bytes, 0, wait, cancel, evictor)
+            .map_err(|e| NotLoaded::Failed(format!("recording circuit {name}: {e}")))?;
+        if !admitted {
+            return Err(NotLoaded::NoRoom);
+        }
+        info!(circuit = name, bytes, "recording the circuit on first use, counted in the memory budget as its decoded parameters (at 32 GiB, minutes): `pce-prover params record` records it before the daemon starts");
+        let recorded = circuit.pce().map(drop);
+        self.gate.release(id);
+        recorded.map_err(|e| NotLoaded::Failed(format!("recording circuit {name}: {}", chain(&e))))
     }
 
     /// A lease on `circuit` for a job; `None` if it was evicted since the

@@ -102,6 +102,24 @@ pub fn parameter_shape(params: &std::path::Path) -> Option<SrsShape> {
         .map(|file| file.shape())
 }
 
+/// Bytes of the decoded queries of parameters of `shape`: what a resident
+/// SRS holds.
+pub fn decoded_queries(shape: &SrsShape) -> u64 {
+    let g1_points = (shape.h + shape.l + shape.a + shape.b_g1) as u64;
+    g1_points * G1 + shape.b_g2 as u64 * G2
+}
+
+/// What recording the circuit whose parameters are `params` is counted
+/// for, before its PCE exists to plan from: its decoded parameters, if the
+/// file opens. Recording peaked at a third of that or less for every
+/// circuit measured but the smallest, whose few megabytes the model's
+/// margin covers (docs/memory.md, "Recording a circuit"), and the circuit
+/// holds all of it once loaded, so counting the recording so asks for no
+/// memory the circuit would not need next.
+pub fn recording_bytes(params: &std::path::Path) -> Option<u64> {
+    parameter_shape(params).map(|shape| decoded_queries(&shape))
+}
+
 /// The memory model of the circuit stored in `pce` proven with the
 /// parameters in `params` (resident or streamed), from their headers alone,
 /// before anything is decoded: `None` if either file does not open (for a
@@ -137,8 +155,7 @@ impl MemoryModel {
     ) -> Self {
         let n = domain_of(pce.num_constraints);
         let witness = (pce.num_inputs + pce.num_aux) as u64 * SCALAR;
-        let g1_points = (shape.h + shape.l + shape.a + shape.b_g1) as u64;
-        let queries = g1_points * G1 + shape.b_g2 as u64 * G2;
+        let queries = decoded_queries(&shape);
         let largest_query = [shape.h, shape.l, shape.a, shape.b_g1]
             .into_iter()
             .map(|count| count as u64 * G1)

@@ -751,7 +751,9 @@ fn post_and_snap_requests_prove_as_curio_sends_them() {
 /// still being proven (without interleaving it would wait for all 13 and
 /// the aggregation). Under a memory budget that holds the PoRep alone it
 /// is put back instead, and proven once the PoRep ends. Its circuit, when
-/// not preloaded, is loaded as soon as the job is queued.
+/// not preloaded, is loaded as soon as the job is queued. An urgent job of
+/// several partitions that fit only one at a time beside the PoRep is
+/// proven so between its partitions.
 #[test]
 fn a_winning_post_is_proven_between_the_partitions_of_a_running_porep_when_memory_allows() {
     let dir = tempfile::tempdir().unwrap();
@@ -883,6 +885,38 @@ fn a_winning_post_is_proven_between_the_partitions_of_a_running_porep_when_memor
         log.contains("holds fewer of this circuit's partitions in flight than configured"),
         "{log}"
     );
+    drop(daemon);
+
+    // An urgent job of several partitions, with room beside the running
+    // job for one of its partitions but not two: proven between the
+    // running job's partitions one partition at a time, not put back.
+    let daemon = with_budget(with_the_porep + one_partition);
+    runtime().block_on(async {
+        let mut client = daemon.client().await;
+        client.submit_proof(porep.clone()).await.unwrap();
+        memory_in_use_above(&mut client, circuits).await;
+        let urgent = SubmitProofRequest {
+            request_id: "urgent".into(),
+            priority: Priority::High.into(),
+            ..porep.clone()
+        };
+        client.submit_proof(urgent).await.unwrap();
+        let deadline = Instant::now() + Duration::from_secs(300);
+        while !daemon.log().contains("job started job=urgent") {
+            assert!(Instant::now() < deadline, "never started: {}", daemon.log());
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let log = daemon.log();
+        assert!(
+            log.contains("proving it one partition at a time")
+                && !log.contains("no memory for it between partitions now"),
+            "{log}"
+        );
+        let started = log.lines().find(|l| l.contains("job started job=urgent"));
+        assert!(started.is_some_and(|l| l.contains("in_flight=1")), "{log}");
+        cancel(&mut client, "urgent").await;
+        cancel(&mut client, "seal").await;
+    });
     drop(daemon);
 
     // The WinningPoSt circuit not preloaded: it is loaded as soon as the

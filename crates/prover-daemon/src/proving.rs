@@ -109,8 +109,9 @@ impl Proving {
 
     /// Reserves the memory for proving `input` with `circuit` (from
     /// [`Circuits::get`]) on `device` and leases the circuit, waiting as
-    /// `wait` says; an error if it never fits, or `cancel` was set while it
-    /// waited.
+    /// `wait` says (one that does not wait holds one partition in flight
+    /// where more do not fit now); an error if it never fits, or `cancel`
+    /// was set while it waited.
     pub fn reserve(
         &self,
         input: &Opened,
@@ -135,15 +136,26 @@ impl Proving {
             backend,
         );
         let per_partition = model.per_partition();
-        let in_flight = self.in_flight(input, circuit, per_partition);
+        let mut in_flight = self.in_flight(input, circuit, per_partition);
         let own = circuit.name.as_str();
-        let reserved = self.gate.reserve(
-            per_partition.saturating_mul(in_flight as u64),
-            circuit.charge_id(),
-            wait,
-            cancel,
-            &mut self.circuits.idle(Some(own), wait),
-        );
+        let reserved = loop {
+            let reserved = self.gate.reserve(
+                per_partition.saturating_mul(in_flight as u64),
+                circuit.charge_id(),
+                wait,
+                cancel,
+                &mut self.circuits.idle(Some(own), wait),
+            );
+            // One that must not wait (between another job's partitions)
+            // is proven one partition at a time where more do not fit now:
+            // slower, but not put back behind the job it was to overtake.
+            if in_flight > 1 && matches!(reserved, Ok(None)) {
+                info!(circuit = %circuit.name, in_flight, "no memory now for this job's partitions in flight: proving it one partition at a time");
+                in_flight = 1;
+                continue;
+            }
+            break reserved;
+        };
         let reservation = match reserved {
             Ok(Some(reservation)) => reservation,
             Ok(None) => return Ok(Reserved::NoRoom),

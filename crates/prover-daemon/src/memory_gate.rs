@@ -385,6 +385,11 @@ impl MemoryGate {
             cancel,
         } = *ask;
         loop {
+            // Checked first: one cancelled while it waited takes nothing,
+            // even if what it asked for fits now.
+            if cancel.load(Ordering::Relaxed) {
+                return (held, Err(GateError::Cancelled));
+            }
             let own_circuit = own.map(|id| held.resident.get(id).copied());
             if own_circuit.is_some_and(|own| own.is_none_or(|circuit| circuit.draining)) {
                 return (held, Err(GateError::OwnCircuitEvicted));
@@ -428,9 +433,6 @@ impl MemoryGate {
             }
             if matches!(wait, Wait::No) {
                 return (held, Ok(false));
-            }
-            if cancel.load(Ordering::Relaxed) {
-                return (held, Err(GateError::Cancelled));
             }
             held = self
                 .freed
@@ -777,7 +779,7 @@ mod tests {
     }
 
     #[test]
-    fn a_cancelled_job_stops_waiting() {
+    fn a_cancelled_job_stops_waiting_and_takes_nothing() {
         let gate = MemoryGate::new(100);
         load(&gate, "x#0", 0);
         let _held = reserve(&gate, "x#0", 90).unwrap();
@@ -788,5 +790,15 @@ mod tests {
             gate.reserve(20, "x#0", wait, &cancelled, &mut nothing_to_evict),
             Err(GateError::Cancelled)
         ));
+        // What it asks for fits now: still nothing for a cancelled job.
+        assert!(matches!(
+            gate.reserve(5, "x#0", wait, &cancelled, &mut nothing_to_evict),
+            Err(GateError::Cancelled)
+        ));
+        assert!(matches!(
+            gate.admit("y#1", 5, 0, wait, &cancelled, &mut nothing_to_evict),
+            Err(GateError::Cancelled)
+        ));
+        assert_eq!(gate.used(), (0, 90));
     }
 }

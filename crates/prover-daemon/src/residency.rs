@@ -230,6 +230,8 @@ impl Circuits {
         cancel: &AtomicBool,
         evicting: bool,
     ) -> Result<Resident, NotLoaded> {
+        // It may have waited long for another's load of the same circuit.
+        cancelled(cancel, name)?;
         let generation = self.next_generation.fetch_add(1, Ordering::Relaxed);
         let id = format!("{name}#{generation}");
         let mut idle = self.idle(Some(name), wait);
@@ -278,6 +280,7 @@ impl Circuits {
             gate: self.gate.clone(),
             id,
         };
+        cancelled(cancel, name)?;
         let loaded = circuit
             .load(true)
             .map_err(|e| NotLoaded::Failed(chain(&e)))?;
@@ -316,6 +319,7 @@ impl Circuits {
             generation,
             charge,
         };
+        cancelled(cancel, name)?;
         resident
             .circuit
             .decode()
@@ -348,9 +352,15 @@ impl Circuits {
         if !admitted {
             return Err(NotLoaded::NoRoom);
         }
+        // Released when the recording ends, or panics.
+        let counted = Charge {
+            gate: self.gate.clone(),
+            id: id.to_owned(),
+        };
+        cancelled(cancel, name)?;
         info!(circuit = name, bytes, "recording the circuit on first use, counted in the memory budget as its decoded parameters (at 32 GiB, minutes): `pce-prover params record` records it before the daemon starts");
         let recorded = circuit.pce().map(drop);
-        self.gate.release(id);
+        drop(counted);
         recorded.map_err(|e| NotLoaded::Failed(format!("recording circuit {name}: {}", chain(&e))))
     }
 
@@ -518,6 +528,18 @@ fn idle(
 
 /// The bytes of a circuit's files, about what it holds once loaded (0 for
 /// a file that cannot be found).
+/// An error if the job loading circuit `name` was cancelled: checked
+/// before each step of a load that takes long (recording, reading,
+/// decoding), which a cancelled job must not spend minutes on.
+fn cancelled(cancel: &AtomicBool, name: &str) -> Result<(), NotLoaded> {
+    match cancel.load(Ordering::Relaxed) {
+        true => Err(NotLoaded::Failed(format!(
+            "circuit {name}: cancelled while loading it"
+        ))),
+        false => Ok(()),
+    }
+}
+
 fn stored_bytes(files: &CircuitFiles) -> u64 {
     let size = |path: &std::path::Path| std::fs::metadata(path).map_or(0, |m| m.len());
     size(&files.pce) + size(&files.params)

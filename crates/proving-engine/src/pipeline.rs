@@ -425,6 +425,11 @@ impl<J: Job> Shared<'_, '_, '_, J> {
         self.state(job).settled
     }
 
+    /// Whether every job has ended (proven or failed).
+    fn all_settled(&self) -> bool {
+        (0..self.jobs.len()).all(|job| self.is_settled(job))
+    }
+
     /// Ends job `job` with `error`, unless it has already ended.
     fn fail(&self, job: usize, error: J::Error, to_caller: &ToCaller<J>) {
         {
@@ -645,8 +650,10 @@ fn prove_all<J: Job>(
 ) {
     loop {
         // Before waiting for the next witness, not once it is there: the
-        // device is idle from the end of one proof, and after the last.
-        let between = shared.options.between_partitions.as_ref();
+        // device is idle from the end of one proof. Not once every job
+        // has ended: the caller hears of them only when the run returns.
+        let between =
+            (shared.options.between_partitions.as_ref()).filter(|_| !shared.all_settled());
         let between = between.and_then(|work| catch_unwind(AssertUnwindSafe(|| work.run())).err());
         let item = queue.lock().expect("work queue poisoned").recv();
         let Ok(item) = item else {

@@ -54,10 +54,11 @@ pub struct EngineOptions {
     /// Not used when it is the run's backend itself.
     pub fallback: Option<String>,
     /// Called on a prover's thread whenever it is done with a partition
-    /// (and before its first), before it waits for the next witness, while
-    /// its device is idle: what it runs delays that prover's partitions
-    /// and nothing else (witnesses go on being generated, and a job whose
-    /// last partition is proven is finished meanwhile). The daemon
+    /// (and before its first) while a job of the run has partitions to
+    /// come, before it waits for the next witness, while its device is
+    /// idle: what it runs delays that prover's partitions and nothing else
+    /// (witnesses go on being generated). Not after the last: the run
+    /// returns its jobs then, and work there would hold them. The daemon
     /// proves a more urgent job there, on the same device, so that a
     /// WinningPoSt waits for one partition of a PoRep, not for all ten.
     pub between_partitions: Option<BetweenPartitions>,

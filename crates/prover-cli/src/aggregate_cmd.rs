@@ -18,7 +18,7 @@ use filecoin_prover::commit_aggregate::{aggregate_sectors, SectorToAggregate};
 use serde_json::json;
 
 use crate::c2_cmd::{parse_proof_type, ProverIdArgs};
-use crate::output::{check_writable, encode_with, expand_inputs, write_proof, Format};
+use crate::output::{check_writable, encode_with, expand_inputs, proof_file, write_proof, Format};
 use crate::progress::step;
 
 /// Arguments of `aggregate`.
@@ -119,15 +119,7 @@ pub fn aggregate(args: AggregateArgs) -> Result<ExitCode> {
 fn pair_proofs(c1_paths: &[PathBuf], proofs: &[PathBuf]) -> Result<Vec<PathBuf>> {
     if let [dir] = proofs {
         if dir.is_dir() {
-            return c1_paths
-                .iter()
-                .map(|c1| {
-                    let stem = c1
-                        .file_stem()
-                        .with_context(|| format!("{}: no file name", c1.display()))?;
-                    Ok(dir.join(stem).with_extension("proof"))
-                })
-                .collect();
+            return c1_paths.iter().map(|c1| proof_file(dir, c1)).collect();
         }
     }
     if proofs.len() != c1_paths.len() {

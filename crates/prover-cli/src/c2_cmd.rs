@@ -25,7 +25,7 @@ use proving_engine::{Devices, EngineOptions, Event, Observer};
 use serde_json::json;
 
 use crate::output::{
-    check_writable, encode, expand_inputs, peak_rss_bytes, plan_json, report, summary,
+    check_writable, encode, expand_inputs, peak_rss_bytes, plan_json, proof_file, report, summary,
     write_output, write_proof, Format,
 };
 use crate::progress::{partitions_bar, step};
@@ -216,10 +216,7 @@ fn proof_paths(inputs: &[PathBuf], dir: &Path) -> Result<Vec<PathBuf>> {
     inputs
         .iter()
         .map(|input| {
-            let stem = input
-                .file_stem()
-                .with_context(|| format!("{}: no file name", input.display()))?;
-            let out = dir.join(stem).with_extension("proof");
+            let out = proof_file(dir, input)?;
             if let Some(other) = seen.insert(out.clone(), input) {
                 bail!(
                     "{} and {} would both be written to {}; rename one",

@@ -163,6 +163,19 @@ pub fn write_proof(path: &Path, bytes: &[u8]) -> Result<()> {
     })
 }
 
+/// `dir/<name>.proof`: where `c2 --out-dir dir` writes the proof of the C1
+/// output `input`, and where `aggregate` looks for it. The name is the
+/// input's less its last extension only (`c1.42.json` gives
+/// `c1.42.proof`), so inputs that differ before it never share a file.
+pub fn proof_file(dir: &Path, input: &Path) -> Result<PathBuf> {
+    let stem = input
+        .file_stem()
+        .with_context(|| format!("{}: no file name", input.display()))?;
+    let mut name = stem.to_os_string();
+    name.push(".proof");
+    Ok(dir.join(name))
+}
+
 /// Checks that each of `paths` can be created (its directory exists and
 /// takes new files) before anything is proven, so that a mistyped output
 /// directory fails in milliseconds, not after the proof.
@@ -197,4 +210,20 @@ pub fn expand_inputs(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
         files.extend(found);
     }
     Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_proof_file_keeps_every_dot_of_its_inputs_name_but_the_last() {
+        let dir = Path::new("out");
+        let of = |input: &str| proof_file(dir, Path::new(input)).unwrap();
+        assert_eq!(of("c1.42.json"), dir.join("c1.42.proof"));
+        assert_eq!(of("in/c1.43.json"), dir.join("c1.43.proof"));
+        assert_eq!(of("c1.json"), dir.join("c1.proof"));
+        assert_eq!(of("c1"), dir.join("c1.proof"));
+        assert!(proof_file(dir, Path::new("/")).is_err());
+    }
 }

@@ -8,8 +8,11 @@
 //! synced, renamed into place, and the directory synced so that the rename
 //! itself survives a power loss. An abandoned temporary file is removed;
 //! one left by a killed writer (no destructor runs on SIGKILL) is removed
-//! by the next writer of the same path, once its process is gone: at
-//! 32 GiB a PCE is 4 GiB, too much to leak on every kill.
+//! by the next writer of the same path: at 32 GiB a PCE is 4 GiB, too much
+//! to leak on every kill. A writer holds a lock on its temporary file until
+//! it is renamed, and a lock dies with its process, so a temporary file no
+//! one holds is an orphan, whatever process or container wrote it (two
+//! containers sharing a parameter cache see different process ids).
 //!
 //! [`AtomicFile`] is the primitive (for writers that seek, such as a file
 //! whose header is written last); [`write_atomically`] and
@@ -20,6 +23,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 
 /// Distinguishes the temporary files of one process (a daemon may write
 /// the same final path from two jobs).
@@ -39,7 +43,8 @@ pub struct AtomicFile {
 impl AtomicFile {
     /// Creates the temporary file for `path`, under a name no other writer
     /// uses (this process's id and a counter; an existing file or link of
-    /// that name is an error, never followed).
+    /// that name is an error, never followed), locked until it is renamed
+    /// or removed.
     pub fn create(path: &Path) -> io::Result<Self> {
         let name = path.file_name().ok_or_else(|| {
             io::Error::new(
@@ -53,6 +58,9 @@ impl AtomicFile {
         tmp_name.push(format!(".{}.{serial}.tmp", std::process::id()));
         let tmp = path.with_file_name(tmp_name);
         let file = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+        // Where the file system has no locks, orphans are told by their
+        // writer's process id instead.
+        let _ = file.try_lock();
         Ok(Self {
             path: path.to_owned(),
             tmp,
@@ -62,7 +70,7 @@ impl AtomicFile {
 
     /// The file to write.
     pub fn file(&mut self) -> &mut File {
-        self.file.as_mut().expect("open until commit")
+        self.file.as_mut().expect("open until dropped")
     }
 
     /// The final path.
@@ -101,9 +109,10 @@ impl AtomicFile {
         Ok(created)
     }
 
+    /// Syncs the file, which stays open (and locked) until `self` is
+    /// dropped, after its rename or link.
     fn sync(&mut self) -> io::Result<()> {
-        let file = self.file.take().expect("committed once");
-        file.sync_all()
+        self.file().sync_all()
     }
 }
 
@@ -127,15 +136,15 @@ fn temporary_owner(file: &OsStr, name: &OsStr) -> Option<u32> {
     pid.parse().ok()
 }
 
-/// Removes the temporary files of `path` whose writer process no longer
-/// exists (Linux: no `/proc/<pid>`; elsewhere nothing is removed). Best
+/// A temporary file no one holds locked is an orphan once this old, or at
+/// once if its writer's process id is gone from this system: a writer
+/// that has created its file may not have locked it yet.
+const ORPHAN_MIN_AGE: Duration = Duration::from_secs(60);
+
+/// Removes the temporary files of `path` whose writer is gone. Best
 /// effort: a file another process removes first, or an unreadable
 /// directory, is no reason to fail the write.
 fn remove_orphans(path: &Path, name: &OsStr) {
-    let proc = Path::new("/proc/self");
-    if !proc.exists() {
-        return;
-    }
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
@@ -148,10 +157,36 @@ fn remove_orphans(path: &Path, name: &OsStr) {
         let Some(pid) = temporary_owner(&file, name) else {
             continue;
         };
-        if !Path::new("/proc").join(pid.to_string()).exists() {
+        if is_orphan(&entry.path(), pid) {
             let _ = std::fs::remove_file(entry.path());
         }
     }
+}
+
+/// Whether the temporary file `tmp`, named for process `pid`, is no
+/// longer written: locked by no one, and older than [`ORPHAN_MIN_AGE`] or
+/// named for a process this system no longer has. Where the file system
+/// has no locks, only the latter tells.
+fn is_orphan(tmp: &Path, pid: u32) -> bool {
+    let Ok(file) = File::open(tmp) else {
+        return false;
+    };
+    match file.try_lock() {
+        Ok(()) => {
+            let modified = file.metadata().and_then(|m| m.modified()).ok();
+            let age = modified.and_then(|t| t.elapsed().ok());
+            age.is_some_and(|age| age >= ORPHAN_MIN_AGE) || process_gone(pid)
+        }
+        Err(std::fs::TryLockError::WouldBlock) => false,
+        Err(std::fs::TryLockError::Error(_)) => process_gone(pid),
+    }
+}
+
+/// Whether process `pid` is gone from this system (Linux: no
+/// `/proc/<pid>`; elsewhere it is never known to be). A process of
+/// another container may be alive and not shown.
+fn process_gone(pid: u32) -> bool {
+    Path::new("/proc/self").exists() && !Path::new("/proc").join(pid.to_string()).exists()
 }
 
 /// Persists a rename in `path`'s directory; not every file system allows
@@ -274,8 +309,15 @@ mod tests {
         assert_eq!(names(dir.path()), ["file"]);
     }
 
+    /// Sets `path`'s modification time `age` in the past.
+    fn age(path: &Path, age: Duration) {
+        let file = File::options().write(true).open(path).unwrap();
+        let then = std::time::SystemTime::now() - age;
+        file.set_modified(then).unwrap();
+    }
+
     #[test]
-    fn temporaries_of_a_writer_that_died_are_removed_by_the_next_writer() {
+    fn temporaries_no_writer_holds_are_removed_by_the_next_writer() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("proof");
         // A process that has exited: its id names no process (until reused).
@@ -283,27 +325,45 @@ mod tests {
         let dead = child.id();
         child.wait().unwrap();
         let alive = std::process::id();
-        for name in [
-            format!("proof.{dead}.0.tmp"),
-            format!("proof.{alive}.99.tmp"),
-            format!("other.{dead}.0.tmp"),
-            format!("proof.{dead}.tmp"),
-        ] {
-            std::fs::write(dir.path().join(name), b"partial").unwrap();
+        // Left by writers that died (no destructor ran): one whose process
+        // is gone, at once; one named for a process alive here (as another
+        // container's writer may seem, or a reused id), once old.
+        let dead_writers = dir.path().join(format!("proof.{dead}.0.tmp"));
+        let old = dir.path().join(format!("proof.{alive}.99.tmp"));
+        // Just created by a live writer that has not locked it yet.
+        let young = format!("proof.{alive}.98.tmp");
+        let others = [format!("other.{dead}.0.tmp"), format!("proof.{dead}.tmp")];
+        let planted = [dead_writers, old.clone(), dir.path().join(&young)];
+        for file in planted
+            .iter()
+            .cloned()
+            .chain(others.iter().map(|n| dir.path().join(n)))
+        {
+            std::fs::write(file, b"partial").unwrap();
         }
+        age(&old, 2 * ORPHAN_MIN_AGE);
+        // Another writer of the same path, still writing (its lock held)
+        // for longer than the minimum age.
+        let mut writing = AtomicFile::create(&path).unwrap();
+        writing.file().write_all(b"partial").unwrap();
+        age(writing.temporary_path(), 2 * ORPHAN_MIN_AGE);
+
         write_atomically(&path, |out| out.write_all(b"whole")).unwrap();
+        let writing_name = writing.temporary_path().file_name().unwrap();
         let mut expected = vec![
-            format!("other.{dead}.0.tmp"),
             "proof".to_owned(),
-            format!("proof.{alive}.99.tmp"),
-            format!("proof.{dead}.tmp"),
+            young,
+            writing_name.to_string_lossy().into_owned(),
         ];
+        expected.extend(others);
         expected.sort();
         assert_eq!(
             names(dir.path()),
             expected,
-            "only the dead writer's temporary of this path goes"
+            "only the temporaries of this path no one holds, old or of a dead process, go"
         );
+        writing.commit().unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"partial");
     }
 
     #[test]

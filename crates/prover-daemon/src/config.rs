@@ -2,7 +2,8 @@
 //!
 //! Every field has a default, so an empty file (or none) is a valid
 //! configuration: listen on 127.0.0.1:9820, prove on every device of the
-//! CPU backend, one worker per device, three quarters of physical memory.
+//! CPU backend, one worker per device, three quarters of physical memory
+//! (or of the container's limit, where less).
 //! `docs/daemon.example.toml` documents each field.
 
 use std::path::{Path, PathBuf};
@@ -94,7 +95,8 @@ pub struct ProvingConfig {
     /// the budget could never hold that many beside the circuit.
     pub partitions_in_flight: usize,
     /// Memory the daemon may use for circuits and jobs, as `64GiB` or
-    /// bytes; three quarters of physical memory when absent.
+    /// bytes; three quarters of physical memory (or of the container's
+    /// limit, where less) when absent.
     pub memory_budget: Option<String>,
     /// Filecoin's parameter cache (`FIL_PROOFS_PARAMETER_CACHE`); the
     /// environment's, or filecoin-proofs' default, when absent.

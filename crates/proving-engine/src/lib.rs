@@ -16,6 +16,7 @@
 //! - [`process`]: the process's own memory figures.
 
 pub mod admission;
+pub mod cgroup;
 mod error;
 pub mod job;
 pub mod memory;

@@ -26,6 +26,7 @@ use blstrs::{G1Affine, G2Affine, Scalar};
 use groth16_prover::SrsShape;
 use pce_core::{PceSize, PrecompiledCircuit};
 
+use crate::cgroup;
 use crate::process::physical_memory;
 use crate::EngineError;
 
@@ -212,10 +213,15 @@ impl MemoryModel {
     }
 }
 
-/// The default budget: three quarters of physical memory, leaving the
-/// rest to the system and other processes (8 GiB when it is unknown).
+/// The default budget: three quarters of the memory the process may use
+/// (the machine's, or its container's limit where that is less), leaving
+/// the rest to the system and other processes (8 GiB when it is unknown).
 pub fn default_budget() -> u64 {
-    physical_memory().map_or(8 << 30, |total| total / 4 * 3)
+    let usable = match (physical_memory(), cgroup::memory_limit()) {
+        (Some(machine), Some(limit)) => Some(machine.min(limit)),
+        (machine, limit) => machine.or(limit),
+    };
+    usable.map_or(8 << 30, |total| total / 4 * 3)
 }
 
 /// Parses a size such as `4GiB`, `512MiB`, `3.5G`, `1000000` (bytes);

@@ -282,10 +282,26 @@ pub fn c2(args: C2Args) -> Result<ExitCode> {
     if args.sector_id.is_some() && paths.len() > 1 {
         bail!("--sector-id names the sector of a single input; lotus-bench c1.json files carry their own");
     }
-    let inputs = paths
-        .iter()
-        .map(|path| Ok(C1Input::read(path, proof_type)?))
-        .collect::<Result<Vec<_>>>()?;
+    // An input that cannot be read fails alone: the others are proven.
+    let (mut inputs, mut unreadable) = (Vec::new(), Vec::new());
+    let mut outs_of_inputs = Vec::new();
+    for (path, out) in paths.iter().zip(outs) {
+        match C1Input::read(path, proof_type) {
+            Ok(input) => {
+                inputs.push(input);
+                outs_of_inputs.push(out);
+            }
+            Err(e) if paths.len() == 1 => return Err(e.into()),
+            Err(e) => {
+                eprintln!("error: {e}");
+                unreadable.push(json!({"c1": path, "error": e.to_string()}));
+            }
+        }
+    }
+    if inputs.is_empty() {
+        bail!("none of the {} C1 outputs could be read", paths.len());
+    }
+    let outs = outs_of_inputs;
     check_writable(outs.iter().chain(&args.report).map(PathBuf::as_path))?;
     let options = args
         .prove
@@ -293,7 +309,7 @@ pub fn c2(args: C2Args) -> Result<ExitCode> {
     let start = Instant::now();
     let (run, write_errors) = prove_and_write(&inputs, &options, &outs, args.format)?;
     let wall = start.elapsed();
-    let failed = run.outcomes.iter().filter(|o| o.is_err()).count();
+    let failed = run.outcomes.iter().filter(|o| o.is_err()).count() + unreadable.len();
     if run.devices.len() > 1 {
         let shares: Vec<String> = run
             .devices
@@ -304,12 +320,12 @@ pub fn c2(args: C2Args) -> Result<ExitCode> {
     }
     if let Some(path) = &args.report {
         let mut doc = match &run.outcomes[..] {
-            [Ok(outcome)] => report(outcome),
+            [Ok(outcome)] if unreadable.is_empty() => report(outcome),
             outcomes => json!({
                 "sectors": inputs.iter().zip(outcomes).map(|(input, outcome)| match outcome {
                     Ok(outcome) => json!({"c1": input.path, "report": report(outcome)}),
                     Err(e) => json!({"c1": input.path, "error": chain(e)}),
-                }).collect::<Vec<_>>(),
+                }).chain(unreadable).collect::<Vec<_>>(),
                 "wall_seconds": wall.as_secs_f64(),
                 "peak_rss_bytes": peak_rss_bytes(),
             }),
@@ -326,7 +342,7 @@ pub fn c2(args: C2Args) -> Result<ExitCode> {
     if failed + write_errors > 0 {
         bail!(
             "{failed} of {} sector(s) failed, {write_errors} proof(s) could not be written (see above)",
-            inputs.len()
+            paths.len()
         );
     }
     Ok(ExitCode::SUCCESS)

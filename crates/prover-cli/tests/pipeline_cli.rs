@@ -121,4 +121,33 @@ fn the_memory_budget_is_respected_or_refused() {
         margin / MIB
     );
     assert_eq!(report["sectors"].as_array().unwrap().len(), 2, "{report}");
+
+    // A C1 file still being copied in fails alone: the others are proven
+    // and written, the run's status says one failed, the report says why.
+    std::fs::write(inputs.join("sector-23.json"), "{\"Phase1Out\": ").unwrap();
+    for name in ["sector-21.proof", "sector-22.proof"] {
+        std::fs::remove_file(out_dir.join(name)).unwrap();
+    }
+    let output = c2(&format!("{}", budget as u64));
+    let out = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("sector-23.json: not valid JSON") && out.contains("1 of 3 sector(s) failed"),
+        "{out}"
+    );
+    for name in ["sector-21.proof", "sector-22.proof"] {
+        assert!(out_dir.join(name).exists(), "{name}: {out}");
+    }
+    assert!(!out_dir.join("sector-23.proof").exists());
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(work.path().join("report.json")).unwrap()).unwrap();
+    let sectors = report["sectors"].as_array().unwrap();
+    assert_eq!(sectors.len(), 3, "{report}");
+    assert!(
+        sectors[2]["error"]
+            .as_str()
+            .unwrap()
+            .contains("sector-23.json"),
+        "{report}"
+    );
 }

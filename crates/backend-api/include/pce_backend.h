@@ -242,7 +242,9 @@ typedef pce_status (*pce_qap_h_fn)(pce_device *device,
 /* "device_memory": the memory of an open device, in bytes: `free` can be
  * allocated now, `total` is what the plugin may use (host memory for a CPU
  * backend). The host sizes its work by it; without it the host uses
- * pce_device_info.memory_bytes. */
+ * pce_device_info.memory_bytes. Called at any time from any thread, it
+ * must not wait for an operation running on the device (answer with the
+ * last reading instead). */
 #define PCE_PROC_DEVICE_MEMORY "device_memory"
 typedef pce_status (*pce_device_memory_fn)(pce_device *device, uint64_t *free,
                                            uint64_t *total);

@@ -6,7 +6,7 @@
 
 use std::ffi::CStr;
 use std::marker::PhantomData;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard, TryLockError};
 
 use backend_api::ffi::{
     pce_fr, pce_scalar, PCE_ERR_DEVICE, PCE_ERR_INVALID_ARGUMENT, PCE_ERR_UNSUPPORTED, PCE_G2,
@@ -212,18 +212,42 @@ pub struct GpuPlugin<A>(PhantomData<A>);
 pub struct OpenDevice<E> {
     engine: Mutex<E>,
     g2: G2Msms,
+    /// Host memory the engine holds while open (fixed when it opens).
+    staging: u64,
+    /// The device's memory when it was last asked while idle: a query made
+    /// while an operation holds the engine answers with it rather than wait
+    /// for the operation (a daemon's status and metrics ask at any time).
+    last_memory: Mutex<Result<MemoryReport, PluginError>>,
 }
 
-impl<E> OpenDevice<E> {
+impl<E: Engine> OpenDevice<E> {
     /// The device of `engine`, its G2 MSMs as `g2` says: what
     /// [`Plugin::device_open`] makes of a device once its kernels have been
     /// checked (public for the GPU plugins' tests, which open engines
     /// themselves).
     pub fn new(engine: E, g2: G2Msms) -> Self {
+        let last_memory = engine.memory();
         Self {
+            staging: engine.staging_bytes(),
             engine: Mutex::new(engine),
             g2,
+            last_memory: Mutex::new(last_memory),
         }
+    }
+
+    /// Its memory now, or as last seen while an operation runs on it.
+    fn memory(&self) -> Result<MemoryReport, PluginError> {
+        let engine = match self.engine.try_lock() {
+            Ok(engine) => engine,
+            Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
+            Err(TryLockError::WouldBlock) => {
+                let last = self.last_memory.lock().unwrap_or_else(|p| p.into_inner());
+                return last.clone();
+            }
+        };
+        let now = engine.memory();
+        *self.last_memory.lock().unwrap_or_else(|p| p.into_inner()) = now.clone();
+        now
     }
 
     fn engine(&self) -> MutexGuard<'_, E> {
@@ -310,11 +334,11 @@ impl<A: GpuApi> Plugin for GpuPlugin<A> {
     }
 
     fn device_memory(device: &Self::Device) -> Result<MemoryReport, PluginError> {
-        device.engine().memory()
+        device.memory()
     }
 
     fn device_host_bytes(device: &Self::Device) -> Result<u64, PluginError> {
-        Ok(device.engine().staging_bytes())
+        Ok(device.staging)
     }
 
     /// G2 bases of a device whose G2 MSMs are refused stay on the host's

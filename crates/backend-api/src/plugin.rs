@@ -326,14 +326,17 @@ fn copy_text(dst: &mut [c_char], text: &str) {
 unsafe extern "C" fn device_info<P: Plugin>(index: u32, info: *mut pce_device_info) -> pce_status {
     guard(|| {
         non_null(info, "info")?;
-        // SAFETY: checked non-null.
-        let info = unsafe { &mut *info };
-        if (info.struct_size as usize) < std::mem::size_of::<pce_device_info>() {
+        // SAFETY: checked non-null; the ABI makes `struct_size` the first
+        // field of every version, so it is read alone, before the whole
+        // struct is known to be there.
+        let struct_size = unsafe { std::ptr::addr_of!((*info).struct_size).read() };
+        if (struct_size as usize) < std::mem::size_of::<pce_device_info>() {
             return Err(PluginError::invalid(format!(
-                "pce_device_info.struct_size {} too small",
-                info.struct_size
+                "pce_device_info.struct_size {struct_size} too small"
             )));
         }
+        // SAFETY: non-null, and the host says it is this whole struct.
+        let info = unsafe { &mut *info };
         let description = P::device_info(index)?;
         copy_text(&mut info.name, &description.name);
         copy_text(&mut info.vendor, &description.vendor);

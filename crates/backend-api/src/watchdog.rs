@@ -90,11 +90,16 @@ fn watch() {
 
 /// The deadline of an operation on `elements` elements.
 pub fn deadline(elements: u64) -> Option<Duration> {
-    let scale = monitor().scale;
-    (scale > 0.0).then(|| {
-        let nominal = BASE.as_secs_f64() + elements as f64 * PER_ELEMENT.as_secs_f64();
-        Duration::from_secs_f64(nominal * scale)
-    })
+    deadline_scaled(elements, monitor().scale)
+}
+
+/// The deadline of an operation on `elements` elements under `scale`:
+/// none for 0, nor where it is too far to represent (a huge scale).
+fn deadline_scaled(elements: u64, scale: f64) -> Option<Duration> {
+    let nominal = BASE.as_secs_f64() + elements as f64 * PER_ELEMENT.as_secs_f64();
+    (scale > 0.0)
+        .then(|| Duration::try_from_secs_f64(nominal * scale).ok())
+        .flatten()
 }
 
 /// Runs `call`, an operation described by `what` on `elements` elements,
@@ -129,4 +134,20 @@ pub fn watched<T>(what: impl FnOnce() -> String, elements: u64, call: impl FnOnc
     }
     let _done = Done(id);
     crate::crash::during(&what, call)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_deadline_grows_with_the_size_and_a_huge_scale_means_none() {
+        assert_eq!(deadline_scaled(0, 1.0), Some(BASE));
+        assert_eq!(
+            deadline_scaled(1_000_000, 2.0),
+            Some(2 * (BASE + PER_ELEMENT * 1_000_000))
+        );
+        assert_eq!(deadline_scaled(1 << 27, 0.0), None);
+        assert_eq!(deadline_scaled(1 << 27, 1e17), None);
+    }
 }

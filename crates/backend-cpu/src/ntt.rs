@@ -19,8 +19,8 @@
 //! path of [`lanes`] instead (faster, same results; docs/benchmarks.md); it
 //! keeps a further 5 bytes an element of twiddles per domain and
 //! allocates 40 bytes an element (`SCRATCH_BYTES_PER_ELEMENT`) of
-//! scratch per transform, which [`Domain::scratch_bytes`] reports to the
-//! host.
+//! scratch per transform (the scalar path 8, its largest stage's gathered
+//! twiddles), which [`Domain::scratch_bytes`] reports to the host.
 
 use backend_api::interop::root_of_unity;
 use blst::{blst_fr, blst_fr_add, blst_fr_mul, blst_fr_sub};
@@ -252,10 +252,14 @@ impl Domain {
     }
 
     /// Host memory one transform of `2^log_n` allocates beyond its data:
-    /// the IFMA path's limb-sliced copy, nothing on the scalar path.
+    /// the IFMA path's limb-sliced copy; on the scalar path, the largest
+    /// stage's gathered twiddles ([`Self::stage_twiddles`]: `n/4` of them,
+    /// 8 bytes per element, once a stage across chunks has a stride).
     pub fn scratch_bytes(log_n: u32) -> u64 {
         if Self::uses_lanes(log_n) {
             SCRATCH_BYTES_PER_ELEMENT << log_n
+        } else if log_n >= LOCAL_LOG + 2 {
+            (size_of::<Scalar>() as u64) << (log_n - 2)
         } else {
             0
         }
@@ -499,13 +503,13 @@ mod tests {
     }
 
     #[test]
-    fn scratch_is_the_lane_copy_where_ifma_runs() {
+    fn scratch_is_the_lane_copy_where_ifma_runs_else_the_gathered_twiddles() {
         assert_eq!(SCRATCH_BYTES_PER_ELEMENT, 40);
         assert_eq!(TABLE_BYTES_PER_ELEMENT, 5);
         let expected = if crate::ifma::available() {
             40 << 20
         } else {
-            0
+            8 << 20
         };
         assert_eq!(Domain::scratch_bytes(20), expected);
         assert_eq!(Domain::scratch_bytes(lanes::MIN_LOG - 1), 0);

@@ -176,7 +176,9 @@ typedef struct pce_backend_vtable {
   void (*device_close)(pce_device *device);
 
   /* Prepares transforms of size 2^log_size; the domain is reusable and may
-   * be used from several threads at once. log_size outside 1..32:
+   * be used from several threads at once, always with the device it was
+   * created on (as bases are: with another device, a plugin returns
+   * PCE_ERR_INVALID_ARGUMENT where it can tell). log_size outside 1..32:
    * PCE_ERR_INVALID_ARGUMENT. A size the device cannot serve (above its
    * limit, or whose tables do not fit): PCE_ERR_UNSUPPORTED or
    * PCE_ERR_OUT_OF_MEMORY, never a crash. */

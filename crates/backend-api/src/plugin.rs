@@ -378,21 +378,51 @@ unsafe fn handle<'a, T>(ptr: *const c_void, what: &str) -> Result<&'a T, PluginE
     Ok(unsafe { &*(ptr as *const T) })
 }
 
+/// What a domain or bases handle points to: the plugin's value and the
+/// device it was made on, which every use must name (a GPU's twiddles or
+/// bases handed to another GPU's kernels would fault that device's
+/// context for the rest of the process).
+struct OnDevice<T> {
+    device: *const c_void,
+    value: T,
+}
+
+/// The value behind handle `ptr` (`what`), made on `device`.
+///
+/// # Safety
+/// `ptr` is null or a live handle of this plugin holding an `OnDevice<T>`.
+unsafe fn handle_on<'a, T>(
+    ptr: *const c_void,
+    what: &str,
+    device: *mut pce_device,
+) -> Result<&'a T, PluginError> {
+    // SAFETY: per the function contract.
+    let on = unsafe { handle::<OnDevice<T>>(ptr, what)? };
+    if on.device != device as *const c_void {
+        return Err(PluginError::invalid(format!(
+            "the {what} belongs to another device"
+        )));
+    }
+    Ok(&on.value)
+}
+
 unsafe extern "C" fn ntt_domain_create<P: Plugin>(
     device: *mut pce_device,
     log_size: u32,
     domain: *mut *mut pce_ntt_domain,
 ) -> pce_status {
     guard(|| {
+        let on = device as *const c_void;
         // SAFETY: a device handle of this plugin.
-        let device = unsafe { handle::<P::Device>(device as *const c_void, "device")? };
+        let device = unsafe { handle::<P::Device>(on, "device")? };
         non_null(domain, "domain")?;
         if !(1..=32).contains(&log_size) {
             return Err(PluginError::invalid(format!(
                 "log_size {log_size} outside 1..=32"
             )));
         }
-        let created = Box::new(P::ntt_domain(device, log_size)?);
+        let value = P::ntt_domain(device, log_size)?;
+        let created = Box::new(OnDevice { device: on, value });
         // SAFETY: checked non-null.
         unsafe { *domain = Box::into_raw(created) as *mut pce_ntt_domain };
         Ok(())
@@ -402,8 +432,8 @@ unsafe extern "C" fn ntt_domain_create<P: Plugin>(
 unsafe extern "C" fn ntt_domain_destroy<P: Plugin>(domain: *mut pce_ntt_domain) {
     if !domain.is_null() {
         guard(|| {
-            // SAFETY: created by ntt_domain_create as a Box<P::Domain>.
-            drop(unsafe { Box::from_raw(domain as *mut P::Domain) });
+            // SAFETY: created by ntt_domain_create as a Box<OnDevice<P::Domain>>.
+            drop(unsafe { Box::from_raw(domain as *mut OnDevice<P::Domain>) });
             Ok(())
         });
     }
@@ -420,10 +450,10 @@ unsafe extern "C" fn ntt<P: Plugin>(
     batch: u32,
 ) -> pce_status {
     guard(|| {
+        // SAFETY: a domain handle of this plugin.
+        let domain = unsafe { handle_on::<P::Domain>(domain as *const c_void, "domain", device)? };
         // SAFETY: a device handle of this plugin.
         let device = unsafe { handle::<P::Device>(device as *const c_void, "device")? };
-        // SAFETY: a domain handle of this plugin.
-        let domain = unsafe { handle::<P::Domain>(domain as *const c_void, "domain")? };
         let inverse = match direction {
             PCE_NTT_FORWARD => false,
             PCE_NTT_INVERSE => true,
@@ -458,10 +488,10 @@ unsafe extern "C" fn qap_h<P: Plugin>(
     data: *mut pce_fr,
 ) -> pce_status {
     guard(|| {
+        // SAFETY: a domain handle of this plugin.
+        let domain = unsafe { handle_on::<P::Domain>(domain as *const c_void, "domain", device)? };
         // SAFETY: a device handle of this plugin.
         let device = unsafe { handle::<P::Device>(device as *const c_void, "device")? };
-        // SAFETY: a domain handle of this plugin.
-        let domain = unsafe { handle::<P::Domain>(domain as *const c_void, "domain")? };
         non_null(data, "data")?;
         // SAFETY: the host provides three vectors of the domain's size.
         let abc = unsafe { std::slice::from_raw_parts_mut(data, 3 * P::domain_size(domain)) };
@@ -564,8 +594,9 @@ unsafe extern "C" fn msm_bases_upload<P: Plugin>(
     bases: *mut *mut pce_msm_bases,
 ) -> pce_status {
     guard(|| {
+        let on = device as *const c_void;
         // SAFETY: a device handle of this plugin.
-        let device = unsafe { handle::<P::Device>(device as *const c_void, "device")? };
+        let device = unsafe { handle::<P::Device>(on, "device")? };
         non_null(bases, "bases")?;
         if count > 0 {
             non_null(points, "points")?;
@@ -590,7 +621,8 @@ unsafe extern "C" fn msm_bases_upload<P: Plugin>(
             }),
             other => return Err(PluginError::invalid(format!("unknown group {other}"))),
         };
-        let created = Box::new(P::upload_bases(device, points)?);
+        let value = P::upload_bases(device, points)?;
+        let created = Box::new(OnDevice { device: on, value });
         // SAFETY: checked non-null.
         unsafe { *bases = Box::into_raw(created) as *mut pce_msm_bases };
         Ok(())
@@ -600,8 +632,8 @@ unsafe extern "C" fn msm_bases_upload<P: Plugin>(
 unsafe extern "C" fn msm_bases_release<P: Plugin>(bases: *mut pce_msm_bases) {
     if !bases.is_null() {
         guard(|| {
-            // SAFETY: created by msm_bases_upload as a Box<P::Bases>.
-            drop(unsafe { Box::from_raw(bases as *mut P::Bases) });
+            // SAFETY: created by msm_bases_upload as a Box<OnDevice<P::Bases>>.
+            drop(unsafe { Box::from_raw(bases as *mut OnDevice<P::Bases>) });
             Ok(())
         });
     }
@@ -619,10 +651,10 @@ unsafe extern "C" fn msm<P: Plugin>(
     out: *mut c_void,
 ) -> pce_status {
     guard(|| {
+        // SAFETY: a bases handle of this plugin.
+        let bases = unsafe { handle_on::<P::Bases>(bases as *const c_void, "bases", device)? };
         // SAFETY: a device handle of this plugin.
         let device = unsafe { handle::<P::Device>(device as *const c_void, "device")? };
-        // SAFETY: a bases handle of this plugin.
-        let bases = unsafe { handle::<P::Bases>(bases as *const c_void, "bases")? };
         let (len, group) = P::bases_shape(bases);
         if offset.checked_add(count).is_none_or(|end| end > len as u64) {
             return Err(PluginError::invalid(format!(

@@ -8,9 +8,11 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use backend_api::ffi::pce_scalar;
+use backend_api::ffi::{
+    pce_fr, pce_g1_projective, pce_scalar, PCE_ERR_INVALID_ARGUMENT, PCE_NTT_FORWARD, PCE_OK,
+};
 use backend_api::interop::g1_affines_as_pce;
-use backend_api::G1;
+use backend_api::{Device, G1};
 use backend_check::{check, Limits, Verdict};
 use blstrs::G1Affine;
 use group::prime::PrimeCurveAffine;
@@ -84,4 +86,56 @@ fn a_memory_query_answers_while_an_msm_runs() {
             "the query took {answered:?} of the MSM's {msm_took:?}"
         );
     });
+}
+
+/// A domain or bases handle used with another device than the one it was
+/// made on is refused by the ABI's Rust side: a GPU's twiddles or bases
+/// read by another GPU's kernels would fault that device for good. (Two
+/// opens of one device are two devices to the ABI; the CPU plugin's
+/// devices hold nothing, so their handles cannot be told apart.)
+#[test]
+fn a_handle_of_another_device_is_refused() {
+    common::share_opencl_cache();
+    let backend = common::plugin("opencl");
+    let Some(made_on) = common::device_or_skip(&backend, "opencl_plugin") else {
+        return;
+    };
+    let other = backend.open(0).unwrap();
+    let vtable = backend.vtable();
+    let domain = made_on.ntt_domain(4).unwrap();
+    let mut data = vec![pce_fr { l: [0; 4] }; 16];
+    let ntt_on = |device: &Device, data: &mut [pce_fr]| {
+        // SAFETY: live handles; `data` holds one vector of the domain's size.
+        unsafe {
+            (vtable.ntt)(
+                device.as_raw(),
+                domain.as_raw(),
+                PCE_NTT_FORWARD,
+                0,
+                data.as_mut_ptr(),
+                1,
+            )
+        }
+    };
+    assert_eq!(ntt_on(&other, &mut data), PCE_ERR_INVALID_ARGUMENT);
+    assert_eq!(ntt_on(&made_on, &mut data), PCE_OK);
+    let points = [G1Affine::generator(); 4];
+    let bases = made_on
+        .upload_bases::<G1>(g1_affines_as_pce(&points))
+        .unwrap();
+    let scalars = [pce_scalar { l: [1, 0, 0, 0] }; 4];
+    let mut out = [pce_g1_projective::default()];
+    // SAFETY: live handles; four scalars, room for one result.
+    let status = unsafe {
+        (vtable.msm)(
+            other.as_raw(),
+            bases.as_raw(),
+            0,
+            4,
+            scalars.as_ptr(),
+            1,
+            out.as_mut_ptr().cast(),
+        )
+    };
+    assert_eq!(status, PCE_ERR_INVALID_ARGUMENT);
 }

@@ -67,42 +67,66 @@ pub struct DeviceDescription {
     pub id: [u8; 16],
 }
 
-/// Points handed to [`Plugin::upload_bases`].
+/// Points handed to [`Plugin::upload_bases`], valid for the call.
 ///
 /// When `resident` is true the host keeps the memory alive and unchanged
-/// until the bases are released, so the plugin may keep this view instead
-/// of copying; otherwise it must copy before returning.
-pub struct HostPoints<T> {
-    ptr: *const T,
-    len: usize,
+/// until the bases are released, so the plugin may keep it instead of a
+/// copy, through [`Storage::new`] (the one way to hold it past the call:
+/// bases that kept the view itself would not compile).
+///
+/// ```compile_fail
+/// use backend_api::ffi::pce_g1_affine;
+/// use backend_api::plugin::{HostPoints, Points};
+///
+/// struct Kept(HostPoints<'static, pce_g1_affine>);
+///
+/// fn upload_bases(points: Points<'_>) -> Option<Kept> {
+///     match points {
+///         Points::G1(points) => Some(Kept(points)),
+///         Points::G2(_) => None,
+///     }
+/// }
+/// ```
+pub struct HostPoints<'a, T> {
+    points: &'a [T],
     /// Whether the host lends the memory for the bases' lifetime.
     pub resident: bool,
 }
 
-// SAFETY: a read-only view of host memory that the ABI keeps valid for as
-// long as the view is used (the call, or until release for lent bases);
-// sending it to another thread only shares `T`s, which are `Sync`.
-unsafe impl<T: Sync> Send for HostPoints<T> {}
-// SAFETY: as above; the view never writes, so sharing it shares `&T`s.
-unsafe impl<T: Sync> Sync for HostPoints<T> {}
-
-impl<T> HostPoints<T> {
+impl<'a, T> HostPoints<'a, T> {
     /// The same memory viewed as another point type of identical layout.
-    pub fn cast<U>(self, view: impl Fn(&[T]) -> &[U]) -> HostPoints<U> {
-        let viewed = view(self.as_slice());
+    pub fn cast<U>(self, view: impl Fn(&'a [T]) -> &'a [U]) -> HostPoints<'a, U> {
         HostPoints {
-            ptr: viewed.as_ptr(),
-            len: viewed.len(),
+            points: view(self.points),
             resident: self.resident,
         }
     }
 
     /// The points.
+    pub fn as_slice(&self) -> &'a [T] {
+        self.points
+    }
+}
+
+/// Points the host lends until the bases holding them are released.
+pub struct Lent<T> {
+    ptr: *const T,
+    len: usize,
+}
+
+// SAFETY: a read-only view of host memory the ABI keeps valid and unchanged
+// until the bases holding it are released (a `Lent` is made only from
+// resident points, and lives in those bases); sending it to another thread
+// only shares `T`s, which are `Sync`.
+unsafe impl<T: Sync> Send for Lent<T> {}
+// SAFETY: as above; the view never writes, so sharing it shares `&T`s.
+unsafe impl<T: Sync> Sync for Lent<T> {}
+
+impl<T> Lent<T> {
+    /// The points.
     pub fn as_slice(&self) -> &[T] {
-        if self.len == 0 {
-            return &[];
-        }
-        // SAFETY: checked non-null at upload, valid per the ABI (see type docs).
+        // SAFETY: made from a live slice the host lends until release (see
+        // the type's Send impl).
         unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
     }
 }
@@ -113,16 +137,19 @@ pub enum Storage<T> {
     /// Copied at upload.
     Owned(Vec<T>),
     /// Lent by the host until release.
-    Lent(HostPoints<T>),
+    Lent(Lent<T>),
 }
 
 impl<T: Copy> Storage<T> {
     /// Keeps `points`, copying unless the host lends them.
-    pub fn new(points: HostPoints<T>) -> Self {
+    pub fn new(points: HostPoints<'_, T>) -> Self {
         if points.resident {
-            Storage::Lent(points)
+            Storage::Lent(Lent {
+                ptr: points.points.as_ptr(),
+                len: points.points.len(),
+            })
         } else {
-            Storage::Owned(points.as_slice().to_vec())
+            Storage::Owned(points.points.to_vec())
         }
     }
 
@@ -136,11 +163,11 @@ impl<T: Copy> Storage<T> {
 }
 
 /// Points of either group.
-pub enum Points {
+pub enum Points<'a> {
     /// G1 points.
-    G1(HostPoints<pce_g1_affine>),
+    G1(HostPoints<'a, pce_g1_affine>),
     /// G2 points.
-    G2(HostPoints<pce_g2_affine>),
+    G2(HostPoints<'a, pce_g2_affine>),
 }
 
 /// MSM results of either group.
@@ -181,7 +208,7 @@ pub trait Plugin: 'static {
         data: &mut [pce_fr],
     ) -> Result<(), PluginError>;
     /// Keeps `points` as MSM bases.
-    fn upload_bases(device: &Self::Device, points: Points) -> Result<Self::Bases, PluginError>;
+    fn upload_bases(device: &Self::Device, points: Points<'_>) -> Result<Self::Bases, PluginError>;
     /// Computes `out.len()` MSMs of `count` terms over `bases[offset..]`;
     /// `scalars` holds `out.len() · count` entries. The range and the group
     /// of `out` are checked against the bases before the call.
@@ -608,15 +635,27 @@ unsafe extern "C" fn msm_bases_upload<P: Plugin>(
         }
         let len = usize::try_from(count).map_err(|_| PluginError::invalid("count overflows"))?;
         let resident = flags & PCE_BASES_HOST_RESIDENT != 0;
+        /// `len` points of type `T` at `points`, or none.
+        ///
+        /// # Safety
+        /// Non-null with `len > 0`, and the host provides `len` of them.
+        unsafe fn view<'a, T>(points: *const c_void, len: usize) -> &'a [T] {
+            match len {
+                0 => &[],
+                // SAFETY: per the function contract.
+                _ => unsafe { std::slice::from_raw_parts(points as *const T, len) },
+            }
+        }
         let points = match group {
             PCE_G1 => Points::G1(HostPoints {
-                ptr: points as *const pce_g1_affine,
-                len,
+                // SAFETY: checked non-null when non-empty; the host
+                // provides `count` points of the group.
+                points: unsafe { view::<pce_g1_affine>(points, len) },
                 resident,
             }),
             PCE_G2 => Points::G2(HostPoints {
-                ptr: points as *const pce_g2_affine,
-                len,
+                // SAFETY: as above.
+                points: unsafe { view::<pce_g2_affine>(points, len) },
                 resident,
             }),
             other => return Err(PluginError::invalid(format!("unknown group {other}"))),

@@ -181,7 +181,7 @@ impl Plugin for CpuBackend {
         }
     }
 
-    fn upload_bases(_: &Host, points: Points) -> Result<Bases, PluginError> {
+    fn upload_bases(_: &Host, points: Points<'_>) -> Result<Bases, PluginError> {
         Ok(match points {
             Points::G1(points) => Bases::G1(Storage::new(points.cast(g1_as_blst))),
             Points::G2(points) => Bases::G2(Storage::new(points.cast(g2_as_blst))),

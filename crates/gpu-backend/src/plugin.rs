@@ -343,7 +343,7 @@ impl<A: GpuApi> Plugin for GpuPlugin<A> {
 
     /// G2 bases of a device whose G2 MSMs are refused stay on the host's
     /// side: their MSMs are refused in [`Plugin::msm`].
-    fn upload_bases(device: &Self::Device, points: Points) -> Result<Self::Bases, PluginError> {
+    fn upload_bases(device: &Self::Device, points: Points<'_>) -> Result<Self::Bases, PluginError> {
         match (&device.g2, points) {
             (G2Msms::Refused(_), Points::G2(points)) => Ok(DeviceBases::G2Refused {
                 len: points.as_slice().len(),

@@ -145,7 +145,7 @@ impl Plugin for Broken {
         fault("ntt")
     }
 
-    fn upload_bases(_: &(), points: Points) -> Result<(usize, u32), PluginError> {
+    fn upload_bases(_: &(), points: Points<'_>) -> Result<(usize, u32), PluginError> {
         Ok(match points {
             Points::G1(p) => (p.as_slice().len(), ffi::PCE_G1),
             Points::G2(p) => (p.as_slice().len(), ffi::PCE_G2),

@@ -122,7 +122,7 @@ pub enum Bases<B> {
 
 impl<B> Bases<B> {
     /// Keeps `points` on the device when they fit, else on the host.
-    pub fn new<E: Engine<Buffer = B>>(engine: &E, points: Points) -> Result<Self, PluginError> {
+    pub fn new<E: Engine<Buffer = B>>(engine: &E, points: Points<'_>) -> Result<Self, PluginError> {
         Ok(match points {
             Points::G1(points) => Bases::G1(GroupBases::new(engine, points)?),
             Points::G2(points) => Bases::G2(GroupBases::new(engine, points)?),
@@ -150,7 +150,10 @@ impl<A: Plain, B> GroupBases<A, B> {
     /// are twice the affine size) besides, and their upload succeeds; else
     /// streamed. The second term only matters under a small
     /// `PCE_GPU_MEMORY_LIMIT`, where a quarter is less than any MSM needs.
-    fn new<E: Engine<Buffer = B>>(engine: &E, points: HostPoints<A>) -> Result<Self, PluginError> {
+    fn new<E: Engine<Buffer = B>>(
+        engine: &E,
+        points: HostPoints<'_, A>,
+    ) -> Result<Self, PluginError> {
         let bytes = size_of_val(points.as_slice()) as u64;
         let least_plan = MIN_PLAN_POINTS * 2 * size_of::<A>() as u64;
         let reserve = engine.limits().memory / RESERVE_DIVISOR + 2 * least_plan;

@@ -83,7 +83,11 @@ fn watch() {
                 late.started.elapsed().as_secs_f64(),
             );
             tracing::error!(operation = %late.what, "backend operation past its deadline; exiting");
-            std::process::exit(EXIT_HUNG);
+            // Not `exit`: its atexit handlers and library destructors (a GPU
+            // driver's teardown) may wait on the very call that hangs.
+            // SAFETY: `_exit` ends the process at once; nothing here relies
+            // on what it skips (stderr is unbuffered, the log line is out).
+            unsafe { libc::_exit(EXIT_HUNG) };
         }
     }
 }

@@ -53,11 +53,23 @@ impl AtomicFile {
             )
         })?;
         remove_orphans(path, name);
-        let mut tmp_name = name.to_owned();
-        let serial = NEXT_TEMPORARY.fetch_add(1, Ordering::Relaxed);
-        tmp_name.push(format!(".{}.{serial}.tmp", std::process::id()));
-        let tmp = path.with_file_name(tmp_name);
-        let file = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+        // Another container's writer may have the same process id (each
+        // container's first process is 1) and so the same name: the next
+        // serial then.
+        let mut attempts = 0;
+        let (tmp, file) = loop {
+            let mut tmp_name = name.to_owned();
+            let serial = NEXT_TEMPORARY.fetch_add(1, Ordering::Relaxed);
+            tmp_name.push(format!(".{}.{serial}.tmp", std::process::id()));
+            let tmp = path.with_file_name(tmp_name);
+            match OpenOptions::new().write(true).create_new(true).open(&tmp) {
+                Ok(file) => break (tmp, file),
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists && attempts < 64 => {
+                    attempts += 1
+                }
+                Err(e) => return Err(e),
+            }
+        };
         // Where the file system has no locks, orphans are told by their
         // writer's process id instead.
         let _ = file.try_lock();
@@ -291,6 +303,22 @@ mod tests {
         assert!(atomic.temporary_path().exists());
         drop(atomic);
         assert!(names(dir.path()).is_empty());
+    }
+
+    #[test]
+    fn a_temporary_name_another_container_took_is_passed_over() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("proof");
+        // A writer elsewhere with this process's id, holding the names this
+        // process would take next.
+        let next = NEXT_TEMPORARY.load(Ordering::Relaxed);
+        for serial in next..next + 8 {
+            let taken = format!("proof.{}.{serial}.tmp", std::process::id());
+            std::fs::write(dir.path().join(taken), b"theirs").unwrap();
+        }
+        write_atomically(&path, |out| out.write_all(b"ours")).unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"ours");
+        assert_eq!(names(dir.path()).len(), 9, "theirs left alone");
     }
 
     #[test]

@@ -71,8 +71,8 @@ pub struct DeviceDescription {
 ///
 /// When `resident` is true the host keeps the memory alive and unchanged
 /// until the bases are released, so the plugin may keep it instead of a
-/// copy, through [`Storage::new`] (the one way to hold it past the call:
-/// bases that kept the view itself would not compile).
+/// copy, through [`Storage::keep`], whose contract says how long: bases
+/// that kept the view itself would not compile.
 ///
 /// ```compile_fail
 /// use backend_api::ffi::pce_g1_affine;
@@ -115,9 +115,9 @@ pub struct Lent<T> {
 }
 
 // SAFETY: a read-only view of host memory the ABI keeps valid and unchanged
-// until the bases holding it are released (a `Lent` is made only from
-// resident points, and lives in those bases); sending it to another thread
-// only shares `T`s, which are `Sync`.
+// until the bases holding it are released (a `Lent` is made only by
+// `Storage::keep` from resident points, whose caller keeps it in those
+// bases); sending it to another thread only shares `T`s, which are `Sync`.
 unsafe impl<T: Sync> Send for Lent<T> {}
 // SAFETY: as above; the view never writes, so sharing it shares `&T`s.
 unsafe impl<T: Sync> Sync for Lent<T> {}
@@ -141,8 +141,19 @@ pub enum Storage<T> {
 }
 
 impl<T: Copy> Storage<T> {
-    /// Keeps `points`, copying unless the host lends them.
-    pub fn new(points: HostPoints<'_, T>) -> Self {
+    /// A copy of `points`.
+    pub fn copy(points: HostPoints<'_, T>) -> Self {
+        Storage::Owned(points.points.to_vec())
+    }
+
+    /// Keeps `points`: the host's memory where it lends it, else a copy.
+    ///
+    /// # Safety
+    /// Lent memory is valid only until the bases are released: the result
+    /// must be kept in the bases that the [`Plugin::upload_bases`] call
+    /// given `points` returns, and nowhere else (not in a static, not in a
+    /// thread that outlives them).
+    pub unsafe fn keep(points: HostPoints<'_, T>) -> Self {
         if points.resident {
             Storage::Lent(Lent {
                 ptr: points.points.as_ptr(),
@@ -477,10 +488,12 @@ unsafe extern "C" fn ntt<P: Plugin>(
     batch: u32,
 ) -> pce_status {
     guard(|| {
-        // SAFETY: a domain handle of this plugin.
-        let domain = unsafe { handle_on::<P::Domain>(domain as *const c_void, "domain", device)? };
+        let raw_device = device;
         // SAFETY: a device handle of this plugin.
-        let device = unsafe { handle::<P::Device>(device as *const c_void, "device")? };
+        let device = unsafe { handle::<P::Device>(raw_device as *const c_void, "device")? };
+        // SAFETY: a domain handle of this plugin.
+        let domain =
+            unsafe { handle_on::<P::Domain>(domain as *const c_void, "domain", raw_device)? };
         let inverse = match direction {
             PCE_NTT_FORWARD => false,
             PCE_NTT_INVERSE => true,
@@ -515,10 +528,12 @@ unsafe extern "C" fn qap_h<P: Plugin>(
     data: *mut pce_fr,
 ) -> pce_status {
     guard(|| {
-        // SAFETY: a domain handle of this plugin.
-        let domain = unsafe { handle_on::<P::Domain>(domain as *const c_void, "domain", device)? };
+        let raw_device = device;
         // SAFETY: a device handle of this plugin.
-        let device = unsafe { handle::<P::Device>(device as *const c_void, "device")? };
+        let device = unsafe { handle::<P::Device>(raw_device as *const c_void, "device")? };
+        // SAFETY: a domain handle of this plugin.
+        let domain =
+            unsafe { handle_on::<P::Domain>(domain as *const c_void, "domain", raw_device)? };
         non_null(data, "data")?;
         // SAFETY: the host provides three vectors of the domain's size.
         let abc = unsafe { std::slice::from_raw_parts_mut(data, 3 * P::domain_size(domain)) };
@@ -690,10 +705,11 @@ unsafe extern "C" fn msm<P: Plugin>(
     out: *mut c_void,
 ) -> pce_status {
     guard(|| {
-        // SAFETY: a bases handle of this plugin.
-        let bases = unsafe { handle_on::<P::Bases>(bases as *const c_void, "bases", device)? };
+        let raw_device = device;
         // SAFETY: a device handle of this plugin.
-        let device = unsafe { handle::<P::Device>(device as *const c_void, "device")? };
+        let device = unsafe { handle::<P::Device>(raw_device as *const c_void, "device")? };
+        // SAFETY: a bases handle of this plugin.
+        let bases = unsafe { handle_on::<P::Bases>(bases as *const c_void, "bases", raw_device)? };
         let (len, group) = P::bases_shape(bases);
         if offset.checked_add(count).is_none_or(|end| end > len as u64) {
             return Err(PluginError::invalid(format!(

@@ -19,6 +19,7 @@ use group::prime::PrimeCurveAffine;
 
 #[test]
 fn opencl_plugin_conforms_with_its_qap_step() {
+    let _turn = common::opencl_turn();
     common::share_opencl_cache();
     let backend = common::plugin("opencl");
     let Some(device) = common::device_or_skip(&backend, "opencl_plugin") else {
@@ -51,6 +52,7 @@ fn opencl_plugin_conforms_with_its_qap_step() {
 /// for a proof's MSM.
 #[test]
 fn a_memory_query_answers_while_an_msm_runs() {
+    let _turn = common::opencl_turn();
     common::share_opencl_cache();
     let backend = common::plugin("opencl");
     let Some(device) = common::device_or_skip(&backend, "opencl_plugin") else {
@@ -79,10 +81,16 @@ fn a_memory_query_answers_while_an_msm_runs() {
         let answered = asked.elapsed();
         let msm_took = msm.join().unwrap();
         assert_eq!(busy.total, idle.total, "{busy:?} {idle:?}");
+        if msm_took < Duration::from_millis(400) {
+            // A real GPU: the query may have come after the MSM.
+            let why = format!("the MSM took {msm_took:?}, too short to meet the query");
+            pce_testkit::skip("a_memory_query_answers_while_an_msm_runs", &why);
+            return;
+        }
         // Waiting for the MSM would take most of it: it began 200 ms
         // before the query.
         assert!(
-            answered < msm_took / 4 && msm_took > Duration::from_millis(400),
+            answered < msm_took / 4,
             "the query took {answered:?} of the MSM's {msm_took:?}"
         );
     });
@@ -95,6 +103,7 @@ fn a_memory_query_answers_while_an_msm_runs() {
 /// devices hold nothing, so their handles cannot be told apart.)
 #[test]
 fn a_handle_of_another_device_is_refused() {
+    let _turn = common::opencl_turn();
     common::share_opencl_cache();
     let backend = common::plugin("opencl");
     let Some(made_on) = common::device_or_skip(&backend, "opencl_plugin") else {

@@ -37,7 +37,7 @@ pub struct ServeArgs {
     #[arg(long, value_name = "N")]
     partitions_in_flight: Option<usize>,
     /// Memory for circuits and jobs together, e.g. 64GiB (default: three
-    /// quarters of physical memory).
+    /// quarters of physical memory, or of the container's limit where less).
     #[arg(long, value_name = "SIZE")]
     memory_budget: Option<String>,
     /// Filecoin parameter cache (default: $FIL_PROOFS_PARAMETER_CACHE).

@@ -136,7 +136,8 @@ impl Proving {
             backend,
         );
         let per_partition = model.per_partition();
-        let mut in_flight = self.in_flight(input, circuit, per_partition);
+        let wanted = self.in_flight(input, circuit, per_partition);
+        let mut in_flight = wanted;
         let own = circuit.name.as_str();
         let reserved = loop {
             let reserved = self.gate.reserve(
@@ -150,12 +151,14 @@ impl Proving {
             // is proven one partition at a time where more do not fit now:
             // slower, but not put back behind the job it was to overtake.
             if in_flight > 1 && matches!(reserved, Ok(None)) {
-                info!(circuit = %circuit.name, in_flight, "no memory now for this job's partitions in flight: proving it one partition at a time");
                 in_flight = 1;
                 continue;
             }
             break reserved;
         };
+        if in_flight < wanted && matches!(reserved, Ok(Some(_))) {
+            info!(circuit = %circuit.name, in_flight = wanted, "no memory now for this job's partitions in flight: proving it one partition at a time");
+        }
         let reservation = match reserved {
             Ok(Some(reservation)) => reservation,
             Ok(None) => return Ok(Reserved::NoRoom),

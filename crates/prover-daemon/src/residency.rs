@@ -526,8 +526,6 @@ fn idle(
         })
 }
 
-/// The bytes of a circuit's files, about what it holds once loaded (0 for
-/// a file that cannot be found).
 /// An error if the job loading circuit `name` was cancelled: checked
 /// before each step of a load that takes long (recording, reading,
 /// decoding), which a cancelled job must not spend minutes on.
@@ -540,6 +538,8 @@ fn cancelled(cancel: &AtomicBool, name: &str) -> Result<(), NotLoaded> {
     }
 }
 
+/// The bytes of a circuit's files, about what it holds once loaded (0 for
+/// a file that cannot be found).
 fn stored_bytes(files: &CircuitFiles) -> u64 {
     let size = |path: &std::path::Path| std::fs::metadata(path).map_or(0, |m| m.len());
     size(&files.pce) + size(&files.params)

@@ -12,9 +12,11 @@
 //! `/sys/fs/cgroup/path` (`max` when there is none); in v1 the line whose
 //! controllers include `memory`, whose limit is `memory.limit_in_bytes`
 //! under `/sys/fs/cgroup/memory/path` (a huge number when there is none).
-//! A group's ancestors limit it too, and a container sees its own group as
-//! the root of the mount while the path may still name the host's, so
-//! every existing directory from the path up to the mount's root counts.
+//! A group's ancestors limit it too, and a container without a cgroup
+//! namespace sees its own group as the root of the mount while the path
+//! still names the host's (`/docker/<id>/sub` for the mount's `sub`), so
+//! the walk starts from the longest tail of the path that exists under the
+//! mount, and every directory from there up to the mount's root counts.
 
 use std::path::Path;
 
@@ -47,10 +49,14 @@ fn limit_under(root: &Path, groups: &str) -> Option<u64> {
         .min()
 }
 
-/// The smallest limit in `file` of the directories from `mount/relative`
-/// up to `mount` that exist.
+/// The smallest limit in `file` of the directories from the longest tail
+/// of `relative` that exists under `mount` up to `mount`.
 fn tightest(mount: &Path, relative: &str, file: &str) -> Option<u64> {
-    let mut dir = mount.join(relative);
+    let parts: Vec<&str> = relative.split('/').filter(|p| !p.is_empty()).collect();
+    let mut dir = (0..parts.len())
+        .map(|skip| mount.join(parts[skip..].join("/")))
+        .find(|dir| dir.is_dir())
+        .unwrap_or_else(|| mount.to_owned());
     let mut least = None;
     loop {
         let limit = std::fs::read_to_string(dir.join(file))
@@ -87,6 +93,16 @@ mod tests {
         // A container's own group at the mount's root, its path the host's.
         write(&root.join("memory.max"), "8589934592\n");
         assert_eq!(limit_under(root, "0::/docker/0123abcd\n"), Some(8 << 30));
+        // A group inside that container, seen at the mount as `sealing`.
+        assert_eq!(
+            limit_under(root, "0::/docker/0123abcd/sealing\n"),
+            Some(8 << 30)
+        );
+        write(&root.join("sealing/memory.max"), "4294967296\n");
+        assert_eq!(
+            limit_under(root, "0::/docker/0123abcd/sealing\n"),
+            Some(4 << 30)
+        );
 
         // cgroup v1: the memory hierarchy's line, "no limit" as v1 says it.
         let v1 = "4:memory:/process_api/x\n1:cpu,cpuacct:/\n0::/\n";

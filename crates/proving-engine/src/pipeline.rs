@@ -425,9 +425,13 @@ impl<J: Job> Shared<'_, '_, '_, J> {
         self.state(job).settled
     }
 
-    /// Whether every job has ended (proven or failed).
-    fn all_settled(&self) -> bool {
-        (0..self.jobs.len()).all(|job| self.is_settled(job))
+    /// Whether no job has a partition left to prove (each has ended, or
+    /// has every partition proven and only its finishing to come).
+    fn all_proven(&self) -> bool {
+        (0..self.jobs.len()).all(|job| {
+            let state = self.state(job);
+            state.settled || state.remaining == 0
+        })
     }
 
     /// Ends job `job` with `error`, unless it has already ended.
@@ -650,10 +654,9 @@ fn prove_all<J: Job>(
 ) {
     loop {
         // Before waiting for the next witness, not once it is there: the
-        // device is idle from the end of one proof. Not once every job
-        // has ended: the caller hears of them only when the run returns.
-        let between =
-            (shared.options.between_partitions.as_ref()).filter(|_| !shared.all_settled());
+        // device is idle from the end of one proof. Not once no partition
+        // is left: the caller hears of the jobs only when the run returns.
+        let between = (shared.options.between_partitions.as_ref()).filter(|_| !shared.all_proven());
         let between = between.and_then(|work| catch_unwind(AssertUnwindSafe(|| work.run())).err());
         let item = queue.lock().expect("work queue poisoned").recv();
         let Ok(item) = item else {

@@ -27,6 +27,16 @@ pub fn device_or_skip(backend: &Backend, test: &str) -> Option<Device> {
     }
 }
 
+/// The OpenCL tests of one binary take turns: three at once on PoCL (each
+/// opening the device, building the kernels) ended a CI run with SIGSEGV,
+/// which runs one at a time never did.
+#[allow(dead_code)] // only the OpenCL tests open OpenCL devices
+#[must_use = "the tests take turns while it is held"]
+pub fn opencl_turn() -> std::sync::MutexGuard<'static, ()> {
+    static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 /// Shares one OpenCL program cache among the tests, so PoCL compiles the
 /// kernels once per run.
 #[allow(dead_code)] // only the OpenCL tests compile kernels

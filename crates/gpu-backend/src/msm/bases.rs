@@ -167,7 +167,9 @@ impl<A: Plain, B> GroupBases<A, B> {
                 Err(error) => return Err(error),
             }
         }
-        Ok(Self::streamed(engine, Storage::new(points)))
+        // SAFETY: these bases are what the plugin's upload_bases returns
+        // (through `Bases::new`), and they keep the storage and nothing else.
+        Ok(Self::streamed(engine, unsafe { Storage::keep(points) }))
     }
 
     /// `points` in device buffers as large as the device allows.

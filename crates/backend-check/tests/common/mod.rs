@@ -46,3 +46,15 @@ pub fn share_opencl_cache() {
         std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("opencl-program-cache"),
     );
 }
+
+/// The OpenCL plugin and its device 0 for test `test`, with its turn
+/// ([`opencl_turn`]) and the shared program cache; `None` after saying why
+/// it skips (see [`device_or_skip`]).
+#[allow(dead_code)] // only the OpenCL tests open OpenCL devices
+pub fn opencl_device(test: &str) -> Option<(std::sync::MutexGuard<'static, ()>, Backend, Device)> {
+    let turn = opencl_turn();
+    share_opencl_cache();
+    let backend = plugin("opencl");
+    let device = device_or_skip(&backend, test)?;
+    Some((turn, backend, device))
+}

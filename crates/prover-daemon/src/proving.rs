@@ -157,7 +157,7 @@ impl Proving {
             break reserved;
         };
         if in_flight < wanted && matches!(reserved, Ok(Some(_))) {
-            info!(circuit = %circuit.name, in_flight = wanted, "no memory now for this job's partitions in flight: proving it one partition at a time");
+            info!(circuit = %circuit.name, wanted, "no memory now for this job's partitions in flight: proving it one partition at a time");
         }
         let reservation = match reserved {
             Ok(Some(reservation)) => reservation,

@@ -138,9 +138,10 @@ pub struct ProveArgs {
     #[arg(short = 'j', long = "jobs", value_name = "J", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
     pub jobs: u64,
     /// Memory the run may use, e.g. 16GiB or 12G (default: three quarters
-    /// of physical memory, or of the container's limit where less). Partitions are admitted only while the memory
-    /// model says they fit; a budget below what one partition needs is
-    /// refused before any proving. The peak may exceed it by the stated
+    /// of physical memory, or of the container's limit where less).
+    /// Partitions are admitted only while the memory model says they fit;
+    /// a budget below what one partition needs is refused before any
+    /// proving. The peak may exceed it by the stated
     /// margin (256 MiB).
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub memory_budget: Option<u64>,

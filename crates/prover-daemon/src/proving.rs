@@ -136,28 +136,28 @@ impl Proving {
             backend,
         );
         let per_partition = model.per_partition();
-        let wanted = self.in_flight(input, circuit, per_partition);
-        let mut in_flight = wanted;
         let own = circuit.name.as_str();
-        let reserved = loop {
-            let reserved = self.gate.reserve(
+        let reserve = |in_flight: usize| {
+            self.gate.reserve(
                 per_partition.saturating_mul(in_flight as u64),
                 circuit.charge_id(),
                 wait,
                 cancel,
                 &mut self.circuits.idle(Some(own), wait),
-            );
-            // One that must not wait (between another job's partitions)
-            // is proven one partition at a time where more do not fit now:
-            // slower, but not put back behind the job it was to overtake.
-            if in_flight > 1 && matches!(reserved, Ok(None)) {
-                in_flight = 1;
-                continue;
-            }
-            break reserved;
+            )
         };
-        if in_flight < wanted && matches!(reserved, Ok(Some(_))) {
-            info!(circuit = %circuit.name, wanted, "no memory now for this job's partitions in flight: proving it one partition at a time");
+        let wanted = self.in_flight(input, circuit, per_partition);
+        let mut in_flight = wanted;
+        let mut reserved = reserve(in_flight);
+        // One that must not wait (between another job's partitions) is
+        // proven one partition at a time where more do not fit now: slower,
+        // but not put back behind the job it was to overtake.
+        if in_flight > 1 && matches!(reserved, Ok(None)) {
+            in_flight = 1;
+            reserved = reserve(in_flight);
+            if matches!(reserved, Ok(Some(_))) {
+                info!(circuit = %circuit.name, wanted, "no memory now for this job's partitions in flight: proving it one partition at a time");
+            }
         }
         let reservation = match reserved {
             Ok(Some(reservation)) => reservation,

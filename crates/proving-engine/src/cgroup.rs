@@ -53,23 +53,17 @@ fn limit_under(root: &Path, groups: &str) -> Option<u64> {
 /// of `relative` that exists under `mount` up to `mount`.
 fn tightest(mount: &Path, relative: &str, file: &str) -> Option<u64> {
     let parts: Vec<&str> = relative.split('/').filter(|p| !p.is_empty()).collect();
-    let mut dir = (0..parts.len())
+    let start = (0..parts.len())
         .map(|skip| mount.join(parts[skip..].join("/")))
         .find(|dir| dir.is_dir())
         .unwrap_or_else(|| mount.to_owned());
-    let mut least = None;
-    loop {
-        let limit = std::fs::read_to_string(dir.join(file))
-            .ok()
-            .and_then(|text| text.trim().parse::<u64>().ok())
-            .filter(|&limit| limit < UNLIMITED);
-        if let Some(limit) = limit {
-            least = Some(least.map_or(limit, |least: u64| least.min(limit)));
-        }
-        if dir == mount || !dir.pop() {
-            return least;
-        }
-    }
+    start
+        .ancestors()
+        .take_while(|dir| dir.starts_with(mount))
+        .filter_map(|dir| std::fs::read_to_string(dir.join(file)).ok())
+        .filter_map(|text| text.trim().parse::<u64>().ok())
+        .filter(|&limit| limit < UNLIMITED)
+        .min()
 }
 
 #[cfg(test)]

@@ -217,11 +217,12 @@ impl MemoryModel {
 /// (the machine's, or its container's limit where that is less), leaving
 /// the rest to the system and other processes (8 GiB when it is unknown).
 pub fn default_budget() -> u64 {
-    let usable = match (physical_memory(), cgroup::memory_limit()) {
-        (Some(machine), Some(limit)) => Some(machine.min(limit)),
-        (machine, limit) => machine.or(limit),
-    };
-    usable.map_or(8 << 30, |total| total / 4 * 3)
+    let usable = [physical_memory(), cgroup::memory_limit()];
+    usable
+        .into_iter()
+        .flatten()
+        .min()
+        .map_or(8 << 30, |total| total / 4 * 3)
 }
 
 /// Parses a size such as `4GiB`, `512MiB`, `3.5G`, `1000000` (bytes);

@@ -54,10 +54,7 @@ fn drive(backend: &Backend, pce: &PrecompiledCircuit) -> Result<(), String> {
     }
     let device = backend.open(0).map_err(s)?;
     device.memory().map_err(s)?;
-    let backend_memory = BackendMemory {
-        ntt_scratch: device.ntt_scratch_bytes(4).map_err(s)?,
-        devices: device.device_host_bytes().map_err(s)?,
-    };
+    let backend_memory = BackendMemory::of(&[&device], None, 4).map_err(s)?;
     let shape = SrsShape {
         h: 16,
         l: pce.num_aux(),

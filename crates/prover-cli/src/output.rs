@@ -131,6 +131,8 @@ pub fn plan_json(plan: &MemoryPlan) -> serde_json::Value {
             "pce": model.pce,
             "srs": model.srs,
             "ntt": model.ntt,
+            "devices": model.devices,
+            "fallback": model.fallback,
             "witness": model.witness,
             "proving": model.proving,
         },

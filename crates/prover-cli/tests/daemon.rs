@@ -1229,20 +1229,7 @@ fn circuits_taking_turns_for_many_jobs_leave_no_threads_files_or_memory_behind()
         )
     });
     let log = daemon.log();
-    let jobs = ["porep", "snap"].map(|id| -> u64 {
-        let started = log
-            .lines()
-            .find(|line| line.contains("job started") && line.contains(&format!("job={id} ")))
-            .unwrap_or_else(|| panic!("job {id} never started: {log}"));
-        let bytes = started
-            .split("reserved=")
-            .nth(1)
-            .and_then(|rest| rest.split_whitespace().next());
-        bytes
-            .unwrap_or_else(|| panic!("no reservation in {started}"))
-            .parse()
-            .unwrap()
-    });
+    let jobs = ["porep", "snap"].map(|id| reserved_by(&log, id));
     drop(daemon);
     println!("circuits {names:?}: {circuits:?} bytes, their jobs {jobs:?}, the devices {devices}");
 
@@ -1454,7 +1441,8 @@ fn write_config(dir: &Path, text: &str) -> String {
 
 /// A backend that fails mid-proof, through the daemon: behind the default
 /// fallback its errors are proven again on the CPU, which the log and the
-/// metrics say, and the proof passes verify_seal; with `fallback = "none"` a panic inside it
+/// metrics say, the proof passes verify_seal, and the job's reservation
+/// counted what the fallback holds; with `fallback = "none"` a panic inside it
 /// fails only its job, and the daemon serves the next request (which fails
 /// the same way) and answers GetStatus.
 #[test]
@@ -1505,6 +1493,9 @@ fn a_failing_backend_falls_back_to_the_cpu_or_fails_only_its_job() {
         )),
         "{metrics}"
     );
+    let with_fallback = reserved_by(&log, "falls-back");
+    let (fallback_tables, proving) = (planned(&log, "fallback"), planned(&log, "proving"));
+    assert!(fallback_tables > 0, "{log}");
     drop(daemon);
 
     let daemon = Daemon::start_with_env(
@@ -1531,7 +1522,45 @@ fn a_failing_backend_falls_back_to_the_cpu_or_fails_only_its_job() {
             (0, k as u64 + 1)
         );
     }
+    // The one partition's working set may grow too, by the CPU's NTT
+    // scratch where it exceeds the device's.
+    let log = daemon.log();
+    assert_eq!(
+        with_fallback - reserved_by(&log, "panics"),
+        fallback_tables + proving - planned(&log, "proving"),
+        "a job reserves what its fallback would hold beside its partition"
+    );
     assert!(daemon.terminate().success());
+}
+
+/// The bytes the daemon reserved for job `id`, from its `log`.
+fn reserved_by(log: &str, id: &str) -> u64 {
+    let started = log
+        .lines()
+        .find(|line| line.contains("job started") && line.contains(&format!("job={id} ")))
+        .unwrap_or_else(|| panic!("job {id} never started: {log}"));
+    let bytes = started
+        .split("reserved=")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next());
+    bytes
+        .unwrap_or_else(|| panic!("no reservation in {started}"))
+        .parse()
+        .unwrap()
+}
+
+/// The `term` of the memory model in the first memory plan of `log`.
+fn planned(log: &str, term: &str) -> u64 {
+    let plan = log
+        .lines()
+        .find(|line| line.contains("memory plan"))
+        .unwrap_or_else(|| panic!("no memory plan: {log}"));
+    plan.split(&format!(" {term}: "))
+        .nth(1)
+        .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
+        .unwrap_or_else(|| panic!("no {term} in {plan}"))
+        .parse()
+        .unwrap()
 }
 
 #[test]

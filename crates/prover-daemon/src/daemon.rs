@@ -145,9 +145,6 @@ pub struct Daemon {
     /// Counters and histograms.
     pub metrics: Metrics,
     devices: Vec<DeviceSlot>,
-    /// The fallback backend's device, for the MSMs a device does not
-    /// support (partitions a device fails go to the engine's own).
-    fallback_device: Option<Device>,
     workers_per_device: usize,
     /// Whether urgent jobs are proven between a running job's partitions.
     interleave_urgent_jobs: bool,
@@ -203,6 +200,14 @@ impl Daemon {
                 gate.hold_always(&format!("device {}", slot.info.index), held);
             }
         }
+        if let Some(device) = &fallback_device {
+            let held = device
+                .device_host_bytes()
+                .map_err(|e| StartError::Fallback(chain(&e)))?;
+            if held > 0 {
+                gate.hold_always("fallback device", held);
+            }
+        }
         let jobs = Arc::new(Jobs::new(Duration::from_secs(
             config.server.keep_results_seconds,
         )));
@@ -215,11 +220,11 @@ impl Daemon {
                 circuits,
                 gate,
                 fallback: config.proving.fallback_backend(),
+                fallback_device,
                 partitions_in_flight: config.proving.partitions_in_flight,
             },
             metrics: Metrics::default(),
             devices,
-            fallback_device,
             workers_per_device: config.proving.workers_per_device,
             interleave_urgent_jobs: config.proving.interleave_urgent_jobs,
             prefer_loaded_circuit: Duration::from_secs(
@@ -445,7 +450,7 @@ impl Daemon {
         let slot = &self.devices[slot];
         let prover = DeviceProver::new(&slot.device, &slot.info.name, circuit)
             .map_err(|error| chain(&error))?;
-        Ok(prover.with_fallback(self.fallback_device.as_ref()))
+        Ok(prover.with_fallback(self.proving.fallback_device.as_ref()))
     }
 
     /// Proves `job` in `memory` with `prover`, a prover of its circuit on

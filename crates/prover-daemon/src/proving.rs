@@ -30,6 +30,9 @@ pub struct Proving {
     pub gate: Arc<MemoryGate>,
     /// The backend that proves a partition again when a device fails it.
     pub fallback: Option<String>,
+    /// A device of that backend, for the MSMs a device does not support,
+    /// and for what the engine's own device of it takes per job.
+    pub fallback_device: Option<Device>,
     /// Partitions of a job in memory at once: one proven while the others'
     /// witnesses are generated (`[proving] partitions_in_flight`).
     pub partitions_in_flight: usize,
@@ -42,8 +45,9 @@ pub struct JobMemory<'a> {
     /// hear of the returned reservation.
     _lease: Lease<'a>,
     reservation: Reservation<'a>,
-    /// What the circuit and the device hold whatever the jobs.
-    static_bytes: u64,
+    /// The budget the engine plans the job in: what the circuit and the
+    /// devices hold, and the job's partitions in flight.
+    engine_budget: u64,
     /// Partitions in memory at once.
     in_flight: usize,
 }
@@ -123,11 +127,10 @@ impl Proving {
         let log_n = domain_size(&circuit.pce).trailing_zeros();
         // The engine's plan counts the device's own host memory as static,
         // so the budget given to it below does too (the gate holds it
-        // resident from the daemon's start).
-        let backend = BackendMemory {
-            ntt_scratch: device.ntt_scratch_bytes(log_n).map_err(|e| e.to_string())?,
-            devices: device.device_host_bytes().map_err(|e| e.to_string())?,
-        };
+        // resident from the daemon's start). The fallback's share is the
+        // job's own: the engine opens a fallback device for each job.
+        let backend = BackendMemory::of(&[device], self.fallback_device.as_ref(), log_n)
+            .map_err(|e| e.to_string())?;
         let model = MemoryModel::new(
             circuit.pce.size(),
             circuit.params.shape(),
@@ -139,14 +142,16 @@ impl Proving {
         let own = circuit.name.as_str();
         let reserve = |in_flight: usize| {
             self.gate.reserve(
-                per_partition.saturating_mul(in_flight as u64),
+                per_partition
+                    .saturating_mul(in_flight as u64)
+                    .saturating_add(model.fallback),
                 circuit.charge_id(),
                 wait,
                 cancel,
                 &mut self.circuits.idle(Some(own), wait),
             )
         };
-        let wanted = self.in_flight(input, circuit, per_partition);
+        let wanted = self.in_flight(input, circuit, &model);
         let mut in_flight = wanted;
         let mut reserved = reserve(in_flight);
         // One that must not wait (between another job's partitions) is
@@ -171,20 +176,26 @@ impl Proving {
         Ok(Reserved::Memory(JobMemory {
             _lease: lease,
             reservation,
-            static_bytes: model.static_bytes(),
+            engine_budget: model
+                .static_bytes()
+                .saturating_add(per_partition.saturating_mul(in_flight as u64)),
             in_flight,
         }))
     }
 
-    /// How many partitions of `input` to hold in memory at once, each
-    /// `per_partition` bytes with `circuit`: `partitions_in_flight`, but no
-    /// more than the job has, nor than the budget could ever hold beside
-    /// the circuit (fewer in flight is slower; too many is no proof at
-    /// all), and at least one (which may then never fit: the gate says
-    /// so).
-    fn in_flight(&self, input: &Opened, circuit: &Resident, per_partition: u64) -> usize {
+    /// How many partitions of `input` to hold in memory at once with
+    /// `circuit` (its `model`): `partitions_in_flight`, but no more than
+    /// the job has, nor than the budget could ever hold beside the circuit
+    /// and the job's fallback (fewer in flight is slower; too many is no
+    /// proof at all), and at least one (which may then never fit: the gate
+    /// says so).
+    fn in_flight(&self, input: &Opened, circuit: &Resident, model: &MemoryModel) -> usize {
         let wanted = self.partitions_in_flight.min(partitions(input)).max(1);
-        let room = self.gate.most_beside(circuit.charge_id()) / per_partition.max(1);
+        let room = self
+            .gate
+            .most_beside(circuit.charge_id())
+            .saturating_sub(model.fallback)
+            / model.per_partition().max(1);
         let most = wanted
             .min(usize::try_from(room).unwrap_or(usize::MAX))
             .max(1);
@@ -213,11 +224,7 @@ impl Proving {
             devices: Devices::All,
             jobs: 1,
             partitions_in_flight: memory.in_flight,
-            memory_budget: Some(
-                memory
-                    .static_bytes
-                    .saturating_add(memory.reservation.bytes()),
-            ),
+            memory_budget: Some(memory.engine_budget),
             randomness: None,
             cancel: Some(cancel.clone()),
             fallback: self.fallback.clone(),

@@ -83,7 +83,7 @@ pub enum EngineError {
         source: groth16_prover::ProveError,
     },
     /// The memory budget does not admit a single partition.
-    #[error("memory budget {} is too small: one partition needs {} (process {}, PCE {}, SRS {}, NTT tables {}, witness {}, proving {}; see docs/memory.md)", gib(*budget), gib(*needed), gib(model.process), gib(model.pce), gib(model.srs), gib(model.ntt), gib(model.witness), gib(model.proving))]
+    #[error("memory budget {} is too small: one partition needs {} (process {}, PCE {}, SRS {}, NTT tables {}, devices {}, fallback {}, witness {}, proving {}; see docs/memory.md)", gib(*budget), gib(*needed), gib(model.process), gib(model.pce), gib(model.srs), gib(model.ntt), gib(model.devices), gib(model.fallback), gib(model.witness), gib(model.proving))]
     BudgetTooSmall {
         /// The budget, bytes.
         budget: u64,

@@ -8,10 +8,13 @@
 //! static        = process at start + PCE + SRS (decoded queries, when resident)
 //!                 + NTT tables (the backend's ω^j of the domain: n · 32 B)
 //!                 + what the open devices hold (a GPU's staging buffers)
+//!                 + what a fallback backend holds once it proves a partition
+//!                   (its device's own, and its NTT tables: n · 32 B)
 //! per partition = witness + proving working set (+ one decoded query, when streamed)
 //!   witness     = (inputs + aux) · 32 B, held from its generation to the end of its proof
 //!   proving     = max(4n · 32 B  (a, b, c over the domain of size n, and h),
-//!                     3n · 32 B + scratch  (a, b, c and the backend's NTT scratch),
+//!                     3n · 32 B + scratch  (a, b, c and the NTT scratch, the
+//!                                           devices' or the fallback's if larger),
 //!                     n · 32 B + 3 · witness  (h and the MSM scalars of L, A, B))
 //! ```
 //!
@@ -22,6 +25,7 @@
 
 use std::mem::size_of;
 
+use backend_api::{BackendError, Device};
 use blstrs::{G1Affine, G2Affine, Scalar};
 use groth16_prover::SrsShape;
 use pce_core::{PceSize, PrecompiledCircuit};
@@ -52,6 +56,10 @@ pub struct MemoryModel {
     /// Host memory the open devices hold for as long as they are open,
     /// all together (a GPU backend's staging buffers for its copies).
     pub devices: u64,
+    /// Host memory a fallback backend holds once it proves a partition the
+    /// devices failed: its device's own and its NTT tables for the domain
+    /// (0 without a fallback).
+    pub fallback: u64,
     /// One partition's witness.
     pub witness: u64,
     /// One partition's proving working set (a, b, c, h, MSM scalars, and
@@ -68,6 +76,39 @@ pub struct BackendMemory {
     pub ntt_scratch: u64,
     /// Held by the open devices, all together, while they are open.
     pub devices: u64,
+    /// Held by the fallback backend once it proves a partition
+    /// ([`MemoryModel::fallback`]).
+    pub fallback: u64,
+}
+
+impl BackendMemory {
+    /// What `devices` (all of one backend) take for transforms of
+    /// `2^log_n`, with `fallback`, the device that proves again the
+    /// partitions they fail. Any partition may end up on the fallback, so
+    /// the scratch per partition is the larger of the two backends'; the
+    /// fallback's tables are counted as the model counts the devices'
+    /// (`n · 32` bytes), since a GPU backend does not hold its own on the
+    /// host and the CPU backend's are about that.
+    pub fn of(
+        devices: &[&Device],
+        fallback: Option<&Device>,
+        log_n: u32,
+    ) -> Result<Self, BackendError> {
+        let mut memory = Self::default();
+        for device in devices {
+            memory.devices = memory.devices.saturating_add(device.device_host_bytes()?);
+        }
+        if let Some(first) = devices.first() {
+            memory.ntt_scratch = first.ntt_scratch_bytes(log_n)?;
+        }
+        if let Some(fallback) = fallback {
+            memory.ntt_scratch = memory.ntt_scratch.max(fallback.ntt_scratch_bytes(log_n)?);
+            memory.fallback = fallback
+                .device_host_bytes()?
+                .saturating_add((1u64 << log_n) * SCALAR);
+        }
+        Ok(memory)
+    }
 }
 
 /// The NTT domain of `pce`'s circuit: the constraints rounded up to a power of two.
@@ -173,6 +214,7 @@ impl MemoryModel {
             srs: if resident { queries } else { 0 },
             ntt: n * SCALAR,
             devices: backend.devices,
+            fallback: backend.fallback,
             witness,
             proving: working.saturating_add(if resident { 0 } else { largest_query }),
         }
@@ -180,7 +222,7 @@ impl MemoryModel {
 
     /// Bytes held whatever the number of partitions in flight.
     pub fn static_bytes(&self) -> u64 {
-        [self.pce, self.srs, self.ntt, self.devices]
+        [self.pce, self.srs, self.ntt, self.devices, self.fallback]
             .into_iter()
             .fold(self.process, u64::saturating_add)
     }
@@ -292,6 +334,7 @@ mod tests {
         let backend = BackendMemory {
             ntt_scratch: 4 * 40,
             devices: 2 * 768,
+            fallback: 4 * 32,
         };
         let resident = MemoryModel::new(pce.size(), shape, true, 1000, backend);
         // 3 rows: a domain of 4.
@@ -305,8 +348,8 @@ mod tests {
         assert_eq!(resident.srs, (3 + 1 + 3 + 2) * 96 + 2 * 192);
         assert_eq!(
             resident.static_bytes(),
-            1000 + resident.pce + resident.srs + 4 * 32 + 2 * 768,
-            "the devices' staging held once, not per partition"
+            1000 + resident.pce + resident.srs + 4 * 32 + 2 * 768 + 4 * 32,
+            "the devices' staging and the fallback's tables held once, not per partition"
         );
         let streamed = MemoryModel::new(pce.size(), shape, false, 1000, backend);
         assert_eq!(streamed.srs, 0);
@@ -323,8 +366,9 @@ mod tests {
             process: 100,
             pce: 200,
             srs: 300,
-            ntt: 300,
-            devices: 100,
+            ntt: 200,
+            devices: 50,
+            fallback: 150,
             witness: 50,
             proving: 950,
         };

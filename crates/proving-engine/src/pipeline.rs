@@ -127,17 +127,18 @@ pub fn run<J: Job>(
     randomness(options, jobs.iter().map(Job::partitions).sum())?;
     let setup = Setup::open(options)?;
     let devices: Vec<&Device> = setup.devices.iter().map(|(device, _)| device).collect();
-    plan(circuit, &devices, options)?;
     let per_operation = open_fallback(
         options.fallback.as_deref(),
         setup.devices[0].0.backend().name(),
     )?;
+    let fallback_device = per_operation.as_ref().map(|(device, _)| device);
+    plan(circuit, &devices, fallback_device, options)?;
     let provers = setup
         .devices
         .iter()
         .map(|(device, name)| {
             let prover = DeviceProver::new(device, name, circuit)?;
-            Ok(prover.with_fallback(per_operation.as_ref().map(|(device, _)| device)))
+            Ok(prover.with_fallback(fallback_device))
         })
         .collect::<Result<Vec<_>, EngineError>>()?;
     run_with(circuit, &provers, jobs, options, observer, done)
@@ -160,10 +161,15 @@ pub fn run_with<J: Job>(
     let counts: Vec<usize> = jobs.iter().map(Job::partitions).collect();
     let randomness = randomness(options, counts.iter().sum())?;
     let devices: Vec<&Device> = provers.iter().map(|p| p.prover.device()).collect();
-    let mut plan = plan(circuit, &devices, options)?;
     let fallback_device = open_fallback(
         options.fallback.as_deref(),
         first.prover.device().backend().name(),
+    )?;
+    let mut plan = plan(
+        circuit,
+        &devices,
+        fallback_device.as_ref().map(|(device, _)| device),
+        options,
     )?;
     let fallback = fallback_device
         .as_ref()
@@ -281,23 +287,19 @@ impl Setup {
 }
 
 /// The memory plan of proving `circuit` on `devices` (one backend's, each
-/// with its provers) with `options`; an error when the budget does not
-/// admit one partition.
+/// with its provers), and on `fallback` the partitions they fail, with
+/// `options`; an error when the budget does not admit one partition.
 fn plan(
     circuit: &LoadedCircuit,
     devices: &[&Device],
+    fallback: Option<&Device>,
     options: &EngineOptions,
 ) -> Result<MemoryPlan, EngineError> {
-    let first = devices.first().ok_or(EngineError::NoDevices)?;
-    let log_n = domain_log_size(circuit.pce.num_constraints());
-    let mut held = 0u64;
-    for device in devices {
-        held = held.saturating_add(device.device_host_bytes()?);
+    if devices.is_empty() {
+        return Err(EngineError::NoDevices);
     }
-    let backend = BackendMemory {
-        ntt_scratch: first.ntt_scratch_bytes(log_n)?,
-        devices: held,
-    };
+    let log_n = domain_log_size(circuit.pce.num_constraints());
+    let backend = BackendMemory::of(devices, fallback, log_n)?;
     let model = MemoryModel::new(
         circuit.pce.size(),
         circuit.params.shape(),

@@ -1,7 +1,8 @@
 //! A backend that fails mid-proof, behind the CPU backend as fallback:
 //! the test plugin fails every NTT and MSM (`error`), or returns wrong
 //! results (`wrong`). With a fallback each partition is proven again on
-//! the CPU, and the proofs equal the CPU's own with the same r and s;
+//! the CPU, and the proofs equal the CPU's own with the same r and s (the
+//! memory plan counting the fallback's tables);
 //! without one, the job fails naming the partition. A backend without G2
 //! MSMs (`g1-only`) proves every partition, its G2 MSMs on the CPU. The
 //! plugin's mode is
@@ -12,6 +13,7 @@ mod common;
 
 use blstrs::Scalar;
 use ff::Field;
+use proving_engine::memory::domain_size;
 use proving_engine::{chain, run, EngineOptions, Event};
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
@@ -44,21 +46,26 @@ fn a_failing_backend_falls_back_to_the_cpu_partition_by_partition() {
     for mode in ["error", "wrong"] {
         std::env::set_var(test_plugins_mode(), mode);
         let fell_back = std::sync::Mutex::new(Vec::new());
-        let observe = |event: Event<'_>| {
-            if let Event::FallingBack {
+        let planned_fallback = std::sync::Mutex::new(None);
+        let observe = |event: Event<'_>| match event {
+            Event::FallingBack {
                 partition, error, ..
-            } = event
-            {
-                fell_back
-                    .lock()
-                    .unwrap()
-                    .push((partition, error.to_owned()));
-            }
+            } => fell_back
+                .lock()
+                .unwrap()
+                .push((partition, error.to_owned())),
+            Event::Ready { plan } => *planned_fallback.lock().unwrap() = Some(plan.model.fallback),
+            _ => {}
         };
         let options = on(broken.to_str().unwrap(), Some("cpu"));
         let with = run(&circuit, &jobs, &options, &observe, |_, _| {}).unwrap();
         let proofs = &with.results[0].as_ref().unwrap().output;
         assert_eq!(proofs, &expected, "{mode}: the CPU's proofs, byte for byte");
+        assert_eq!(
+            planned_fallback.into_inner().unwrap(),
+            Some(domain_size(&circuit.pce) * 32),
+            "{mode}: the plan counts the fallback's NTT tables (its device holds nothing)"
+        );
         let mut fell_back = fell_back.into_inner().unwrap();
         fell_back.sort();
         assert_eq!(fell_back.len(), 3, "{mode}: {fell_back:?}");
@@ -82,14 +89,21 @@ fn a_failing_backend_falls_back_to_the_cpu_partition_by_partition() {
             "{shares:?}"
         );
 
+        let planned_fallback = std::sync::Mutex::new(None);
+        let observe = |event: Event<'_>| {
+            if let Event::Ready { plan } = event {
+                *planned_fallback.lock().unwrap() = Some(plan.model.fallback);
+            }
+        };
         let without = run(
             &circuit,
             &jobs,
             &on(broken.to_str().unwrap(), None),
-            &|_| {},
+            &observe,
             |_, _| {},
         )
         .unwrap();
+        assert_eq!(planned_fallback.into_inner().unwrap(), Some(0));
         // The witnesses are generated at once, so whichever partition the
         // prover takes first is the one that fails: any of the three.
         let error = chain(without.results[0].as_ref().unwrap_err());

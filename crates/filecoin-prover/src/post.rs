@@ -14,9 +14,13 @@
 //! `verify_window_post` / `verify_winning_post`.
 //!
 //! One partition of a WindowPoSt (what Curio asks for, one request per
-//! partition) is proven against public inputs whose sector list puts the
-//! partition's sectors at its index: the circuit and its public inputs
-//! only ever read that chunk of the list.
+//! partition) is proven as filecoin-proofs proves it: where a sector's
+//! challenges do not depend on its place in the deadline (V1_2), as the
+//! first partition of a list of its own sectors; before V1_2, against
+//! public inputs whose sector list puts the partition's sectors at its
+//! index (the circuit and its public inputs only ever read that chunk).
+//! The sectors are proven in the order of their numbers, whatever the
+//! order the vanilla proofs come in.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -278,6 +282,21 @@ impl PoStInput {
     }
 }
 
+/// The most sectors a V1 WindowPoSt partition may have before it in its
+/// deadline: its public inputs list them (stand-ins), so a partition index
+/// from a request is bounded before they are allocated. 2^20 is 446
+/// partitions of 32 GiB sectors, 32 PiB in one deadline, far beyond any
+/// storage provider's, and 40 MiB of stand-ins.
+const MAX_SECTORS_BEFORE_PARTITION: usize = 1 << 20;
+
+/// A PoSt input's decoded vanilla proofs ([`PoStJob::sector_proofs`]).
+struct SectorProofs<Tree: MerkleTreeTrait> {
+    /// In the order of their sector numbers.
+    proofs: Vec<FallbackPoStSectorProof<Tree>>,
+    /// The index of each among the input's vanilla proofs.
+    inputs: Vec<usize>,
+}
+
 /// A PoSt input as an engine job of the sector shape `Tree`.
 pub struct PoStJob<'a, Tree> {
     input: &'a PoStInput,
@@ -295,19 +314,43 @@ impl<'a, Tree: 'static + MerkleTreeTrait> PoStJob<'a, Tree> {
         }
     }
 
-    fn sector_proofs(&self) -> Result<Vec<FallbackPoStSectorProof<Tree>>, C2Error> {
+    /// The decoded vanilla proofs in the order of their sector numbers,
+    /// each with its index among the input's. The chain and
+    /// `verify_window_post` list a partition's sectors in that order, and
+    /// the proof is made over the list as given, so inputs in another
+    /// order (file names sorted as text: `…-10` before `…-9`) would give a
+    /// proof the chain refuses; two proofs of one sector are refused.
+    fn sector_proofs(&self) -> Result<SectorProofs<Tree>, C2Error> {
         let name = self.input.proof_type.to_string();
         if self.input.vanilla_proofs.is_empty() {
             return Err(C2Error::VanillaProofs {
                 what: "no vanilla proof was given".into(),
             });
         }
-        let proofs: Vec<FallbackPoStSectorProof<Tree>> = self
+        let mut decoded: Vec<(usize, FallbackPoStSectorProof<Tree>)> = self
             .input
             .vanilla_proofs
             .iter()
             .map(|v| v.decode(&name))
+            .enumerate()
+            .map(|(i, proof)| proof.map(|proof| (i, proof)))
             .collect::<Result<_, _>>()?;
+        decoded.sort_by_key(|(_, proof)| u64::from(proof.sector_id));
+        if let Some(pair) = decoded
+            .windows(2)
+            .find(|pair| pair[0].1.sector_id == pair[1].1.sector_id)
+        {
+            let source = |i: usize| self.input.vanilla_proofs[i].source.display().to_string();
+            return Err(C2Error::VanillaProofs {
+                what: format!(
+                    "{} and {} are both of sector {}",
+                    source(pair[0].0),
+                    source(pair[1].0),
+                    u64::from(pair[0].1.sector_id)
+                ),
+            });
+        }
+        let (inputs, proofs): (Vec<usize>, Vec<_>) = decoded.into_iter().unzip();
         // storage-proofs' verifier takes a sector's comm_r_last from the
         // root of its first inclusion proof, its circuit from the field
         // beside them: a proof where the two differ passes the verifier and
@@ -328,7 +371,7 @@ impl<'a, Tree: 'static + MerkleTreeTrait> PoStJob<'a, Tree> {
                 });
             }
         }
-        Ok(proofs)
+        Ok(SectorProofs { proofs, inputs })
     }
 
     fn safe<D: Domain>(bytes: &[u8; 32], name: &str) -> Result<D, C2Error> {
@@ -339,8 +382,13 @@ impl<'a, Tree: 'static + MerkleTreeTrait> PoStJob<'a, Tree> {
 
     /// The vanilla proofs `proofs` refused by storage-proofs' check
     /// (`error`): which sector's is wrong and why, where that can be told.
-    fn refused(&self, error: anyhow::Error, proofs: &[FallbackPoStSectorProof<Tree>]) -> C2Error {
-        let what = post_fault::first_fault(&self.config, self.input, proofs)
+    fn refused(&self, error: anyhow::Error, proofs: &SectorProofs<Tree>) -> C2Error {
+        let sources: Vec<String> = proofs
+            .inputs
+            .iter()
+            .map(|&i| self.input.vanilla_proofs[i].source.display().to_string())
+            .collect();
+        let what = post_fault::first_fault(&self.config, self.input, &proofs.proofs, &sources)
             .unwrap_or_else(|| format!("{error:#}"));
         C2Error::VanillaProofs { what }
     }
@@ -349,6 +397,7 @@ impl<'a, Tree: 'static + MerkleTreeTrait> PoStJob<'a, Tree> {
     /// proofs (which carry each sector's number and comm_r).
     fn replicas(&self) -> Result<Vec<(u64, PublicReplicaInfo)>, C2Error> {
         self.sector_proofs()?
+            .proofs
             .iter()
             .map(|p| {
                 let mut comm_r = [0u8; 32];
@@ -412,6 +461,7 @@ impl<Tree: 'static + MerkleTreeTrait> ProofKind for PoStJob<'_, Tree> {
         let circuit = circuit_of::<Tree>(&self.input.proof_type)?;
         let params: fallback::PublicParams = circuit.params;
         let sectors: Vec<_> = proofs
+            .proofs
             .iter()
             .map(|p| PublicSector {
                 id: p.sector_id,
@@ -428,7 +478,7 @@ impl<Tree: 'static + MerkleTreeTrait> ProofKind for PoStJob<'_, Tree> {
             None => {
                 let count = self.partitions();
                 let partitions = C2Error::unless_malformed("PoSt vanilla proofs", || {
-                    partition_vanilla_proofs(&self.config, &params, &inputs, count, &proofs)
+                    partition_vanilla_proofs(&self.config, &params, &inputs, count, &proofs.proofs)
                         .map_err(|e| self.refused(e, &proofs))
                 })?;
                 if self.input.proof_type.kind == PoStKind::Winning {
@@ -453,13 +503,28 @@ impl<Tree: 'static + MerkleTreeTrait> ProofKind for PoStJob<'_, Tree> {
                 }
                 inputs.k = Some(k);
                 let proof = C2Error::unless_malformed("PoSt vanilla proofs", || {
-                    single_partition_vanilla_proofs(&self.config, &params, &inputs, &proofs)
+                    single_partition_vanilla_proofs(&self.config, &params, &inputs, &proofs.proofs)
                         .map_err(|e| self.refused(e, &proofs))
                 })?;
-                // Partition k reads the k-th chunk of the sector list only.
-                let padding = vec![inputs.sectors[0].clone(); k * per_partition];
-                inputs.sectors.splice(0..0, padding);
-                vec![(k, proof)]
+                if params.api_version >= ApiVersion::V1_2_0 {
+                    // A sector's challenges do not depend on its place in
+                    // the whole list: partition k is proven as the first
+                    // of a list of its own sectors, as filecoin-proofs'
+                    // `generate_single_window_post_with_vanilla` does.
+                    vec![(0, proof)]
+                } else {
+                    // They do: partition k reads the k-th chunk of the
+                    // list, so the sectors before it are stood in for.
+                    let before = k
+                        .checked_mul(per_partition)
+                        .filter(|&before| before <= MAX_SECTORS_BEFORE_PARTITION)
+                        .ok_or_else(|| C2Error::VanillaProofs {
+                            what: format!("partition {k} of a {} is beyond any deadline's (at most {MAX_SECTORS_BEFORE_PARTITION} sectors before it)", self.input.proof_type),
+                        })?;
+                    let padding = vec![inputs.sectors[0].clone(); before];
+                    inputs.sectors.splice(0..0, padding);
+                    vec![(k, proof)]
+                }
             }
         };
         Ok(Statement {

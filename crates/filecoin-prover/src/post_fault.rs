@@ -18,12 +18,14 @@ use storage_proofs_post::fallback::{generate_leaf_challenge, get_challenge_index
 use crate::post::PoStInput;
 
 /// The first fault found in `proofs`, the decoded vanilla proofs of
-/// `input` (whose config is `config`), naming its file and sector; `None`
-/// if each proof is right on its own.
+/// `input` (whose config is `config`) in the order they are proven in,
+/// read from `sources`, naming its source and sector; `None` if each proof
+/// is right on its own.
 pub fn first_fault<Tree: MerkleTreeTrait>(
     config: &PoStConfig,
     input: &PoStInput,
     proofs: &[FallbackPoStSectorProof<Tree>],
+    sources: &[String],
 ) -> Option<String> {
     let randomness: <Tree::Hasher as Hasher>::Domain =
         as_safe_commitment(&input.randomness, "randomness").ok()?;
@@ -37,7 +39,6 @@ pub fn first_fault<Tree: MerkleTreeTrait>(
     let first = input
         .partition
         .map_or(0, |k| k.saturating_mul(config.sector_count));
-    let sources = input.vanilla_proofs.iter().map(|v| v.source.display());
     for (i, (proof, source)) in proofs.iter().zip(sources).enumerate() {
         let sector_number = u64::from(proof.sector_id);
         let fault = |what: String| format!("{source} (sector {sector_number}): {what}");

@@ -67,6 +67,29 @@ fn post_and_snap_proofs_verify_and_equal_bellperson() {
         alone.verify.is_none(),
         "no filecoin-proofs verifier takes one partition"
     );
+    // A sector's challenges do not depend on the partition (V1_2): any
+    // index, however large, gives the same proof, and allocates nothing
+    // for the partitions before it.
+    let far = PoStInput {
+        partition: Some(u32::MAX as usize),
+        ..second.clone()
+    };
+    assert_eq!(prove_post(&far, &r_s[1..]).unwrap().proof, alone.proof);
+
+    // The vanilla proofs given out of their sectors' order (as a shell
+    // lists `…-10` before `…-9`) are proven in that order, as the chain
+    // lists the sectors: the same proof; one sector given twice is refused.
+    let mut reversed = window_input.clone();
+    reversed.vanilla_proofs.reverse();
+    assert_eq!(prove_post(&reversed, &r_s).unwrap().proof, whole.proof);
+    let mut twice = window_input.clone();
+    twice.vanilla_proofs.push(twice.vanilla_proofs[0].clone());
+    let err = prove_post(&twice, &random_r_s(1, 2)).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("window[0] and window[0] are both of sector"),
+        "{err}"
+    );
 
     // WinningPoSt of one sector.
     let winning = PoStProofType::current(PoStKind::Winning, 2048).unwrap();

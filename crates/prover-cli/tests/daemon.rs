@@ -349,6 +349,12 @@ fn jobs_queue_by_priority_join_by_id_and_cancel() {
             .unwrap()
             .into_inner();
         assert_eq!(again.job_id, "first");
+        // Another request under its id would get its proof: refused.
+        let mut other = submit("first", Priority::Normal);
+        other.sector_number += 1;
+        let refused = client.submit_proof(other).await.unwrap_err();
+        assert_eq!(refused.code(), tonic::Code::AlreadyExists, "{refused:?}");
+        assert!(refused.message().contains("another request"), "{refused:?}");
 
         let cancelled = client
             .cancel_proof(CancelProofRequest {
@@ -380,10 +386,23 @@ fn jobs_queue_by_priority_join_by_id_and_cancel() {
             );
             assert!(sector.verify(&result.proof).unwrap());
         }
+        // A retry arriving after its job ended (a client's call timed out
+        // meanwhile) gets the kept proof.
+        let kept = await_job(&mut client, "first").await.proof;
+        let retry = client
+            .prove(ProveRequest {
+                submit: Some(submit("first", Priority::Normal)),
+            })
+            .await
+            .unwrap()
+            .into_inner()
+            .result
+            .unwrap();
+        assert_eq!((retry.status(), &retry.proof), (Status::Completed, &kept));
         let status = get_status(&mut client).await;
         assert_eq!(
             status.total_proofs_completed, 3,
-            "joined jobs are proven once"
+            "joined jobs and retries are proven once"
         );
     });
     let log = daemon.log();
@@ -495,6 +514,9 @@ fn bad_requests_fail_their_job_and_the_daemon_serves_on() {
         let mut unspecified = porep_request("unspecified", &sector, &wrapper);
         unspecified.set_proof_kind(ProofKind::Unspecified);
         failed(&prove(unspecified).await.unwrap(), "unspecified");
+        let long_id = porep_request(&"x".repeat(300), &sector, &wrapper);
+        let refused = prove(long_id).await.unwrap_err();
+        assert_eq!(refused.code(), tonic::Code::InvalidArgument, "{refused:?}");
         let oversized = porep_request("oversized", &sector, &vec![b' '; 9 << 20]);
         let refused = prove(oversized).await.unwrap_err();
         assert_eq!(refused.code(), tonic::Code::OutOfRange, "{refused:?}");

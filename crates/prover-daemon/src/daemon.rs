@@ -544,14 +544,16 @@ impl Daemon {
         self.tell_service_manager();
     }
 
-    /// Queues `request` as job `id`; a request that cannot be proven
-    /// (`Err`) is recorded as a failed job at once.
+    /// Queues `request` (whose fingerprint is `fingerprint`) as job `id`;
+    /// a request that cannot be proven (`Err`) is recorded as a failed job
+    /// at once. See [`Jobs::submit`] for a job of that id.
     pub fn submit(
         self: &Arc<Self>,
         id: &str,
         kind: &'static str,
         priority: Priority,
         request: Result<Request, String>,
+        fingerprint: u64,
     ) -> Submitted {
         match request {
             Ok(request) => {
@@ -564,7 +566,7 @@ impl Daemon {
                     && self.worth_loading_ahead(&name))
                 .then(|| self.loads_ahead.start(&name))
                 .flatten();
-                let submitted = self.jobs.submit(id, kind, priority, request);
+                let submitted = self.jobs.submit(id, kind, priority, request, fingerprint);
                 if let Some(marked) = ahead.filter(|_| submitted.queued) {
                     marked.started();
                     self.load_ahead(circuit, name);
@@ -573,8 +575,11 @@ impl Daemon {
             }
             Err(message) => {
                 warn!(job = %id, kind, "request refused: {message}");
-                self.metrics.job_ended(kind, "failed", None);
-                self.jobs.reject(id, kind, message)
+                let submitted = self.jobs.reject(id, kind, message, fingerprint);
+                if !submitted.joined && submitted.refused.is_none() {
+                    self.metrics.job_ended(kind, "failed", None);
+                }
+                submitted
             }
         }
     }

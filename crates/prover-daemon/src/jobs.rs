@@ -5,8 +5,12 @@
 //! (Curio does, when a call times out) joins the job it already submitted
 //! instead of proving the sector twice. A job is queued, then running on a
 //! device, then done; its result is kept for a while after, for
-//! `AwaitProof` calls that arrive late, and a submission under the id of a
-//! finished job starts a new one. The queue is ordered by priority, then by
+//! `AwaitProof` calls and retries that arrive late. A submission under the
+//! id of a job is told from a retry by a fingerprint of its request: the
+//! same request joins the job, or gets its kept proof; another request is
+//! refused while the job runs (it would get the other's proof), and starts
+//! a new job once it is done. A job being cancelled is not joined: its
+//! retry would end cancelled. The queue is ordered by priority, then by
 //! arrival. Every operation holds the table's lock for a few map and heap
 //! operations only, never while proving, so status queries answer at once
 //! whatever the workers do.
@@ -100,10 +104,24 @@ pub struct Submitted {
     pub position: usize,
     /// The device it runs on, if it runs.
     pub device: Option<u32>,
-    /// Whether a job of that id was already queued or running.
+    /// Whether a job of that id was already queued or running, or has
+    /// proven the same request (its proof is the answer).
     pub joined: bool,
     /// Whether this call queued a new job (neither joined nor refused).
     pub queued: bool,
+    /// Why the submission was turned away without a job of its own.
+    pub refused: Option<Refusal>,
+}
+
+/// Why a submission under the id of a live job is turned away.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    /// The job of that id proves another request.
+    #[error("a job of this id proves another request: submit this one under another id")]
+    OtherRequest,
+    /// The job of that id is being cancelled.
+    #[error("the job of this id is being cancelled: submit it again once it has ended")]
+    BeingCancelled,
 }
 
 /// A job's line in a status report.
@@ -124,8 +142,10 @@ struct Entry<R> {
     /// Its place in the queue: priority, then arrival.
     priority: Priority,
     sequence: u64,
-    /// What to prove; `None` for a request refused at once.
+    /// What to prove; `None` once done, and for a request refused at once.
     request: Option<Arc<R>>,
+    /// The request's fingerprint, to tell a retry from another request.
+    fingerprint: u64,
     state: State,
     submitted: Instant,
     finished: Option<Instant>,
@@ -185,31 +205,25 @@ impl<R> Jobs<R> {
         self.table.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Queues `request` as job `id`, or joins the job of that id if it is
-    /// queued or running.
+    /// Queues `request` (whose fingerprint is `fingerprint`) as job `id`,
+    /// or joins the job of that id if it is queued or running, or has
+    /// proven the same request; see the module's doc for the rest.
     pub fn submit(
         &self,
         id: &str,
         kind: &'static str,
         priority: Priority,
         request: R,
+        fingerprint: u64,
     ) -> Submitted {
         let mut table = self.lock();
+        table.forget_old(self.keep_results);
+        if let Some(answer) = table.existing(id, fingerprint) {
+            return answer;
+        }
         if table.closed {
             drop(table);
-            return self.reject(id, kind, "the daemon is shutting down".into());
-        }
-        table.forget_old(self.keep_results);
-        if let Some(entry) = table.entries.get(id) {
-            if entry.state != State::Done {
-                let (position, device) = (table.position(id), entry.device());
-                return Submitted {
-                    position,
-                    device,
-                    joined: true,
-                    queued: false,
-                };
-            }
+            return self.reject(id, kind, "the daemon is shutting down".into(), fingerprint);
         }
         let sequence = table.next_sequence;
         table.next_sequence += 1;
@@ -221,6 +235,7 @@ impl<R> Jobs<R> {
                 priority,
                 sequence,
                 request: Some(Arc::new(request)),
+                fingerprint,
                 state: State::Queued,
                 submitted: Instant::now(),
                 finished: None,
@@ -240,23 +255,25 @@ impl<R> Jobs<R> {
             device: None,
             joined: false,
             queued: true,
+            refused: None,
         }
     }
 
-    /// Records job `id` as failed at once with `message` (a request that
-    /// cannot be proven), unless a job of that id is queued or running, which
-    /// it joins as [`Jobs::submit`] would.
-    pub fn reject(&self, id: &str, kind: &'static str, message: String) -> Submitted {
+    /// Records job `id` as failed at once with `message` (a request, whose
+    /// fingerprint is `fingerprint`, that cannot be proven), unless a job
+    /// of that id is queued or running or has proven the same request,
+    /// which [`Jobs::submit`] would answer the same way.
+    pub fn reject(
+        &self,
+        id: &str,
+        kind: &'static str,
+        message: String,
+        fingerprint: u64,
+    ) -> Submitted {
         let mut table = self.lock();
         table.forget_old(self.keep_results);
-        if let Some(entry) = table.entries.get(id).filter(|e| e.state != State::Done) {
-            let device = entry.device();
-            return Submitted {
-                position: table.position(id),
-                device,
-                joined: true,
-                queued: false,
-            };
+        if let Some(answer) = table.existing(id, fingerprint) {
+            return answer;
         }
         let (outcome, _) = watch::channel(Some(Arc::new(Outcome::Failed(message))));
         table.entries.insert(
@@ -266,6 +283,7 @@ impl<R> Jobs<R> {
                 priority: Priority::Low,
                 sequence: 0,
                 request: None,
+                fingerprint,
                 state: State::Done,
                 submitted: Instant::now(),
                 finished: Some(Instant::now()),
@@ -280,6 +298,7 @@ impl<R> Jobs<R> {
             device: None,
             joined: false,
             queued: false,
+            refused: None,
         }
     }
 
@@ -443,8 +462,41 @@ impl<R> Table<R> {
         };
         entry.state = State::Done;
         entry.finished = Some(Instant::now());
+        // Its input (tens of megabytes for a 32 GiB PoRep) is not needed
+        // to answer for it.
+        entry.request = None;
         entry.outcome.send_replace(Some(Arc::new(outcome)));
         self.finished.push_back(id.to_owned());
+    }
+
+    /// The answer to a submission under job `id` of a request whose
+    /// fingerprint is `fingerprint`, where the job decides it: joined while
+    /// it is live or once it has proven the same request, refused while it
+    /// proves another or is being cancelled; `None` for a new job.
+    fn existing(&self, id: &str, fingerprint: u64) -> Option<Submitted> {
+        let entry = self.entries.get(id)?;
+        let same = entry.fingerprint == fingerprint;
+        let answer = |joined, refused| Submitted {
+            position: if joined { self.position(id) } else { 0 },
+            device: entry.device(),
+            joined,
+            queued: false,
+            refused,
+        };
+        match entry.state {
+            State::Done => {
+                let proven = matches!(
+                    entry.outcome.borrow().as_deref(),
+                    Some(Outcome::Completed { .. })
+                );
+                (same && proven).then(|| answer(true, None))
+            }
+            _ if entry.cancel.load(Ordering::Relaxed) => {
+                Some(answer(false, Some(Refusal::BeingCancelled)))
+            }
+            _ if !same => Some(answer(false, Some(Refusal::OtherRequest))),
+            _ => Some(answer(true, None)),
+        }
     }
 
     /// Takes the most urgent queued job off the queue (the oldest, or one
@@ -585,7 +637,7 @@ mod tests {
         jobs.wake_workers();
         assert_eq!(worker.join().unwrap(), None);
         // A queued job is taken whatever the circuit.
-        jobs.submit("a", "porep", Priority::Normal, 1);
+        jobs.submit("a", "porep", Priority::Normal, 1, 1);
         assert_eq!(jobs.claim_while(0, None, || false).unwrap().id, "a");
     }
 
@@ -595,11 +647,11 @@ mod tests {
         let wants = |circuit: &u32| *circuit == 1;
         let order = |for_at_most: Duration| {
             let jobs = jobs();
-            jobs.submit("snap-a", "snap", Priority::Normal, 2);
-            jobs.submit("porep-b", "porep", Priority::Normal, 1);
-            jobs.submit("snap-c", "snap", Priority::Normal, 2);
-            jobs.submit("porep-d", "porep", Priority::Normal, 1);
-            jobs.submit("wpost-e", "wpost", Priority::High, 3);
+            jobs.submit("snap-a", "snap", Priority::Normal, 2, 2);
+            jobs.submit("porep-b", "porep", Priority::Normal, 1, 1);
+            jobs.submit("snap-c", "snap", Priority::Normal, 2, 2);
+            jobs.submit("porep-d", "porep", Priority::Normal, 1, 1);
+            jobs.submit("wpost-e", "wpost", Priority::High, 3, 3);
             let prefer = Preference {
                 wants: &wants,
                 for_at_most,
@@ -623,11 +675,11 @@ mod tests {
     #[test]
     fn urgent_jobs_first_then_arrival_order() {
         let jobs = jobs();
-        jobs.submit("a", "porep", Priority::Normal, 1);
-        jobs.submit("b", "porep", Priority::Normal, 2);
-        let winning = jobs.submit("c", "winning", Priority::Critical, 3);
+        jobs.submit("a", "porep", Priority::Normal, 1, 1);
+        jobs.submit("b", "porep", Priority::Normal, 2, 2);
+        let winning = jobs.submit("c", "winning", Priority::Critical, 3, 3);
         assert_eq!(winning.position, 0);
-        assert_eq!(jobs.submit("d", "wpost", Priority::High, 4).position, 1);
+        assert_eq!(jobs.submit("d", "wpost", Priority::High, 4, 4).position, 1);
         let order: Vec<String> = (0..4).map(|_| jobs.claim(0).unwrap().id).collect();
         assert_eq!(order, ["c", "d", "a", "b"]);
     }
@@ -635,18 +687,18 @@ mod tests {
     #[test]
     fn between_partitions_only_a_more_urgent_job_is_claimed_and_one_put_back_keeps_its_place() {
         let jobs = jobs();
-        jobs.submit("seal", "porep", Priority::Normal, 1);
+        jobs.submit("seal", "porep", Priority::Normal, 1, 1);
         let running = jobs.claim(0).unwrap();
         assert_eq!(running.priority, Priority::Normal);
-        jobs.submit("seal2", "porep", Priority::Normal, 2);
+        jobs.submit("seal2", "porep", Priority::Normal, 2, 2);
         assert!(
             jobs.claim_above(0, Priority::Normal).is_none(),
             "not more urgent"
         );
-        jobs.submit("wpost", "wpost", Priority::High, 3);
-        jobs.submit("winning", "winning", Priority::Critical, 4);
+        jobs.submit("wpost", "wpost", Priority::High, 3, 3);
+        jobs.submit("winning", "winning", Priority::Critical, 4, 4);
         assert_eq!(jobs.cancel("winning"), Some(false));
-        jobs.submit("winning2", "winning", Priority::Critical, 5);
+        jobs.submit("winning2", "winning", Priority::Critical, 5, 5);
         let urgent = jobs.claim_above(0, Priority::Normal).unwrap();
         assert_eq!(
             (urgent.id.as_str(), urgent.priority),
@@ -657,13 +709,13 @@ mod tests {
             "a WindowPoSt does not go ahead of one"
         );
         assert_eq!(
-            jobs.submit("winning2", "winning", Priority::Critical, 5)
+            jobs.submit("winning2", "winning", Priority::Critical, 5, 5)
                 .device,
             Some(0)
         );
         jobs.requeue(urgent);
         assert_eq!(
-            jobs.submit("winning2", "winning", Priority::Critical, 5)
+            jobs.submit("winning2", "winning", Priority::Critical, 5, 5)
                 .position,
             0
         );
@@ -671,7 +723,7 @@ mod tests {
         assert_eq!(order, ["winning2", "wpost", "seal2"]);
 
         // Put back after a cancel, or once the queue closed: cancelled.
-        jobs.submit("late", "winning", Priority::Critical, 6);
+        jobs.submit("late", "winning", Priority::Critical, 6, 6);
         let late = jobs.claim_above(0, Priority::Normal).unwrap();
         jobs.cancel("late");
         jobs.requeue(late);
@@ -679,7 +731,7 @@ mod tests {
             jobs.watch("late").unwrap().borrow().as_deref(),
             Some(Outcome::Cancelled)
         ));
-        jobs.submit("last", "winning", Priority::Critical, 7);
+        jobs.submit("last", "winning", Priority::Critical, 7, 7);
         let last = jobs.claim_above(0, Priority::Normal).unwrap();
         jobs.close();
         assert!(jobs.claim_above(0, Priority::Low).is_none());
@@ -693,12 +745,12 @@ mod tests {
     #[test]
     fn a_job_resubmitted_under_the_id_of_a_cancelled_one_keeps_its_own_place() {
         let jobs = jobs();
-        jobs.submit("x", "winning", Priority::Critical, 1);
+        jobs.submit("x", "winning", Priority::Critical, 1, 1);
         jobs.cancel("x");
-        jobs.submit("seal", "porep", Priority::Normal, 2);
-        jobs.submit("x", "porep", Priority::Low, 3);
+        jobs.submit("seal", "porep", Priority::Normal, 2, 2);
+        jobs.submit("x", "porep", Priority::Low, 3, 3);
         assert_eq!(
-            jobs.submit("x", "porep", Priority::Low, 3).position,
+            jobs.submit("x", "porep", Priority::Low, 3, 3).position,
             1,
             "behind the sealing job"
         );
@@ -722,10 +774,10 @@ mod tests {
     #[test]
     fn a_duplicate_id_joins_until_the_job_is_done() {
         let jobs = jobs();
-        assert!(!jobs.submit("x", "porep", Priority::Normal, 1).joined);
-        assert!(jobs.submit("x", "porep", Priority::Normal, 1).joined);
+        assert!(!jobs.submit("x", "porep", Priority::Normal, 1, 1).joined);
+        assert!(jobs.submit("x", "porep", Priority::Normal, 1, 1).joined);
         let claimed = jobs.claim(3).unwrap();
-        let again = jobs.submit("x", "porep", Priority::Normal, 1);
+        let again = jobs.submit("x", "porep", Priority::Normal, 1, 1);
         assert_eq!((again.joined, again.device), (true, Some(3)));
         let watcher = jobs.watch("x").unwrap();
         jobs.finish(&claimed.id, Outcome::Failed("no".into()));
@@ -733,14 +785,14 @@ mod tests {
             watcher.borrow().as_deref(),
             Some(Outcome::Failed(_))
         ));
-        assert!(!jobs.submit("x", "porep", Priority::Normal, 1).joined);
+        assert!(!jobs.submit("x", "porep", Priority::Normal, 1, 1).joined);
     }
 
     #[test]
     fn cancelling_a_queued_job_skips_it_and_a_running_one_raises_its_flag() {
         let jobs = jobs();
-        jobs.submit("a", "porep", Priority::Normal, 1);
-        jobs.submit("b", "porep", Priority::Normal, 2);
+        jobs.submit("a", "porep", Priority::Normal, 1, 1);
+        jobs.submit("b", "porep", Priority::Normal, 2, 2);
         assert_eq!(jobs.cancel("a"), Some(false));
         let b = jobs.claim(0).unwrap();
         assert_eq!(b.id, "b");
@@ -756,7 +808,7 @@ mod tests {
     #[test]
     fn closing_cancels_the_queue_and_releases_the_workers() {
         let jobs = Arc::new(jobs());
-        jobs.submit("run", "porep", Priority::Normal, 1);
+        jobs.submit("run", "porep", Priority::Normal, 1, 1);
         let _running = jobs.claim(0).unwrap();
         let idle = {
             let jobs = jobs.clone();
@@ -767,7 +819,7 @@ mod tests {
         assert!(idle.join().unwrap());
 
         let queued = super::Jobs::new(Duration::from_secs(1));
-        queued.submit("q", "porep", Priority::Normal, 1);
+        queued.submit("q", "porep", Priority::Normal, 1, 1);
         assert!(queued.close().is_empty());
         assert!(matches!(
             queued.watch("q").unwrap().borrow().as_deref(),
@@ -778,24 +830,86 @@ mod tests {
     #[test]
     fn a_refused_request_is_a_failed_job_at_once() {
         let jobs = jobs();
-        let refused = jobs.reject("bad", "wpost", "not supported yet".into());
+        let refused = jobs.reject("bad", "wpost", "not supported yet".into(), 0);
         assert!(!refused.joined);
         assert!(matches!(
             jobs.watch("bad").unwrap().borrow().as_deref(),
             Some(Outcome::Failed(m)) if m == "not supported yet"
         ));
-        jobs.submit("ok", "porep", Priority::Normal, 1);
-        assert!(jobs.reject("ok", "porep", "dup".into()).joined);
+        jobs.submit("ok", "porep", Priority::Normal, 1, 1);
+        let dup = jobs.reject("ok", "porep", "dup".into(), 0);
+        assert_eq!(
+            (dup.joined, dup.refused),
+            (false, Some(Refusal::OtherRequest))
+        );
         assert_eq!(jobs.claim(0).unwrap().id, "ok");
+    }
+
+    #[test]
+    fn a_retry_gets_the_kept_proof_and_another_request_waits_for_its_id() {
+        let jobs = jobs();
+        jobs.submit("x", "porep", Priority::Normal, 1, 1);
+        let other = jobs.submit("x", "porep", Priority::Normal, 2, 2);
+        assert_eq!(
+            (other.joined, other.queued, other.refused),
+            (false, false, Some(Refusal::OtherRequest)),
+            "another request under a queued job's id would get its proof"
+        );
+        let claimed = jobs.claim(0).unwrap();
+        assert_eq!(*claimed.request, 1);
+        jobs.finish(
+            &claimed.id,
+            Outcome::Completed {
+                proof: vec![7],
+                timings: Timings::default(),
+            },
+        );
+        assert!(
+            jobs.lock().entries["x"].request.is_none(),
+            "a finished job's input is let go"
+        );
+        let retry = jobs.submit("x", "porep", Priority::Normal, 1, 1);
+        assert_eq!((retry.joined, retry.queued), (true, false));
+        assert!(matches!(
+            jobs.watch("x").unwrap().borrow().as_deref(),
+            Some(Outcome::Completed { proof, .. }) if proof == &[7]
+        ));
+        assert!(
+            jobs.claim_above(0, Priority::Low).is_none(),
+            "not proven again"
+        );
+        // Another request once the job is done is a new job.
+        assert!(jobs.submit("x", "porep", Priority::Normal, 2, 2).queued);
+        let claimed = jobs.claim(0).unwrap();
+        assert_eq!(*claimed.request, 2);
+        jobs.finish(&claimed.id, Outcome::Failed("no".into()));
+        // A failed job's retry proves it again.
+        assert!(jobs.submit("x", "porep", Priority::Normal, 2, 2).queued);
+    }
+
+    #[test]
+    fn a_job_being_cancelled_is_not_joined() {
+        let jobs = jobs();
+        jobs.submit("x", "porep", Priority::Normal, 1, 1);
+        let running = jobs.claim(0).unwrap();
+        assert_eq!(jobs.cancel("x"), Some(true));
+        let retry = jobs.submit("x", "porep", Priority::Normal, 1, 1);
+        assert_eq!(
+            (retry.joined, retry.queued, retry.refused),
+            (false, false, Some(Refusal::BeingCancelled)),
+            "joining it would end the retry cancelled"
+        );
+        jobs.finish(&running.id, Outcome::Cancelled);
+        assert!(jobs.submit("x", "porep", Priority::Normal, 1, 1).queued);
     }
 
     #[test]
     fn finished_jobs_are_forgotten_after_their_time() {
         let jobs: Jobs<u32> = Jobs::new(Duration::ZERO);
-        jobs.submit("a", "porep", Priority::Normal, 1);
+        jobs.submit("a", "porep", Priority::Normal, 1, 1);
         let a = jobs.claim(0).unwrap();
         jobs.finish(&a.id, Outcome::Cancelled);
-        jobs.submit("b", "porep", Priority::Normal, 2);
+        jobs.submit("b", "porep", Priority::Normal, 2, 2);
         assert!(jobs.watch("a").is_none());
     }
 }

@@ -96,10 +96,18 @@ impl Request {
     }
 }
 
-/// The request's vanilla proofs, named for error messages.
-fn vanilla_of(id: &str, proofs: &[Vec<u8>]) -> Result<Vec<VanillaBytes>, String> {
+/// The request's vanilla proofs, named for error messages: at least one,
+/// and no more than `most`, what its proof type takes (each proof is
+/// copied and named, so their number is bounded before that).
+fn vanilla_of(id: &str, proofs: &[Vec<u8>], most: usize) -> Result<Vec<VanillaBytes>, String> {
     if proofs.is_empty() {
         return Err("vanilla_proofs is empty".into());
+    }
+    if proofs.len() > most {
+        return Err(format!(
+            "vanilla_proofs has {} entries; its proof type takes at most {most}",
+            proofs.len()
+        ));
     }
     Ok(proofs
         .iter()
@@ -174,7 +182,11 @@ pub fn post_request(fields: PoStFields<'_>) -> Result<Request, String> {
         proof_type,
         randomness: bytes32(fields.randomness, "randomness")?,
         prover_id: prover_id_of_miner(fields.miner_id),
-        vanilla_proofs: vanilla_of(id, fields.vanilla_proofs)?,
+        vanilla_proofs: vanilla_of(
+            id,
+            fields.vanilla_proofs,
+            proof_type.sectors_per_partition(),
+        )?,
         partition: match kind {
             PoStKind::Window => Some(fields.partition_index as usize),
             PoStKind::Winning => None,
@@ -203,7 +215,7 @@ pub fn snap_request(
             comm_r_new: bytes32(comm_r_new, "comm_r_new")?,
             comm_d_new: bytes32(comm_d_new, "comm_d_new")?,
         },
-        vanilla_proofs: vanilla_of(id, vanilla_proofs)?,
+        vanilla_proofs: vanilla_of(id, vanilla_proofs, proof_type.partitions())?,
     }))
 }
 
@@ -320,10 +332,31 @@ mod tests {
         })
         .unwrap_err();
         assert!(err.contains("randomness must be 32 bytes"), "{err}");
+        // A 2 KiB WindowPoSt partition holds 2 sectors, a WinningPoSt 1.
+        let three = [vec![1], vec![2], vec![3]];
+        let err = post_request(PoStFields {
+            vanilla_proofs: &three,
+            ..fields(10, &[0; 32])
+        })
+        .unwrap_err();
+        assert!(
+            err.contains("has 3 entries; its proof type takes at most 2"),
+            "{err}"
+        );
+        let err = post_request(PoStFields {
+            kind: PoStKind::Winning,
+            vanilla_proofs: &three[..2],
+            ..fields(0, &[0; 32])
+        })
+        .unwrap_err();
+        assert!(err.contains("at most 1"), "{err}");
         let commitments: [&[u8]; 3] = [&[1; 32], &[2; 32], &[3; 16]];
         let err = snap_request("r", 0, 2048, &[vec![1]], commitments).unwrap_err();
         assert!(err.contains("comm_d_new must be 32 bytes"), "{err}");
         let err = snap_request("r", 3, 2048, &[vec![1]], commitments).unwrap_err();
         assert!(err.contains("does not match"), "{err}");
+        let commitments: [&[u8]; 3] = [&[1; 32]; 3];
+        let err = snap_request("r", 0, 2048, &three, commitments).unwrap_err();
+        assert!(err.contains("takes at most 1"), "{err}");
     }
 }

@@ -5,6 +5,7 @@
 //! queue, watch, cancel and read. Loading a circuit (`PreloadSRS`) runs on
 //! a blocking thread.
 
+use std::hash::{BuildHasher, RandomState};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -14,7 +15,7 @@ use tonic::{Request, Response, Status};
 use filecoin_prover::post::PoStKind;
 
 use crate::daemon::Daemon;
-use crate::jobs::{Outcome, Priority};
+use crate::jobs::{Outcome, Priority, Refusal};
 use crate::porep::PorepRequest;
 use crate::proto::await_proof_response::Status as AwaitStatus;
 use crate::proto::proving_engine_server::ProvingEngine;
@@ -25,10 +26,17 @@ use crate::requests::{
     KIND_WINNING_POST,
 };
 
+/// The longest request id taken: an id names its job in logs, metrics and
+/// every error message of its input (Curio's are a few dozen bytes).
+pub const MAX_REQUEST_ID_BYTES: usize = 256;
+
 /// The service over a daemon.
 pub struct Service {
     daemon: Arc<Daemon>,
     unnamed: AtomicU64,
+    /// Keys the requests' fingerprints: a client cannot make two of its
+    /// requests collide on purpose.
+    fingerprints: RandomState,
 }
 
 impl Service {
@@ -37,10 +45,36 @@ impl Service {
         Self {
             daemon,
             unnamed: AtomicU64::new(0),
+            fingerprints: RandomState::new(),
         }
     }
 
-    fn submit(&self, request: SubmitProofRequest) -> (String, SubmitProofResponse) {
+    /// What `request` asks to prove, its id and priority aside: a retry's
+    /// is the same.
+    fn fingerprint(&self, request: &SubmitProofRequest) -> u64 {
+        self.fingerprints.hash_one((
+            request.proof_kind,
+            request.sector_size,
+            request.registered_proof,
+            &request.vanilla_proof,
+            &request.vanilla_proofs,
+            (request.sector_number, request.miner_id),
+            (&request.randomness, request.partition_index),
+            (
+                &request.comm_r_old,
+                &request.comm_r_new,
+                &request.comm_d_new,
+            ),
+        ))
+    }
+
+    fn submit(&self, request: SubmitProofRequest) -> Result<(String, SubmitProofResponse), Status> {
+        if request.request_id.len() > MAX_REQUEST_ID_BYTES {
+            return Err(Status::invalid_argument(format!(
+                "request_id is {} bytes long; at most {MAX_REQUEST_ID_BYTES} are taken",
+                request.request_id.len()
+            )));
+        }
         let id = if request.request_id.is_empty() {
             let nanos = SystemTime::now()
                 .duration_since(UNIX_EPOCH)
@@ -60,13 +94,23 @@ impl Service {
             crate::proto::Priority::High => Priority::High,
             crate::proto::Priority::Critical => Priority::Critical,
         };
-        let submitted = self.daemon.submit(&id, kind, priority, parsed);
+        let fingerprint = self.fingerprint(&request);
+        let submitted = self.daemon.submit(&id, kind, priority, parsed, fingerprint);
+        match submitted.refused {
+            Some(refusal @ Refusal::OtherRequest) => {
+                return Err(Status::already_exists(format!("job {id:?}: {refusal}")))
+            }
+            Some(refusal @ Refusal::BeingCancelled) => {
+                return Err(Status::aborted(format!("job {id:?}: {refusal}")))
+            }
+            None => {}
+        }
         let response = SubmitProofResponse {
             job_id: id.clone(),
             queue_position: submitted.position as u32,
             assigned_gpu: submitted.device.map_or(String::new(), |d| d.to_string()),
         };
-        (id, response)
+        Ok((id, response))
     }
 
     async fn await_result(&self, id: &str, timeout_ms: u64) -> AwaitProofResponse {
@@ -190,7 +234,7 @@ impl ProvingEngine for Service {
         &self,
         request: Request<SubmitProofRequest>,
     ) -> Result<Response<SubmitProofResponse>, Status> {
-        Ok(Response::new(self.submit(request.into_inner()).1))
+        Ok(Response::new(self.submit(request.into_inner())?.1))
     }
 
     async fn await_proof(
@@ -211,7 +255,7 @@ impl ProvingEngine for Service {
             .into_inner()
             .submit
             .ok_or_else(|| Status::invalid_argument("ProveRequest.submit is missing"))?;
-        let (id, _) = self.submit(submit);
+        let (id, _) = self.submit(submit)?;
         let result = self.await_result(&id, 0).await;
         Ok(Response::new(ProveResponse {
             result: Some(result),

@@ -68,12 +68,17 @@ impl Service {
         ))
     }
 
-    fn submit(&self, request: SubmitProofRequest) -> Result<(String, SubmitProofResponse), Status> {
+    /// Submits `request`: its job's id and the answer, or why it has no
+    /// job (boxed: a `Status` is large).
+    fn submit(
+        &self,
+        request: SubmitProofRequest,
+    ) -> Result<(String, SubmitProofResponse), Box<Status>> {
         if request.request_id.len() > MAX_REQUEST_ID_BYTES {
-            return Err(Status::invalid_argument(format!(
+            return Err(Box::new(Status::invalid_argument(format!(
                 "request_id is {} bytes long; at most {MAX_REQUEST_ID_BYTES} are taken",
                 request.request_id.len()
-            )));
+            ))));
         }
         let id = if request.request_id.is_empty() {
             let nanos = SystemTime::now()
@@ -97,11 +102,12 @@ impl Service {
         let fingerprint = self.fingerprint(&request);
         let submitted = self.daemon.submit(&id, kind, priority, parsed, fingerprint);
         match submitted.refused {
-            Some(refusal @ Refusal::OtherRequest) => {
-                return Err(Status::already_exists(format!("job {id:?}: {refusal}")))
-            }
-            Some(refusal @ Refusal::BeingCancelled) => {
-                return Err(Status::aborted(format!("job {id:?}: {refusal}")))
+            Some(refusal) => {
+                let message = format!("job {id:?}: {refusal}");
+                return Err(Box::new(match refusal {
+                    Refusal::OtherRequest => Status::already_exists(message),
+                    Refusal::BeingCancelled => Status::aborted(message),
+                }));
             }
             None => {}
         }
@@ -234,7 +240,9 @@ impl ProvingEngine for Service {
         &self,
         request: Request<SubmitProofRequest>,
     ) -> Result<Response<SubmitProofResponse>, Status> {
-        Ok(Response::new(self.submit(request.into_inner())?.1))
+        Ok(Response::new(
+            self.submit(request.into_inner()).map_err(|e| *e)?.1,
+        ))
     }
 
     async fn await_proof(
@@ -255,7 +263,7 @@ impl ProvingEngine for Service {
             .into_inner()
             .submit
             .ok_or_else(|| Status::invalid_argument("ProveRequest.submit is missing"))?;
-        let (id, _) = self.submit(submit)?;
+        let (id, _) = self.submit(submit).map_err(|e| *e)?;
         let result = self.await_result(&id, 0).await;
         Ok(Response::new(ProveResponse {
             result: Some(result),

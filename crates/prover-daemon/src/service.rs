@@ -101,15 +101,12 @@ impl Service {
         };
         let fingerprint = self.fingerprint(&request);
         let submitted = self.daemon.submit(&id, kind, priority, parsed, fingerprint);
-        match submitted.refused {
-            Some(refusal) => {
-                let message = format!("job {id:?}: {refusal}");
-                return Err(Box::new(match refusal {
-                    Refusal::OtherRequest => Status::already_exists(message),
-                    Refusal::BeingCancelled => Status::aborted(message),
-                }));
-            }
-            None => {}
+        if let Some(refusal) = submitted.refused {
+            let message = format!("job {id:?}: {refusal}");
+            return Err(Box::new(match refusal {
+                Refusal::OtherRequest => Status::already_exists(message),
+                Refusal::BeingCancelled => Status::aborted(message),
+            }));
         }
         let response = SubmitProofResponse {
             job_id: id.clone(),

@@ -257,6 +257,10 @@ impl GpuEngine for Engine {
                 copy.wait().map_err(failed)?;
             }
             slot.bytes.clear();
+            // A whole piece at once, so that no buffer grows past the size
+            // `staging_bytes` reports (a vector grown by its pushes may
+            // double), whatever the order of the pieces' sizes.
+            slot.bytes.reserve_exact(STAGING_PIECE_BYTES);
             slot.bytes.extend_from_slice(piece);
             // SAFETY: non-blocking, so `slot.bytes` must stay allocated and
             // unchanged until the copy is done: it is only touched again

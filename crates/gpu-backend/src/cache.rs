@@ -64,8 +64,12 @@ pub fn write(path: &Path, contents: &[u8]) {
         let temp = path.with_extension(format!("tmp{}-{writer}", std::process::id()));
         let mut stored = blake3::hash(contents).as_bytes().to_vec();
         stored.extend_from_slice(contents);
-        std::fs::write(&temp, stored)?;
-        std::fs::rename(&temp, path)
+        let stored = std::fs::write(&temp, stored).and_then(|()| std::fs::rename(&temp, path));
+        if stored.is_err() {
+            // A partial file (a full disk) would stay behind at each miss.
+            let _ = std::fs::remove_file(&temp);
+        }
+        stored
     })();
     if let Err(error) = result {
         warn!(path = %path.display(), %error, "could not cache the compiled kernels");

@@ -9,7 +9,8 @@ use std::marker::PhantomData;
 use std::sync::{Mutex, MutexGuard, TryLockError};
 
 use backend_api::ffi::{
-    pce_fr, pce_scalar, PCE_ERR_DEVICE, PCE_ERR_INVALID_ARGUMENT, PCE_ERR_UNSUPPORTED, PCE_G2,
+    pce_fr, pce_scalar, PCE_ERR_DEVICE, PCE_ERR_INVALID_ARGUMENT, PCE_ERR_OUT_OF_MEMORY,
+    PCE_ERR_UNSUPPORTED, PCE_G2,
 };
 use backend_api::plugin::{
     DeviceDescription, MemoryReport, MsmResults, Plugin, PluginError, Points,
@@ -166,6 +167,21 @@ fn open_checked<E>(
                 );
                 return Ok((engine, G2Msms::Right));
             }
+            // Not the kernels' fault: another build would run out too,
+            // after minutes of compiling, and replace the cached one.
+            Err(failure) if failure.out_of_memory() => {
+                if let Some(kept) = keep_without_g2(without_g2, &failures) {
+                    warn!(index, %failure, "the device ran out of memory in the self-test of kernels {}", origin.describe());
+                    return Ok(kept);
+                }
+                return Err(PluginError::new(
+                    PCE_ERR_OUT_OF_MEMORY,
+                    format!(
+                        "{api} device {index}: it ran out of memory in its kernels' self-test \
+                         ({failure}); does another process hold it?"
+                    ),
+                ));
+            }
             Err(failure) => {
                 failures.push(format!("{}: {failure}", origin.describe()));
                 if failure.only_g2_msm() && without_g2.is_none() {
@@ -214,9 +230,10 @@ pub struct OpenDevice<E> {
     g2: G2Msms,
     /// Host memory the engine holds while open (fixed when it opens).
     staging: u64,
-    /// The device's memory when it was last asked while idle: a query made
-    /// while an operation holds the engine answers with it rather than wait
-    /// for the operation (a daemon's status and metrics ask at any time).
+    /// The device's memory when it was last asked while idle, or at the
+    /// end of the last operation: a query made while an operation holds
+    /// the engine answers with it rather than wait for the operation (a
+    /// daemon's status and metrics ask at any time).
     last_memory: Mutex<Result<MemoryReport, PluginError>>,
 }
 
@@ -245,17 +262,51 @@ impl<E: Engine> OpenDevice<E> {
                 return last.clone();
             }
         };
+        self.remember_memory(&engine)
+    }
+
+    /// `engine`'s memory now, kept as the last reading.
+    fn remember_memory(&self, engine: &E) -> Result<MemoryReport, PluginError> {
         let now = engine.memory();
         *self.last_memory.lock().unwrap_or_else(|p| p.into_inner()) = now.clone();
         now
     }
 
-    fn engine(&self) -> MutexGuard<'_, E> {
+    /// The engine, for one operation; the memory reading is refreshed when
+    /// the operation ends, so that queries during a busy run (one operation
+    /// after another) answer with a recent one.
+    fn engine(&self) -> EngineTurn<'_, E> {
         // Operations leave no half-updated host state behind (device
         // buffers are per call), so a poisoned lock is usable.
-        self.engine
+        let engine = self
+            .engine
             .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        EngineTurn {
+            device: self,
+            engine,
+        }
+    }
+}
+
+/// An open device's engine held for one operation ([`OpenDevice::engine`]).
+struct EngineTurn<'a, E: Engine> {
+    device: &'a OpenDevice<E>,
+    engine: MutexGuard<'a, E>,
+}
+
+impl<E: Engine> std::ops::Deref for EngineTurn<'_, E> {
+    type Target = E;
+
+    fn deref(&self) -> &E {
+        &self.engine
+    }
+}
+
+impl<E: Engine> Drop for EngineTurn<'_, E> {
+    fn drop(&mut self) {
+        // The lock is still held: no query reads the reading meanwhile.
+        let _ = self.device.remember_memory(&self.engine);
     }
 }
 
@@ -406,8 +457,10 @@ mod tests {
         G2Wrong,
         /// Its G1 and G2 MSMs are wrong.
         MsmsWrong,
+        /// The device runs out of memory.
+        OutOfMemory,
     }
-    use Results::{G2Wrong, MsmsWrong, Right};
+    use Results::{G2Wrong, MsmsWrong, OutOfMemory, Right};
 
     /// Runs [`open_checked`] on a fake API whose builds from
     /// `Kernels::Cached` on return `builds` in turn (where each came from,
@@ -432,6 +485,10 @@ mod tests {
             },
             |(_, results)| match results {
                 Right => Ok(()),
+                OutOfMemory => Err(selftest::Failure::of_error(
+                    "G1 MSM",
+                    &PluginError::new(PCE_ERR_OUT_OF_MEMORY, "no room"),
+                )),
                 G2Wrong => Err(selftest::Failure::of_wrong(vec!["G2 MSM"])),
                 MsmsWrong => Err(selftest::Failure::of_wrong(vec!["G1 MSM", "G2 MSM"])),
             },
@@ -476,6 +533,27 @@ mod tests {
         );
         assert_eq!(asked, [Cached, DriverCompiled]);
         assert_eq!(result.unwrap(), (DriverCompiled, G2Msms::Right));
+    }
+
+    #[test]
+    fn a_device_out_of_memory_is_refused_as_such_without_compiling() {
+        let (asked, result) = tries(true, &[Some((Cached, OutOfMemory))]);
+        assert_eq!(asked, [Cached], "no other build is tried");
+        let error = result.unwrap_err();
+        assert_eq!(error.status, PCE_ERR_OUT_OF_MEMORY);
+        assert!(
+            error
+                .message
+                .contains("ran out of memory in its kernels' self-test"),
+            "{}",
+            error.message
+        );
+        // A build kept for its G1 MSMs and NTTs stays kept.
+        let (_, result) = tries(
+            true,
+            &[Some((Cached, G2Wrong)), Some((Compiled, OutOfMemory))],
+        );
+        assert!(matches!(result.unwrap(), (Cached, G2Msms::Refused(_))));
     }
 
     #[test]

@@ -14,7 +14,7 @@
 //! two pointwise kernels (`qap_mul`, `qap_combine`), in a few milliseconds
 //! (docs/benchmarks.md).
 
-use backend_api::ffi::{pce_fr, pce_scalar};
+use backend_api::ffi::{pce_fr, pce_scalar, pce_status, PCE_ERR_OUT_OF_MEMORY};
 use backend_api::interop::{
     fr_as_scalars, g1_affines_as_pce, g2_affines_as_pce, pce_g1_projectives, pce_g2_projectives,
     root_of_unity, scalar_of, scalars_as_fr,
@@ -125,6 +125,8 @@ pub struct Failure {
     /// MSM", "NTT", "coset NTT", "inverse coset NTT"); empty when an
     /// operation failed outright (the others then unchecked).
     pub wrong: Vec<&'static str>,
+    /// The status of the operation that failed outright, if one did.
+    pub status: Option<pce_status>,
     message: String,
 }
 
@@ -133,7 +135,27 @@ impl Failure {
     /// computed results that differ from blst's.
     pub(crate) fn of_wrong(wrong: Vec<&'static str>) -> Self {
         let message = format!("results differ from blst's: {}", wrong.join(", "));
-        Self { wrong, message }
+        Self {
+            wrong,
+            status: None,
+            message,
+        }
+    }
+
+    /// The failure of kernels whose operation `what` failed outright with
+    /// `error` (the others then unchecked).
+    pub(crate) fn of_error(what: &str, error: &PluginError) -> Self {
+        Self {
+            wrong: Vec::new(),
+            status: Some(error.status),
+            message: format!("the {what} failed: {}", error.message),
+        }
+    }
+
+    /// Whether the device ran out of memory: another process holds it,
+    /// which no other build of the kernels would change.
+    pub fn out_of_memory(&self) -> bool {
+        self.status == Some(PCE_ERR_OUT_OF_MEMORY)
     }
 
     /// Whether the G2 MSM alone computed wrong results: every other
@@ -152,12 +174,7 @@ impl std::fmt::Display for Failure {
 /// Runs the test on `engine`; the failure names the operations whose
 /// results are wrong, or the one that failed outright and how.
 pub fn check<E: Engine>(engine: &E) -> Result<(), Failure> {
-    let failed = |what: &'static str| {
-        move |e: PluginError| Failure {
-            wrong: Vec::new(),
-            message: format!("the {what} failed: {}", e.message),
-        }
-    };
+    let failed = |what: &'static str| move |e: PluginError| Failure::of_error(what, &e);
     let scalars = msm_scalars();
     let mut wrong = Vec::new();
     if !msm_matches::<G1, E, G1Affine>(engine, &scalars, g1_affines_as_pce, pce_g1_projectives)

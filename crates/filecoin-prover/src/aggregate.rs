@@ -184,13 +184,13 @@ pub fn ensure_test_srs(seed: u64) -> Result<(PathBuf, bool), C2Error> {
     let path = srs_path();
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)
-            .map_err(C2Error::io("creating the parameter cache directory"))?;
+            .map_err(C2Error::io("creating the parameter cache directory", dir))?;
     }
     let created = create_atomically(&path, |out| {
         let mut rng = ChaCha20Rng::seed_from_u64(seed);
         setup_fake_srs::<Bls12, _>(&mut rng, test_srs_size()).write(out)
     })
-    .map_err(C2Error::io("writing the test SnarkPack SRS"))?;
+    .map_err(C2Error::io("writing the test SnarkPack SRS", &path))?;
     Ok((path, created))
 }
 

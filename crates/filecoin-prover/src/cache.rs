@@ -8,6 +8,8 @@
 //! from the blank circuit on first use, checksummed, written atomically, and
 //! rebuilt (with a warning) when it is corrupt or from another format version.
 
+use std::fs::File;
+use std::io::Read;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -57,14 +59,33 @@ impl CircuitFiles {
         }
     }
 
-    /// Refuses to start without the parameter files of the circuit.
+    /// Refuses to start without the parameter files of the circuit, or
+    /// with a `.vk` that is not the parameters' own key: a parameter file
+    /// begins with its verifying key, written as the `.vk` file is.
     pub fn check_parameters(&self, proof_type: &str) -> Result<(), C2Error> {
-        match [&self.params, &self.vk].into_iter().find(|p| !p.exists()) {
-            Some(missing) => Err(C2Error::MissingParameters {
-                path: missing.clone(),
-                proof_type: proof_type.to_owned(),
+        for path in [&self.params, &self.vk] {
+            let exists = path
+                .try_exists()
+                .map_err(C2Error::io("looking for the parameter file", path))?;
+            if !exists {
+                return Err(C2Error::MissingParameters {
+                    path: path.clone(),
+                    proof_type: proof_type.to_owned(),
+                });
+            }
+        }
+        let vk = std::fs::read(&self.vk).map_err(C2Error::io("reading", &self.vk))?;
+        let mut own = vec![0u8; vk.len()];
+        let read = File::open(&self.params).and_then(|mut params| params.read_exact(&mut own));
+        match read {
+            Ok(()) if own == vk => Ok(()),
+            // Shorter than its key: reported as truncated when loaded.
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Ok(()),
+            Err(e) => Err(C2Error::io("reading", &self.params)(e)),
+            Ok(()) => Err(C2Error::ParametersMismatch {
+                params: self.params.clone(),
+                vk: self.vk.clone(),
             }),
-            None => Ok(()),
         }
     }
 
@@ -99,12 +120,25 @@ impl CircuitFiles {
         let start = Instant::now();
         info!(id = %self.id, "recording the {kind} circuit (once per circuit)");
         let pce = record()?;
-        if let Some(dir) = self.pce.parent() {
-            std::fs::create_dir_all(dir)
-                .map_err(C2Error::io("creating the parameter cache directory"))?;
+        let saved = match self.pce.parent() {
+            Some(dir) => std::fs::create_dir_all(dir)
+                .map_err(C2Error::io("creating the parameter cache directory", dir)),
+            None => Ok(()),
         }
-        pce.save(&self.pce)?;
-        info!(elapsed = ?start.elapsed(), path = %self.pce.display(), "PCE saved");
+        .and_then(|()| Ok(pce.save(&self.pce)?));
+        match saved {
+            Ok(()) => {
+                info!(elapsed = ?start.elapsed(), path = %self.pce.display(), "PCE saved")
+            }
+            // A cache shared read-only (a container's mount): the recording
+            // serves this process, and the next records it again.
+            Err(e) => warn!(
+                elapsed = ?start.elapsed(),
+                "{}; proving with the circuit recorded in memory (each run records it \
+                 again until the cache is writable)",
+                proving_engine::chain(&e)
+            ),
+        }
         Ok(pce)
     }
 }
@@ -118,6 +152,41 @@ mod tests {
 
     fn id_of<Tree: 'static + MerkleTreeTrait>(config: &PoRepConfig) -> String {
         CircuitFiles::of::<Tree>(config).unwrap().id
+    }
+
+    /// `x · x = y`, y public.
+    struct Square;
+
+    impl bellpepper_core::Circuit<blstrs::Scalar> for Square {
+        fn synthesize<CS: bellpepper_core::ConstraintSystem<blstrs::Scalar>>(
+            self,
+            cs: &mut CS,
+        ) -> Result<(), bellpepper_core::SynthesisError> {
+            let x = cs.alloc(|| "x", || Ok(ff::Field::ONE))?;
+            let y = cs.alloc_input(|| "y", || Ok(ff::Field::ONE))?;
+            cs.enforce(|| "x * x = y", |lc| lc + x, |lc| lc + x, |lc| lc + y);
+            Ok(())
+        }
+    }
+
+    /// A cache where the PCE cannot be written (here its path is taken by
+    /// a directory; in production, a read-only mount): the recording
+    /// serves the run instead of failing it.
+    #[test]
+    fn a_pce_that_cannot_be_saved_is_used_from_memory() {
+        let dir = tempfile::tempdir().unwrap();
+        let files = CircuitFiles {
+            id: "square".into(),
+            params: dir.path().join("square.params"),
+            vk: dir.path().join("square.vk"),
+            pce: dir.path().join("square.pce"),
+        };
+        std::fs::create_dir(&files.pce).unwrap();
+        let recorded = files
+            .load_or_record("test", || Ok(PrecompiledCircuit::extract(Square)?))
+            .unwrap();
+        assert_eq!(recorded.num_constraints(), 3, "one, and a row per input");
+        assert!(files.pce.is_dir(), "nothing written in its place");
     }
 
     /// filecoin-proofs chose the non-interactive partition counts so that

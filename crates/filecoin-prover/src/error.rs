@@ -63,6 +63,16 @@ pub enum C2Error {
         /// The proof type.
         proof_type: String,
     },
+    /// The verifying key beside the parameters is not theirs (a download,
+    /// or a regeneration, stopped between the two files): proofs would be
+    /// checked against the one, and the chain against the other.
+    #[error("{vk} is not the verifying key of {params}: fetch (or generate) both files again")]
+    ParametersMismatch {
+        /// The parameter file.
+        params: std::path::PathBuf,
+        /// The verifying key file.
+        vk: std::path::PathBuf,
+    },
     /// The C1 output's vanilla proofs do not verify against its own public
     /// inputs: no proof of it could.
     #[error("the C1 output's vanilla proofs do not verify against its replica id, commitments and seed (a corrupted output, or one of another proof type or porep id)")]
@@ -169,10 +179,12 @@ pub enum C2Error {
         expected: String,
     },
     /// A file or directory operation failed.
-    #[error("{step}")]
+    #[error("{step} {}", path.display())]
     Io {
         /// What was being done.
         step: &'static str,
+        /// The file or directory it was done to.
+        path: std::path::PathBuf,
         /// The underlying error.
         #[source]
         source: std::io::Error,
@@ -205,8 +217,9 @@ impl C2Error {
         })
     }
 
-    /// Wraps an I/O error.
-    pub fn io(step: &'static str) -> impl FnOnce(std::io::Error) -> Self {
-        move |source| C2Error::Io { step, source }
+    /// Wraps an I/O error of `step` on `path`.
+    pub fn io(step: &'static str, path: &std::path::Path) -> impl FnOnce(std::io::Error) -> Self {
+        let path = path.to_owned();
+        move |source| C2Error::Io { step, path, source }
     }
 }

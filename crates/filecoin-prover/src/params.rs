@@ -30,15 +30,15 @@ pub fn generate_test_params(
     let params = generate_random_parameters(pce, &mut rng)?;
     if let Some(dir) = files.params.parent() {
         std::fs::create_dir_all(dir)
-            .map_err(C2Error::io("creating the parameter cache directory"))?;
+            .map_err(C2Error::io("creating the parameter cache directory", dir))?;
     }
-    let io = C2Error::io("writing test parameters");
-    write_atomically(&files.vk, |out| params.vk.write(out)).map_err(io)?;
+    write_atomically(&files.vk, |out| params.vk.write(out))
+        .map_err(C2Error::io("writing test parameters", &files.vk))?;
     write_atomically(&files.params, |out| {
         params.write(&mut *out)?;
         out.flush()
     })
-    .map_err(C2Error::io("writing test parameters"))?;
+    .map_err(C2Error::io("writing test parameters", &files.params))?;
     info!(params = %files.params.display(), "test parameters written (insecure: for testing only)");
     Ok(())
 }

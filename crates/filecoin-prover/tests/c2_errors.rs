@@ -139,6 +139,22 @@ fn bad_inputs_are_clear_errors_and_a_corrupt_pce_is_rebuilt() {
     );
     assert!(err.contains(".params"), "{err}");
 
+    // A verifying key that is not the parameters' own (as a regeneration
+    // stopped between the two files leaves them): the parameters' own key
+    // with another last byte.
+    let mut vk = std::fs::read(&files.params).unwrap();
+    vk.truncate(500);
+    std::fs::write(&files.vk, &vk).unwrap();
+    files.check_parameters("StackedDrg2KiBV1_1").unwrap();
+    *vk.last_mut().unwrap() ^= 1;
+    std::fs::write(&files.vk, &vk).unwrap();
+    let err = run(&input, &options).unwrap_err();
+    assert!(matches!(err, C2Error::ParametersMismatch { .. }), "{err}");
+    assert!(
+        err.to_string().contains("is not the verifying key of"),
+        "{err}"
+    );
+
     // A corrupt PCE is detected and recorded again.
     let mut pce = std::fs::read(&files.pce).unwrap();
     let middle = pce.len() / 2;

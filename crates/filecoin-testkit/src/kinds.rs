@@ -50,7 +50,8 @@ pub fn inputs_2kib(workdir: &Path, seed: u64) -> Result<KindInputs, C2Error> {
     let sectors = (0..3)
         .map(|i| {
             let dir = workdir.join(format!("sector-{i}"));
-            std::fs::create_dir_all(&dir).map_err(C2Error::io("creating a sector directory"))?;
+            std::fs::create_dir_all(&dir)
+                .map_err(C2Error::io("creating a sector directory", &dir))?;
             seal_2kib_for(seed + i, &dir, prover_id)
         })
         .collect::<Result<Vec<TestSector>, _>>()?;
@@ -69,7 +70,8 @@ pub fn inputs_2kib(workdir: &Path, seed: u64) -> Result<KindInputs, C2Error> {
         })
     };
     let update_dir = workdir.join("update");
-    std::fs::create_dir_all(&update_dir).map_err(C2Error::io("creating the update directory"))?;
+    std::fs::create_dir_all(&update_dir)
+        .map_err(C2Error::io("creating the update directory", &update_dir))?;
     let updated = snap_update(&sectors[0], seed, &update_dir)?;
     Ok(KindInputs {
         window: post(PoStKind::Window, &all, "window")?,

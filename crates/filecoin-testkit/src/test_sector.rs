@@ -175,17 +175,18 @@ fn seal<Tree: 'static + MerkleTreeTrait>(
     let staged = workdir.join("staged");
     let sealed = workdir.join(SEALED);
     let cache = workdir.join(CACHE);
-    std::fs::create_dir_all(&cache).map_err(C2Error::io("creating the sector cache directory"))?;
+    std::fs::create_dir_all(&cache)
+        .map_err(C2Error::io("creating the sector cache directory", &cache))?;
     let piece_info = generate_piece_commitment(&piece[..], piece_size)
         .map_err(C2Error::filecoin("piece commitment"))?;
     let mut staged_file =
-        File::create(&staged).map_err(C2Error::io("creating the staged sector"))?;
+        File::create(&staged).map_err(C2Error::io("creating the staged sector", &staged))?;
     add_piece(&piece[..], &mut staged_file, piece_size, &[])
         .map_err(C2Error::filecoin("add piece"))?;
     staged_file
         .flush()
-        .map_err(C2Error::io("writing the staged sector"))?;
-    File::create(&sealed).map_err(C2Error::io("creating the sealed sector"))?;
+        .map_err(C2Error::io("writing the staged sector", &staged))?;
+    File::create(&sealed).map_err(C2Error::io("creating the sealed sector", &sealed))?;
 
     let pieces = [piece_info];
     let pc1 = seal_pre_commit_phase1::<_, _, _, Tree>(

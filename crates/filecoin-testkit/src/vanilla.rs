@@ -100,20 +100,22 @@ pub fn snap_update<Tree: 'static + MerkleTreeTrait<Hasher = DefaultTreeHasher>>(
     let mut rng = ChaCha20Rng::seed_from_u64(seed);
     let piece: Vec<u8> = (0..piece_size.0).map(|_| rng.gen()).collect();
 
-    let io = |step| C2Error::io(step);
     let staged = workdir.join("update-staged");
     let replica = workdir.join("update-replica");
     let cache = workdir.join("update-cache");
-    std::fs::create_dir_all(&cache).map_err(io("creating the update's cache"))?;
+    std::fs::create_dir_all(&cache).map_err(C2Error::io("creating the update's cache", &cache))?;
     let piece_info = generate_piece_commitment(&piece[..], piece_size)
         .map_err(C2Error::filecoin("piece commitment"))?;
-    let mut staged_file = File::create(&staged).map_err(io("creating the staged data"))?;
+    let mut staged_file =
+        File::create(&staged).map_err(C2Error::io("creating the staged data", &staged))?;
     add_piece(&piece[..], &mut staged_file, piece_size, &[])
         .map_err(C2Error::filecoin("add piece"))?;
-    staged_file.flush().map_err(io("writing the staged data"))?;
+    staged_file
+        .flush()
+        .map_err(C2Error::io("writing the staged data", &staged))?;
     File::create(&replica)
         .and_then(|f| f.set_len(sector_bytes))
-        .map_err(io("creating the new replica"))?;
+        .map_err(C2Error::io("creating the new replica", &replica))?;
 
     let encoded = encode_into::<Tree>(
         &config,

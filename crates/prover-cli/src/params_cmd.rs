@@ -121,6 +121,15 @@ fn record(args: RecordArgs) -> Result<ExitCode> {
         };
         let pce = step(&message, || circuit.pce())
             .with_context(|| format!("{message}: {}", files.pce.display()))?;
+        // A proof goes on with a PCE it could not save; this command's
+        // work is the file.
+        if !files.pce.exists() {
+            bail!(
+                "the {circuit} circuit was recorded but could not be saved to {} (the warning \
+                 above says why): is the parameter cache writable?",
+                files.pce.display()
+            );
+        }
         eprintln!(
             "{circuit}: {} constraints, {} non-zeros, {} in {}",
             pce.num_constraints(),

@@ -134,6 +134,31 @@ impl Daemon {
         }
     }
 
+    /// [`Self::start`] on the CPU backend behind the test plugin, whose
+    /// MSMs wait while the file `gate` exists.
+    fn start_gated(dir: &Path, gate: &Path, extra: &[&str]) -> Self {
+        let cpu = common::plugin_dir().join(backend_api::loader::plugin_file_name("cpu"));
+        let gated = common::plugin_dir().join(backend_api::loader::plugin_file_name("broken"));
+        let mut args = vec!["--backend", gated.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        Self::start_with_env(
+            "127.0.0.1:0",
+            dir,
+            &args,
+            &[
+                (pce_backend_broken::MODE_ENV, "gated"),
+                (
+                    pce_backend_broken::forwarding::DELEGATE_ENV,
+                    cpu.to_str().unwrap(),
+                ),
+                (
+                    pce_backend_broken::forwarding::GATE_ENV,
+                    gate.to_str().unwrap(),
+                ),
+            ],
+        )
+    }
+
     async fn client(&self) -> ProvingEngineClient<Channel> {
         connect(&self.address, 64 << 20).await.unwrap()
     }
@@ -288,25 +313,8 @@ fn jobs_queue_by_priority_join_by_id_and_cancel() {
     // behind it is seen before it ends, however slow the machine. Urgent
     // jobs wait for it too, not proven between its partitions.
     let gate = dir.path().join("gate");
-    let cpu = common::plugin_dir().join(backend_api::loader::plugin_file_name("cpu"));
-    let gated = common::plugin_dir().join(backend_api::loader::plugin_file_name("broken"));
     let config = write_config(dir.path(), "[proving]\ninterleave_urgent_jobs = false\n");
-    let daemon = Daemon::start_with_env(
-        "127.0.0.1:0",
-        dir.path(),
-        &["--backend", gated.to_str().unwrap(), "--config", &config],
-        &[
-            (pce_backend_broken::MODE_ENV, "gated"),
-            (
-                pce_backend_broken::forwarding::DELEGATE_ENV,
-                cpu.to_str().unwrap(),
-            ),
-            (
-                pce_backend_broken::forwarding::GATE_ENV,
-                gate.to_str().unwrap(),
-            ),
-        ],
-    );
+    let daemon = Daemon::start_gated(dir.path(), &gate, &["--config", &config]);
     std::fs::write(&gate, b"").unwrap();
     runtime().block_on(async {
         let mut client = daemon.client().await;
@@ -1742,6 +1750,41 @@ fn sigterm_cancels_what_outlives_the_grace_period_and_answers_its_clients() {
     let status = daemon.terminate();
     assert!(status.success(), "{status:?}\n{log}");
     assert!(log.contains("queue closed"), "{log}");
+}
+
+/// A job stuck in a backend call at SIGTERM (the test plugin's MSM waits
+/// while its gate file exists, for ever here): cancelled once the grace
+/// period is over, abandoned a grace period later, its client answered
+/// CANCELLED, and the daemon exits.
+#[test]
+fn sigterm_abandons_a_job_stuck_in_its_backend_and_answers_its_client() {
+    let dir = tempfile::tempdir().unwrap();
+    let (sector, wrapper) = sector(30, dir.path());
+    let gate = dir.path().join("gate");
+    std::fs::write(&gate, b"").unwrap();
+    let daemon = Daemon::start_gated(dir.path(), &gate, &["--shutdown-grace", "1"]);
+    let stuck = runtime().block_on(async {
+        let mut client = daemon.client().await;
+        client
+            .submit_proof(porep_request("stuck", &sector, &wrapper))
+            .await
+            .unwrap();
+        let reached = pce_backend_broken::forwarding::reached(&gate);
+        while !reached.exists() {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let awaiting = tokio::spawn(async move { await_job(&mut client, "stuck").await });
+        Command::new("kill")
+            .args(["-TERM", &daemon.child.id().to_string()])
+            .status()
+            .unwrap();
+        awaiting.await.unwrap()
+    });
+    assert_eq!(stuck.status(), Status::Cancelled, "{stuck:?}");
+    let log = daemon.log();
+    let status = daemon.terminate();
+    assert!(status.success(), "{status:?}\n{log}");
+    assert!(log.contains("abandoned with the process"), "{log}");
 }
 
 #[test]

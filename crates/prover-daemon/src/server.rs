@@ -20,6 +20,7 @@ use tracing::{info, warn};
 
 use crate::config::{Config, Listen};
 use crate::daemon::{Daemon, StartError};
+use crate::jobs::Outcome;
 use crate::proto::proving_engine_server::ProvingEngineServer;
 use crate::service::Service;
 use crate::service_manager::notify;
@@ -80,6 +81,8 @@ pub fn run(config: Config) -> Result<(), ServeError> {
             source,
         })?;
     let served = runtime.block_on(serve(&config, daemon.clone(), stop, &listening));
+    // A `PreloadSRS` load still running on a blocking thread is abandoned.
+    runtime.shutdown_timeout(Duration::from_secs(1));
     // Workers return once the queue is closed and their job has ended;
     // a job still stuck in a backend call is abandoned with the process.
     let deadline = Instant::now() + Duration::from_secs(5);
@@ -171,7 +174,10 @@ fn remove_stale_socket(path: &std::path::Path) -> std::io::Result<()> {
 }
 
 /// Refuses new jobs, cancels the queued ones, waits up to `grace` for the
-/// running ones, then cancels what still runs and waits for it to stop.
+/// running ones, then cancels what still runs and waits up to `grace` again
+/// for it to stop at a partition's end; what runs still (a partition that
+/// outlasts it, a backend call that hangs) is abandoned with the process,
+/// its clients answered `CANCELLED`, so that a stop never hangs.
 async fn drain(daemon: &Daemon, grace: Duration) {
     let running = daemon.jobs.close();
     info!(running = ?running, ?grace, "queue closed; waiting for running jobs");
@@ -192,8 +198,16 @@ async fn drain(daemon: &Daemon, grace: Duration) {
         for id in &cancelled {
             daemon.jobs.cancel(id);
         }
-        while !still_running().is_empty() {
+        let deadline = Instant::now() + grace;
+        while !still_running().is_empty() && Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let abandoned = still_running();
+        if !abandoned.is_empty() {
+            warn!(jobs = ?abandoned, "still running a grace period after being cancelled: abandoned with the process");
+            for id in &abandoned {
+                daemon.jobs.finish(id, Outcome::Cancelled);
+            }
         }
     }
     info!(

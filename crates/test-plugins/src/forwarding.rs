@@ -6,7 +6,8 @@
 //!   GPU MSM libraries, which have G1 MSMs only;
 //! - `gated`: an MSM waits while the file `PCE_TEST_PLUGIN_GATE` names
 //!   exists, so that a test holds a proof running, without racing it, for
-//!   as long as it needs (to see what queues behind it).
+//!   as long as it needs (to see what queues behind it); it first creates
+//!   the file [`reached`] names, so that the test knows a call is held.
 
 use std::cell::Cell;
 use std::collections::HashSet;
@@ -24,6 +25,11 @@ pub const DELEGATE_ENV: &str = "PCE_TEST_PLUGIN_DELEGATE";
 pub const GATE_ENV: &str = "PCE_TEST_PLUGIN_GATE";
 
 const REFUSAL: &[u8] = b"this backend has no G2 MSM";
+
+/// The file a `gated` MSM creates when it reaches the gate `gate`.
+pub fn reached(gate: &std::path::Path) -> std::path::PathBuf {
+    gate.with_extension("reached")
+}
 
 /// The delegate's vtable, loaded on first use.
 fn delegate() -> &'static pce_backend_vtable {
@@ -134,7 +140,10 @@ unsafe extern "C" fn msm(
     out: *mut c_void,
 ) -> pce_status {
     if let Some(gate) = std::env::var_os(GATE_ENV).filter(|_| crate::mode() == "gated") {
-        while std::path::Path::new(&gate).exists() {
+        let gate = std::path::Path::new(&gate);
+        // Best effort: a test that needs it fails on its own if it is missing.
+        let _ = std::fs::write(reached(gate), b"");
+        while gate.exists() {
             std::thread::sleep(std::time::Duration::from_millis(10));
         }
     }

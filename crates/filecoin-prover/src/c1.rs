@@ -52,8 +52,23 @@ pub struct C1Input {
     pub proof_type: ProofType,
     /// lotus-bench's sector number, when present.
     pub sector_num: Option<u64>,
-    /// filecoin-proofs' `SealCommitPhase1Output` as JSON.
-    output: Map<String, Value>,
+    /// Number of partitions (of vanilla proofs) in the output.
+    partitions: usize,
+    /// filecoin-proofs' `SealCommitPhase1Output` as JSON text: parsed into
+    /// a tree of values, a 32 GiB sector's output would take about ten
+    /// times its size (every byte of a path a 32-byte number), held for as
+    /// long as the input is queued.
+    output: Vec<u8>,
+}
+
+/// The fields of a C1 output that name its sector ([`SealedSector`]).
+#[derive(serde::Deserialize)]
+struct SectorIds {
+    comm_r: [u8; 32],
+    comm_d: [u8; 32],
+    replica_id: [u8; 32],
+    seed: [u8; 32],
+    ticket: [u8; 32],
 }
 
 fn partitions(output: &Map<String, Value>) -> Option<&Vec<Value>> {
@@ -162,7 +177,8 @@ impl C1Input {
             format,
             proof_type,
             sector_num,
-            output: object,
+            partitions: partitions(&object).map_or(0, Vec::len),
+            output: serde_json::to_vec(&object).expect("JSON values serialise"),
         })
     }
 
@@ -189,14 +205,14 @@ impl C1Input {
 
     /// Number of partitions (of vanilla proofs) in the C1 output.
     pub fn num_partitions(&self) -> usize {
-        partitions(&self.output).map_or(0, Vec::len)
+        self.partitions
     }
 
     /// The C1 output as filecoin-proofs' type for the sector shape `Tree`.
     pub fn phase1_output<Tree: 'static + MerkleTreeTrait>(
         &self,
     ) -> Result<SealCommitPhase1Output<Tree>, C1Error> {
-        serde_json::from_value(Value::Object(self.output.clone())).map_err(|e| C1Error {
+        serde_json::from_slice(&self.output).map_err(|e| C1Error {
             path: self.path.clone(),
             what: format!("not a {} C1 output: {e}", self.proof_type),
         })
@@ -232,26 +248,20 @@ pub struct SealedSector {
 impl C1Input {
     /// The sector's commitments and ids, without its vanilla proofs.
     pub fn sealed_sector(&self) -> Result<SealedSector, C1Error> {
-        let field = |name: &str| -> Result<[u8; 32], C1Error> {
-            let value = self.output.get(name).ok_or_else(|| C1Error {
-                path: self.path.clone(),
-                what: format!("missing {name}"),
-            })?;
-            serde_json::from_value(value.clone()).map_err(|e| C1Error {
-                path: self.path.clone(),
-                what: format!("{name} is not 32 bytes: {e}"),
-            })
-        };
+        let ids: SectorIds = serde_json::from_slice(&self.output).map_err(|e| C1Error {
+            path: self.path.clone(),
+            what: format!("its commitments and ids: {e}"),
+        })?;
         Ok(SealedSector {
             path: self.path.clone(),
             proof_type: self.proof_type,
             sector_num: self.sector_num,
             partitions: self.num_partitions(),
-            comm_r: field("comm_r")?,
-            comm_d: field("comm_d")?,
-            replica_id: field("replica_id")?,
-            seed: field("seed")?,
-            ticket: field("ticket")?,
+            comm_r: ids.comm_r,
+            comm_d: ids.comm_d,
+            replica_id: ids.replica_id,
+            seed: ids.seed,
+            ticket: ids.ticket,
         })
     }
 }
@@ -273,7 +283,7 @@ impl C1Input {
     /// This input in lotus-bench's and Curio's wrapper ([`lotus_bench_json`]),
     /// whatever format it was read in; `sector_num` when it carried none.
     pub fn to_lotus_bench_json(&self, sector_num: u64) -> Value {
-        let raw = Value::Object(self.output.clone());
+        let raw = serde_json::from_slice(&self.output).expect("serialised from a JSON value");
         wrap(raw, self.proof_type, self.sector_num.unwrap_or(sector_num))
     }
 }

@@ -277,13 +277,34 @@ impl<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>> ProofKind for Update
             h: config.h,
         };
         let params = circuit_of::<Tree>(&self.input.proof_type).params;
-        let valid = C2Error::unless_malformed("SnapDeals vanilla proofs", || {
-            EmptySectorUpdate::<Tree>::verify_all_partitions(&params, &inputs, &proofs)
-                .map_err(C2Error::filecoin("verifying the vanilla proofs"))
-        })?;
-        if !valid {
+        // Partition by partition (as `verify_all_partitions` does), to name
+        // the one that does not verify.
+        let verifies_as = |k: usize, proof: &PartitionProof<Tree>| {
+            C2Error::unless_malformed("SnapDeals vanilla proofs", || {
+                let inputs = EmptySectorUpdate::<Tree>::with_partition(inputs.clone(), Some(k));
+                EmptySectorUpdate::<Tree>::verify(&params, &inputs, proof)
+                    .map_err(C2Error::filecoin("verifying the vanilla proofs"))
+            })
+        };
+        for (k, proof) in proofs.iter().enumerate() {
+            if verifies_as(k, proof)? {
+                continue;
+            }
+            let source = self.input.vanilla_proofs[k].source.display();
+            // A partition's proof names no partition: files given in
+            // another order (`p10` before `p2`) verify elsewhere.
+            let elsewhere = (0..expected)
+                .filter(|&j| j != k)
+                .find(|&j| verifies_as(j, proof).unwrap_or(false));
             return Err(C2Error::VanillaProofs {
-                what: "they do not verify against comm_r_old, comm_r_new and comm_d_new".into(),
+                what: match elsewhere {
+                    Some(j) => format!(
+                        "{source}, given as partition {k}, is the vanilla proof of partition {j}: give them in partition order"
+                    ),
+                    None => format!(
+                        "{source} (partition {k}) does not verify against comm_r_old, comm_r_new and comm_d_new"
+                    ),
+                },
             });
         }
         Ok(Statement {

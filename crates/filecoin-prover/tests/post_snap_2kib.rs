@@ -178,6 +178,12 @@ fn post_and_snap_proofs_verify_and_equal_bellperson() {
     wrong.commitments.comm_d_new = updated.commitments.comm_r_old;
     let err = prove_update(&wrong, &random_r_s(3, 1)).unwrap_err();
     assert!(matches!(err, C2Error::VanillaProofs { .. }), "{err}");
+    assert!(
+        err.to_string().contains(
+            "snap[0] (partition 0) does not verify against comm_r_old, comm_r_new and comm_d_new"
+        ),
+        "{err}"
+    );
 
     // A proof kind whose parameters are not in the cache.
     let missing = PoStProofType::current(PoStKind::Window, 8 << 20).unwrap();

@@ -537,6 +537,14 @@ fn bad_requests_fail_their_job_and_the_daemon_serves_on() {
             .await
             .unwrap_err();
         assert!(missing.message().contains("parameter"), "{missing:?}");
+        assert_eq!(missing.code(), tonic::Code::FailedPrecondition);
+        let unknown = client
+            .preload_srs(PreloadSrsRequest {
+                circuit_id: "porep-3g".into(),
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(unknown.code(), tonic::Code::InvalidArgument, "{unknown:?}");
 
         // Still serving: a good request is proven.
         let good = prove(porep_request("good", &sector, &wrapper))

@@ -154,6 +154,9 @@ pub struct Daemon {
     /// Urgent jobs' circuits being loaded while the jobs are queued.
     loads_ahead: LoadsAhead,
     started: Instant,
+    /// Set when the daemon stops: `PreloadSRS` loads still waiting for
+    /// memory or between their steps give up.
+    stopping: AtomicBool,
 }
 
 impl Daemon {
@@ -232,6 +235,7 @@ impl Daemon {
             ),
             loads_ahead: LoadsAhead::default(),
             started: Instant::now(),
+            stopping: AtomicBool::new(false),
         }))
     }
 
@@ -648,19 +652,23 @@ impl Daemon {
 
     /// Loads circuit `name` unless it is loaded; returns whether it was,
     /// and how long loading took. Idle circuits are evicted if it needs
-    /// their room.
+    /// their room. Gives up once the daemon stops ([`Self::stop_preloads`]).
     pub fn preload(&self, name: &str) -> Result<(bool, Duration), String> {
-        static NEVER_CANCELLED: AtomicBool = AtomicBool::new(false);
         let circuit = circuit_named(name)?;
         let already = self.proving.circuits.has(&circuit_name(circuit));
         let ticket = self.proving.gate.line_up();
         let (_, took) = self
             .proving
             .circuits
-            .get(circuit, Wait::Yes(&ticket), &NEVER_CANCELLED)?
+            .get(circuit, Wait::Yes(&ticket), &self.stopping)?
             .expect("a load that waits for memory gets it or an error");
         info!(circuit = name, ?took, already, "circuit preloaded");
         Ok((already, took))
+    }
+
+    /// Makes `PreloadSRS` loads give up: the daemon is stopping.
+    pub fn stop_preloads(&self) {
+        self.stopping.store(true, Ordering::Relaxed);
     }
 
     /// Loads circuit `name` at start, beside those loaded before it: an

@@ -179,6 +179,7 @@ fn remove_stale_socket(path: &std::path::Path) -> std::io::Result<()> {
 /// outlasts it, a backend call that hangs) is abandoned with the process,
 /// its clients answered `CANCELLED`, so that a stop never hangs.
 async fn drain(daemon: &Daemon, grace: Duration) {
+    daemon.stop_preloads();
     let running = daemon.jobs.close();
     info!(running = ?running, ?grace, "queue closed; waiting for running jobs");
     let deadline = Instant::now() + grace;

@@ -345,6 +345,7 @@ impl ProvingEngine for Service {
         request: Request<PreloadSrsRequest>,
     ) -> Result<Response<PreloadSrsResponse>, Status> {
         let name = request.into_inner().circuit_id;
+        requests::circuit_named(&name).map_err(Status::invalid_argument)?;
         let daemon = self.daemon.clone();
         let loaded = tokio::task::spawn_blocking(move || daemon.preload(&name))
             .await

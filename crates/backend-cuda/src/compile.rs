@@ -143,12 +143,13 @@ pub fn compile_source(
 
 /// The module image for `sm_<arch>` that `wanted` asks for, with where it
 /// came from: from the cache when `wanted` allows and it holds a valid
-/// copy (NVRTC is not loaded then), else compiled and cached. The image is
-/// what the driver's module loader takes: a CUBIN, or for
-/// [`Kernels::DriverCompiled`] NVRTC's PTX (NUL-terminated), which the
-/// driver compiles itself when it loads it. A PTX that passed the
-/// self-test stays in the cache under the CUBIN's name and is loaded (and
-/// compiled by the driver, which keeps its own cache) from then on.
+/// copy (NVRTC is not loaded then), else compiled ([`store`] caches it
+/// once it has passed the self-test). The image is what the driver's
+/// module loader takes: a CUBIN, or for [`Kernels::DriverCompiled`]
+/// NVRTC's PTX (NUL-terminated), which the driver compiles itself when it
+/// loads it. A PTX that passed the self-test is cached under the CUBIN's
+/// name and is loaded (and compiled by the driver, which keeps its own
+/// cache) from then on.
 pub fn kernels(arch: &str, wanted: Kernels) -> Result<(Vec<u8>, Kernels), PluginError> {
     match wanted {
         Kernels::Cached => {
@@ -158,23 +159,21 @@ pub fn kernels(arch: &str, wanted: Kernels) -> Result<(Vec<u8>, Kernels), Plugin
             Ok((rebuild(arch)?, Kernels::Compiled))
         }
         Kernels::Compiled => Ok((rebuild(arch)?, Kernels::Compiled)),
-        Kernels::DriverCompiled => {
-            let ptx = compile(arch, Output::Ptx)?;
-            if let Some(dir) = cache_dir() {
-                cache::write(&cache_path(&dir, arch), &ptx);
-            }
-            Ok((ptx, Kernels::DriverCompiled))
-        }
+        Kernels::DriverCompiled => Ok((compile(arch, Output::Ptx)?, Kernels::DriverCompiled)),
     }
 }
 
-/// Compiles the CUBIN for `sm_<arch>` and replaces the cached one.
+/// Compiles the CUBIN for `sm_<arch>` (not cached: see [`store`]).
 pub fn rebuild(arch: &str) -> Result<Vec<u8>, PluginError> {
-    let cubin = compile(arch, Output::Cubin)?;
+    compile(arch, Output::Cubin)
+}
+
+/// Caches `image`, kernels for `sm_<arch>` that the device keeps, in
+/// place of the cached ones.
+pub fn store(arch: &str, image: &[u8]) {
     if let Some(dir) = cache_dir() {
-        cache::write(&cache_path(&dir, arch), &cubin);
+        cache::write(&cache_path(&dir, arch), image);
     }
-    Ok(cubin)
 }
 
 /// One architecture of a prebuilt cache.

@@ -203,6 +203,9 @@ pub struct Engine {
     /// allocations (`cuMemAllocAsync`) draw from, when the device has
     /// pools.
     pool: Option<Pool>,
+    /// The architecture and the image of kernels compiled at open, until
+    /// they are cached ([`GpuEngine::cache_kernels`]).
+    uncached: Mutex<Option<(String, Vec<u8>)>>,
 }
 
 /// A CUDA memory pool that keeps the memory freed into it.
@@ -293,8 +296,8 @@ impl Engine {
         let query = |e| cuda_error("querying the CUDA device", e);
         let (major, minor) = context.compute_capability().map_err(query)?;
         let arch = format!("{major}{minor}");
-        let (image, mut origin) = compile::kernels(&arch, wanted)?;
-        let module = match context.load_module(Ptx::from_binary(image)) {
+        let (mut image, mut origin) = compile::kernels(&arch, wanted)?;
+        let module = match context.load_module(Ptx::from_binary(image.clone())) {
             Ok(module) => module,
             Err(error) if origin == Kernels::Cached => {
                 // A cached image the driver refuses (a CUBIN or PTX from a
@@ -302,8 +305,9 @@ impl Engine {
                 // error.
                 warn!(arch, %error, "the cached CUDA kernels did not load; compiling them again");
                 origin = Kernels::Compiled;
+                image = compile::rebuild(&arch)?;
                 context
-                    .load_module(Ptx::from_binary(compile::rebuild(&arch)?))
+                    .load_module(Ptx::from_binary(image.clone()))
                     .map_err(|e| cuda_error("loading the compiled kernels", e))?
             }
             Err(error) if origin == Kernels::DriverCompiled => {
@@ -383,6 +387,7 @@ impl Engine {
             ledger: Ledger::new(limits.memory),
             limits,
             kernel_times: profile::requested().then(Mutex::default),
+            uncached: Mutex::new((origin != Kernels::Cached).then_some((arch, image))),
         };
         Ok((engine, origin))
     }
@@ -531,6 +536,17 @@ impl GpuEngine for Engine {
     /// of at most one piece, all page-locked ([`Staging`]).
     fn staging_bytes(&self) -> u64 {
         ((MAX_UPLOAD_SLOTS + 2) * STAGING_PIECE_BYTES) as u64
+    }
+
+    fn cache_kernels(&self) {
+        let uncached = self
+            .uncached
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some((arch, image)) = uncached {
+            compile::store(&arch, &image);
+        }
     }
 
     /// A stream-ordered allocation from the pool; when the device is out of

@@ -11,6 +11,7 @@
 //! threads, exercises the ordering in the tests).
 
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::ptr;
 use std::sync::{Mutex, PoisonError};
 
@@ -103,6 +104,9 @@ pub struct Engine {
     /// Each kernel launch's profiling event, with `$PCE_GPU_PROFILE` set
     /// (the kernels' queue then records them).
     kernel_times: Option<Mutex<KernelTimes<LaunchEvent>>>,
+    /// The cache file and binary of a program compiled at open, until it
+    /// is cached ([`GpuEngine::cache_kernels`]).
+    uncached: Mutex<Option<(PathBuf, Vec<u8>)>>,
 }
 
 /// A kernel launch's event on a profiling queue.
@@ -148,7 +152,11 @@ impl Engine {
             0
         })?;
         let copies = create_queue(0)?;
-        let (program, origin) = program::build(&context, found, wanted)?;
+        let program::Built {
+            program,
+            origin,
+            uncached,
+        } = program::build(&context, found, wanted)?;
         let mut kernels = HashMap::new();
         for name in KERNELS {
             let kernel = Kernel::create(&program, name)
@@ -185,6 +193,7 @@ impl Engine {
             limits,
             device: opencl3::device::Device::new(device.id()),
             kernel_times: profiled.then(Mutex::default),
+            uncached: Mutex::new(uncached),
         };
         Ok((engine, origin))
     }
@@ -218,6 +227,17 @@ impl GpuEngine for Engine {
     /// ([`Staging`]); reads go straight into the caller's data.
     fn staging_bytes(&self) -> u64 {
         (MAX_UPLOAD_SLOTS * STAGING_PIECE_BYTES) as u64
+    }
+
+    fn cache_kernels(&self) {
+        let uncached = self
+            .uncached
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some((path, binary)) = uncached {
+            gpu_backend::cache::write(&path, &binary);
+        }
     }
 
     /// Counted in the ledger first: beyond [`Limits::memory`] the buffer

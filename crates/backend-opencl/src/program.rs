@@ -80,36 +80,50 @@ fn from_source(context: &Context, options: &str) -> Result<Program, String> {
     Ok(program)
 }
 
+/// Built kernels: the program, where it came from, and for a program
+/// compiled here, its binary and the cache file to store it in once the
+/// device keeps it (`Engine::cache_kernels`).
+pub struct Built {
+    /// The program.
+    pub program: Program,
+    /// Where it came from.
+    pub origin: Kernels,
+    /// The cache file and the binary, if compiled here.
+    pub uncached: Option<(PathBuf, Vec<u8>)>,
+}
+
 /// The kernels built for `found`'s device in `context` with `options`,
-/// from the cache when `wanted` allows and it holds a valid binary; with
-/// where they came from.
+/// from the cache when `wanted` allows and it holds a valid binary.
 fn build_with(
     context: &Context,
     found: &Found,
     options: &str,
     wanted: Kernels,
-) -> Result<(Program, Kernels), String> {
+) -> Result<Built, String> {
     let path = cache_path(found, options);
     if let (Some(path), Kernels::Cached) = (&path, wanted) {
         if let Some(binary) = cache::read(path) {
             if let Some(program) = from_binary(context, &found.device, &binary, options) {
-                return Ok((program, Kernels::Cached));
+                return Ok(Built {
+                    program,
+                    origin: Kernels::Cached,
+                    uncached: None,
+                });
             }
             warn!(path = %path.display(), "cached OpenCL program rejected by the driver; rebuilding");
         }
     }
     let program = from_source(context, options)?;
-    if let Some(path) = &path {
-        if let Some(binary) = program
-            .get_binaries()
-            .ok()
-            .and_then(|binaries| binaries.into_iter().next())
-            .filter(|b| !b.is_empty())
-        {
-            cache::write(path, &binary);
-        }
-    }
-    Ok((program, Kernels::Compiled))
+    let binary = program
+        .get_binaries()
+        .ok()
+        .and_then(|binaries| binaries.into_iter().next())
+        .filter(|b| !b.is_empty());
+    Ok(Built {
+        program,
+        origin: Kernels::Compiled,
+        uncached: path.zip(binary),
+    })
 }
 
 /// The file next to the cache entry `cache_file` of the build with
@@ -150,11 +164,7 @@ fn build_preferring_calls<P>(
 /// `wanted` says), with where they came from: with the point operations as
 /// calls, or inlined where the compiler refuses that build (see
 /// [`build_preferring_calls`]).
-pub fn build(
-    context: &Context,
-    found: &Found,
-    wanted: Kernels,
-) -> Result<(Program, Kernels), PluginError> {
+pub fn build(context: &Context, found: &Found, wanted: Kernels) -> Result<Built, PluginError> {
     let marker = cache_path(found, &build_options(true)).map(|path| refusal_marker(&path));
     build_preferring_calls(marker.as_deref(), |calls| {
         build_with(context, found, &build_options(calls), wanted)

@@ -185,6 +185,13 @@ pub trait Engine {
         0
     }
 
+    /// Stores the kernels this engine was opened with in the kernel cache:
+    /// called once they are the build the device keeps (they passed the
+    /// self-test, or are kept without their G2 MSMs), so that a build that
+    /// failed more never replaces a cached one. Nothing to do for kernels
+    /// read from the cache, nor by default.
+    fn cache_kernels(&self) {}
+
     /// A device buffer holding a copy of `values`.
     fn upload<T: Plain>(&self, values: &[T]) -> Result<Self::Buffer, PluginError> {
         let mut buffer = self.buffer(size_of_val(values).max(1))?;

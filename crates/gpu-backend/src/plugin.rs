@@ -101,13 +101,16 @@ pub enum G2Msms {
 /// its G2 MSMs refused ([`G2Msms::Refused`]); else the error says how each
 /// build failed. An `open` that fails ends the tries (the first with its
 /// own error, a later one with the failures so far, unless a build kept
-/// for its G2-less use remains).
+/// for its G2-less use remains). The build the device keeps, and only it,
+/// is handed to `keep` (to be cached): a build that failed more never
+/// replaces the cached one.
 fn open_checked<E>(
     api: &str,
     index: u32,
     driver_compiler: bool,
     mut open: impl FnMut(Kernels) -> Result<(E, Kernels), PluginError>,
     mut check: impl FnMut(&E) -> Result<(), selftest::Failure>,
+    keep: impl Fn(&E),
 ) -> Result<(E, G2Msms), PluginError> {
     let mut failures: Vec<String> = Vec::new();
     // The first build whose G2 MSM alone was wrong, held while the others
@@ -125,6 +128,7 @@ fn open_checked<E>(
                 kernels = origin.describe(),
                 "{reason}; its G1 MSMs and NTTs passed their self-test"
             );
+            keep(&engine);
             (engine, G2Msms::Refused(reason))
         })
     };
@@ -165,6 +169,7 @@ fn open_checked<E>(
                     kernels = origin.describe(),
                     "the device's kernels passed their self-test"
                 );
+                keep(&engine);
                 return Ok((engine, G2Msms::Right));
             }
             // Not the kernels' fault: another build would run out too,
@@ -354,6 +359,7 @@ impl<A: GpuApi> Plugin for GpuPlugin<A> {
             A::DRIVER_COMPILER,
             |wanted| A::open(index, wanted),
             selftest::check,
+            A::Engine::cache_kernels,
         )?;
         Ok(OpenDevice::new(engine, g2))
     }
@@ -448,6 +454,7 @@ impl<A: GpuApi> Plugin for GpuPlugin<A> {
 mod tests {
     use super::*;
     use backend_api::ffi::PCE_ERR_NO_DRIVER;
+    use std::cell::RefCell;
 
     /// What a fake build computes.
     #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -470,7 +477,21 @@ mod tests {
         driver_compiler: bool,
         builds: &[Option<(Kernels, Results)>],
     ) -> (Vec<Kernels>, Result<(Kernels, G2Msms), PluginError>) {
+        let (asked, result, _) = tries_caching(driver_compiler, builds);
+        (asked, result)
+    }
+
+    /// [`tries`], with the builds handed to be cached.
+    fn tries_caching(
+        driver_compiler: bool,
+        builds: &[Option<(Kernels, Results)>],
+    ) -> (
+        Vec<Kernels>,
+        Result<(Kernels, G2Msms), PluginError>,
+        Vec<Kernels>,
+    ) {
         let mut asked = Vec::new();
+        let cached = RefCell::new(Vec::new());
         let mut builds = builds.iter();
         let result = open_checked(
             "fake",
@@ -492,8 +513,36 @@ mod tests {
                 G2Wrong => Err(selftest::Failure::of_wrong(vec!["G2 MSM"])),
                 MsmsWrong => Err(selftest::Failure::of_wrong(vec!["G1 MSM", "G2 MSM"])),
             },
+            |(kernels, _)| cached.borrow_mut().push(*kernels),
         );
-        (asked, result.map(|((kernels, _), g2)| (kernels, g2)))
+        (
+            asked,
+            result.map(|((kernels, _), g2)| (kernels, g2)),
+            cached.into_inner(),
+        )
+    }
+
+    #[test]
+    fn only_the_build_kept_is_cached() {
+        let (_, _, cached) =
+            tries_caching(true, &[Some((Cached, MsmsWrong)), Some((Compiled, Right))]);
+        assert_eq!(cached, [Compiled]);
+        // The cached build kept without its G2 MSMs: the fresh builds,
+        // wrong in more, are not cached in its place.
+        let builds = [
+            Some((Cached, G2Wrong)),
+            Some((Compiled, MsmsWrong)),
+            Some((DriverCompiled, MsmsWrong)),
+        ];
+        let (_, result, cached) = tries_caching(true, &builds);
+        assert!(matches!(result.unwrap(), (Cached, G2Msms::Refused(_))));
+        assert_eq!(cached, [Cached]);
+        let (_, result, cached) = tries_caching(
+            false,
+            &[Some((Cached, MsmsWrong)), Some((Compiled, MsmsWrong))],
+        );
+        assert!(result.is_err());
+        assert!(cached.is_empty(), "{cached:?}");
     }
 
     use Kernels::{Cached, Compiled, DriverCompiled};

@@ -481,15 +481,16 @@ mod tests {
         (asked, result)
     }
 
-    /// [`tries`], with the builds handed to be cached.
-    fn tries_caching(
-        driver_compiler: bool,
-        builds: &[Option<(Kernels, Results)>],
-    ) -> (
+    /// The kernels asked for, the result, and the builds handed to be
+    /// cached.
+    type Tried = (
         Vec<Kernels>,
         Result<(Kernels, G2Msms), PluginError>,
         Vec<Kernels>,
-    ) {
+    );
+
+    /// [`tries`], with the builds handed to be cached.
+    fn tries_caching(driver_compiler: bool, builds: &[Option<(Kernels, Results)>]) -> Tried {
         let mut asked = Vec::new();
         let cached = RefCell::new(Vec::new());
         let mut builds = builds.iter();

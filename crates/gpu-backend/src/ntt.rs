@@ -34,8 +34,9 @@ pub fn twiddles(log_n: u32, inverse: bool) -> Vec<pce_fr> {
         root = root.invert().expect("a root of unity is invertible");
     }
     let half = (1usize << log_n) / 2;
-    let mut table = vec![Scalar::ZERO; half];
-    table
+    // Filled in place: a table of 2^26 elements is 2 GiB of host memory.
+    let mut table = vec![pce_fr::default(); half];
+    fr_as_scalars_mut(&mut table)
         .par_chunks_mut(TWIDDLE_CHUNK)
         .enumerate()
         .for_each(|(chunk, powers)| {
@@ -45,7 +46,7 @@ pub fn twiddles(log_n: u32, inverse: bool) -> Vec<pce_fr> {
                 power *= root;
             }
         });
-    scalars_as_fr(&table).to_vec()
+    table
 }
 
 /// `1 / (1 − γ)`, `γ = g^n`: the factor of the last step of the QAP
@@ -123,10 +124,13 @@ impl<B> Domain<B> {
                 ),
             ));
         }
+        // One table on the host at a time.
+        let forward = engine.upload(&twiddles(log_n, false))?;
+        let inverse = engine.upload(&twiddles(log_n, true))?;
         Ok(Self {
             log_n,
-            forward: engine.upload(&twiddles(log_n, false))?,
-            inverse: engine.upload(&twiddles(log_n, true))?,
+            forward,
+            inverse,
         })
     }
 

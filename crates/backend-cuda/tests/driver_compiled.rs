@@ -2,12 +2,13 @@
 //! self-test twice: NVRTC's PTX, handed to the driver, which compiles it
 //! with its own compiler when it loads the module. Checked without a GPU:
 //! the image is PTX for the device's architecture as the driver's loader
-//! takes it (one C string holding every kernel), and it replaces the
-//! cached CUBIN, so the next open loads it from the cache. Skips as
-//! `nvrtc.rs` does without NVRTC (fails under CI).
+//! takes it (one C string holding every kernel); it leaves the cached
+//! CUBIN alone until stored (once the device keeps it, after its
+//! self-test), and then replaces it, so the next open loads it from the
+//! cache. Skips as `nvrtc.rs` does without NVRTC (fails under CI).
 
 use gpu_backend::plugin::Kernels;
-use pce_backend_cuda::compile::{cached, kernels, nvrtc_present, CACHE_ENV};
+use pce_backend_cuda::compile::{cached, kernels, nvrtc_present, store, CACHE_ENV};
 
 #[test]
 fn the_drivers_build_is_ptx_and_replaces_the_cached_kernels() {
@@ -40,6 +41,12 @@ fn the_drivers_build_is_ptx_and_replaces_the_cached_kernels() {
         );
     }
 
+    assert_eq!(
+        cached(&dir, "90"),
+        Some(stale),
+        "not cached before it passes its self-test"
+    );
+    store("90", &image);
     assert_eq!(cached(&dir, "90").as_deref(), Some(&image[..]));
     let (again, origin) = kernels("90", Kernels::Cached).unwrap();
     assert_eq!((again, origin), (image, Kernels::Cached));

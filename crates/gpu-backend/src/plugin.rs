@@ -142,6 +142,8 @@ fn open_checked<E>(
         )
     };
     let mut wanted = Kernels::Cached;
+    // Whether every build so far failed for want of device memory.
+    let mut out_of_memory_only = true;
     loop {
         let (engine, origin) = match open(wanted) {
             Ok(opened) => opened,
@@ -172,22 +174,11 @@ fn open_checked<E>(
                 keep(&engine);
                 return Ok((engine, G2Msms::Right));
             }
-            // Not the kernels' fault: another build would run out too,
-            // after minutes of compiling, and replace the cached one.
-            Err(failure) if failure.out_of_memory() => {
-                if let Some(kept) = keep_without_g2(without_g2, &failures) {
-                    warn!(index, %failure, "the device ran out of memory in the self-test of kernels {}", origin.describe());
-                    return Ok(kept);
-                }
-                return Err(PluginError::new(
-                    PCE_ERR_OUT_OF_MEMORY,
-                    format!(
-                        "{api} device {index}: it ran out of memory in its kernels' self-test \
-                         ({failure}); does another process hold it?"
-                    ),
-                ));
-            }
             Err(failure) => {
+                // Another process holding the device, or (an OpenCL
+                // driver's CL_OUT_OF_RESOURCES) a kernel that faults: the
+                // other builds are tried all the same.
+                out_of_memory_only &= failure.out_of_memory();
                 failures.push(format!("{}: {failure}", origin.describe()));
                 if failure.only_g2_msm() && without_g2.is_none() {
                     without_g2 = Some((engine, origin));
@@ -210,6 +201,13 @@ fn open_checked<E>(
             None => {
                 if let Some(kept) = keep_without_g2(without_g2, &failures) {
                     return Ok(kept);
+                }
+                if out_of_memory_only {
+                    return Err(refused(
+                        PCE_ERR_OUT_OF_MEMORY,
+                        &failures,
+                        ": each build ran out of device memory (does another process hold it?)",
+                    ));
                 }
                 // The same kernels have been right on one H200 and wrong on
                 // another (docs/benchmarks.md): the message names no culprit.
@@ -586,24 +584,29 @@ mod tests {
     }
 
     #[test]
-    fn a_device_out_of_memory_is_refused_as_such_without_compiling() {
-        let (asked, result) = tries(true, &[Some((Cached, OutOfMemory))]);
-        assert_eq!(asked, [Cached], "no other build is tried");
+    fn a_device_out_of_memory_in_every_build_is_refused_as_such() {
+        let builds = [Some((Cached, OutOfMemory)), Some((Compiled, OutOfMemory))];
+        let (asked, result, cached) = tries_caching(false, &builds);
+        assert_eq!(asked, [Cached, Compiled]);
+        assert!(cached.is_empty(), "{cached:?}");
         let error = result.unwrap_err();
         assert_eq!(error.status, PCE_ERR_OUT_OF_MEMORY);
         assert!(
             error
                 .message
-                .contains("ran out of memory in its kernels' self-test"),
+                .contains("each build ran out of device memory"),
             "{}",
             error.message
         );
-        // A build kept for its G1 MSMs and NTTs stays kept.
+        // An OpenCL driver reports a faulting kernel so too: a stale
+        // cached build is compiled afresh.
         let (_, result) = tries(
-            true,
-            &[Some((Cached, G2Wrong)), Some((Compiled, OutOfMemory))],
+            false,
+            &[Some((Cached, OutOfMemory)), Some((Compiled, Right))],
         );
-        assert!(matches!(result.unwrap(), (Cached, G2Msms::Refused(_))));
+        assert_eq!(result.unwrap(), (Compiled, G2Msms::Right));
+        let builds = [Some((Cached, OutOfMemory)), Some((Compiled, MsmsWrong))];
+        assert_eq!(tries(false, &builds).1.unwrap_err().status, PCE_ERR_DEVICE);
     }
 
     #[test]

@@ -152,8 +152,9 @@ impl Failure {
         }
     }
 
-    /// Whether the device ran out of memory: another process holds it,
-    /// which no other build of the kernels would change.
+    /// Whether the device ran out of memory (another process holds it), or
+    /// an OpenCL kernel faulted (drivers report both as
+    /// `CL_OUT_OF_RESOURCES`).
     pub fn out_of_memory(&self) -> bool {
         self.status == Some(PCE_ERR_OUT_OF_MEMORY)
     }

@@ -847,12 +847,13 @@ fn a_winning_post_is_proven_between_the_partitions_of_a_running_porep_when_memor
         cancel(&mut client, "seal").await;
         (circuits, with_the_porep)
     });
+    let log = daemon.log();
+    let interleaved = log
+        .lines()
+        .find(|l| l.contains("proving it between the partitions of a less urgent job"));
     assert!(
-        daemon
-            .log()
-            .contains("proving it between the partitions of a less urgent job"),
-        "{}",
-        daemon.log()
+        interleaved.is_some_and(|l| l.contains("on_the_paused_jobs_prover=false")),
+        "a circuit of its own, set up for it: {log}"
     );
     drop(daemon);
 
@@ -952,6 +953,14 @@ fn a_winning_post_is_proven_between_the_partitions_of_a_running_porep_when_memor
         );
         let started = log.lines().find(|l| l.contains("job started job=urgent"));
         assert!(started.is_some_and(|l| l.contains("in_flight=1")), "{log}");
+        // The same circuit as the running PoRep's: proven on its prover.
+        let interleaved = log
+            .lines()
+            .find(|l| l.contains("proving it between the partitions") && l.contains("job=urgent "));
+        assert!(
+            interleaved.is_some_and(|l| l.contains("on_the_paused_jobs_prover=true")),
+            "{log}"
+        );
         cancel(&mut client, "urgent").await;
         cancel(&mut client, "seal").await;
     });

@@ -82,6 +82,13 @@ pub enum StartError {
     },
 }
 
+/// The job whose partitions an urgent job is proven between: its circuit
+/// and its prover, idle meanwhile.
+struct Paused<'a, 'p> {
+    circuit: &'a Arc<Resident>,
+    prover: &'a DeviceProver<'p>,
+}
+
 /// A device the daemon proves on.
 pub struct DeviceSlot {
     /// What the backend says of it.
@@ -382,19 +389,25 @@ impl Daemon {
 
     /// Between two partitions of a job of `priority` on device `slot`:
     /// proves there, one after another, the queued jobs more urgent than
-    /// it, each with a prover of its own circuit, as long as the memory
+    /// it, each with a prover of its own circuit (the `paused` job's own,
+    /// idle meanwhile, for a job of its circuit), as long as the memory
     /// budget holds them now. Such a job must not wait for memory here,
     /// since what it would wait for may be the paused job's: one that does
     /// not fit goes back to the queue, for the next free worker or the
     /// paused job's next partition.
-    fn prove_urgent_jobs(self: &Arc<Self>, slot: usize, priority: Priority) {
+    fn prove_urgent_jobs(
+        self: &Arc<Self>,
+        slot: usize,
+        priority: Priority,
+        paused: Paused<'_, '_>,
+    ) {
         let index = self.devices[slot].info.index;
         while let Some((job, input)) = self.claim_opened(|| self.jobs.claim_above(index, priority))
         {
             // Whatever happens from here, the claimed job is ended or put
             // back: a panic must not leave it running for ever.
             let attempt = unless_panics("setting it up between partitions", || {
-                self.prove_if_memory_allows(slot, &job, &input)
+                self.prove_if_memory_allows(slot, &job, &input, &paused)
             });
             match attempt {
                 Ok(Some(proven)) => {
@@ -413,13 +426,15 @@ impl Daemon {
         }
     }
 
-    /// Proves `job` on device `slot` now, with a prover of its own circuit,
-    /// if the memory budget holds it without waiting; `None` if it does not.
+    /// Proves `job` on device `slot` now, with a prover of its own circuit
+    /// (the `paused` job's if it is the same), if the memory budget holds
+    /// it without waiting; `None` if it does not.
     fn prove_if_memory_allows(
         self: &Arc<Self>,
         slot: usize,
         job: &Claimed<Request>,
         input: &Opened,
+        paused: &Paused<'_, '_>,
     ) -> Result<Option<Proven>, String> {
         let device = &self.devices[slot].device;
         // A load of its circuit ahead never waits for memory: waiting for it
@@ -435,12 +450,22 @@ impl Daemon {
         else {
             return Ok(None);
         };
-        info!(job = %job.id, kind = job.request.kind(), device = self.devices[slot].info.index, "proving it between the partitions of a less urgent job");
-        let started = Instant::now();
-        let prover = self.device_prover(slot, &circuit)?;
-        let load = loading + started.elapsed();
-        let mut proven = self.prove_job(slot, job, input, &circuit, &prover, memory)?;
-        proven.timings.load = load;
+        let same_circuit = Arc::ptr_eq(&circuit, paused.circuit);
+        info!(job = %job.id, kind = job.request.kind(), device = self.devices[slot].info.index, on_the_paused_jobs_prover = same_circuit, "proving it between the partitions of a less urgent job");
+        let (mut proven, set_up) = if same_circuit {
+            // Set up on the device already, and idle until this returns.
+            let proven = self.prove_job(slot, job, input, &circuit, paused.prover, memory)?;
+            (proven, Duration::ZERO)
+        } else {
+            let started = Instant::now();
+            let prover = self.device_prover(slot, &circuit)?;
+            let set_up = started.elapsed();
+            (
+                self.prove_job(slot, job, input, &circuit, &prover, memory)?,
+                set_up,
+            )
+        };
+        proven.timings.load = loading + set_up;
         Ok(Some(proven))
     }
 
@@ -465,7 +490,7 @@ impl Daemon {
         slot: usize,
         job: &Claimed<Request>,
         input: &Opened,
-        circuit: &Resident,
+        circuit: &Arc<Resident>,
         prover: &DeviceProver<'_>,
         memory: JobMemory<'_>,
     ) -> Result<Proven, String> {
@@ -473,8 +498,14 @@ impl Daemon {
         info!(job = %job.id, kind = job.request.kind(), device = self.devices[slot].info.index, ?queue_wait, reserved = memory.bytes(), in_flight = memory.in_flight(), "job started");
         self.tell_service_manager();
         let between_partitions = self.interleave_urgent_jobs.then(|| {
-            let (daemon, priority) = (self.clone(), job.priority);
-            BetweenPartitions::new(move || daemon.prove_urgent_jobs(slot, priority))
+            let (daemon, priority, circuit) = (self.clone(), job.priority, circuit.clone());
+            BetweenPartitions::new(move |idle| {
+                let paused = Paused {
+                    circuit: &circuit,
+                    prover: idle,
+                };
+                daemon.prove_urgent_jobs(slot, priority, paused)
+            })
         });
         unless_panics("the prover", || {
             self.proving.prove(

@@ -202,7 +202,7 @@ pub fn run_with<J: Job>(
     std::thread::scope(|scope| {
         let to_caller = results.clone();
         scope.spawn(move || produce_all(shared, admission, work, &to_caller));
-        for (device, DeviceProver { prover, .. }) in provers.iter().enumerate() {
+        for (device, prover) in provers.iter().enumerate() {
             for _ in 0..options.jobs.max(1) {
                 let to_caller = results.clone();
                 scope.spawn(move || prove_all(shared, prover, device, queue, &to_caller));
@@ -649,7 +649,7 @@ fn produce<'a, J: Job>(
 /// A prover thread of device `device`: proves partitions until the queue closes.
 fn prove_all<J: Job>(
     shared: &Shared<'_, '_, '_, J>,
-    prover: &Prover<'_>,
+    prover: &DeviceProver<'_>,
     device: usize,
     queue: &Mutex<Receiver<WorkItem<'_>>>,
     to_caller: &ToCaller<J>,
@@ -659,7 +659,8 @@ fn prove_all<J: Job>(
         // device is idle from the end of one proof. Not once no partition
         // is left: the caller hears of the jobs only when the run returns.
         let between = (shared.options.between_partitions.as_ref()).filter(|_| !shared.all_proven());
-        let between = between.and_then(|work| catch_unwind(AssertUnwindSafe(|| work.run())).err());
+        let between =
+            between.and_then(|work| catch_unwind(AssertUnwindSafe(|| work.run(prover))).err());
         let item = queue.lock().expect("work queue poisoned").recv();
         let Ok(item) = item else {
             if let Some(panic) = between {
@@ -683,7 +684,7 @@ fn prove_all<J: Job>(
             continue;
         }
         let proven = catch_unwind(AssertUnwindSafe(|| {
-            prove_partition(shared, prover, device, item, to_caller)
+            prove_partition(shared, &prover.prover, device, item, to_caller)
         }));
         if let Err(panic) = proven {
             shared.fail(job, panicked(Some(partition), panic).into(), to_caller);

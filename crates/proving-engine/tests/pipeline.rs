@@ -14,7 +14,7 @@ use ff::Field;
 use groth16_prover::{ProveError, PROOF_BYTES};
 use pce_core::PrecompiledCircuit;
 use proving_engine::{
-    run, Assignment, BetweenPartitions, Devices, EngineError, EngineOptions, Event, Job,
+    run, run_with, Assignment, BetweenPartitions, Devices, EngineError, EngineOptions, Event, Job,
     PartitionProof, Registry,
 };
 use rand::SeedableRng;
@@ -159,14 +159,16 @@ fn work_between_partitions_runs_before_each_and_leaves_the_proofs_alone() {
     let mut alone = run(&circuit, &jobs, &plain, &|_| {}, |_, _| {}).unwrap();
     let alone = alone.results.remove(0).unwrap().output;
 
-    // Between partitions, a whole run of another job on the same backend,
-    // as the daemon proves an urgent job there.
+    // Between partitions, a whole run of another job of the circuit on the
+    // idle prover, as the daemon proves an urgent job there.
     let order = std::sync::Arc::new(Mutex::new(Vec::new()));
     let between = {
         let (circuit, order) = (circuit.clone(), order.clone());
-        BetweenPartitions::new(move || {
+        BetweenPartitions::new(move |idle| {
             let urgent = [job(&[30], Fault::None)];
-            let nested = run(&circuit, &urgent, &options(1), &|_| {}, |_, _| {}).unwrap();
+            let idle = std::slice::from_ref(idle);
+            let nested =
+                run_with(&circuit, idle, &urgent, &options(1), &|_| {}, |_, _| {}).unwrap();
             assert_eq!(
                 nested.results[0].as_ref().unwrap().output.len(),
                 PROOF_BYTES
@@ -197,7 +199,7 @@ fn work_between_partitions_runs_before_each_and_leaves_the_proofs_alone() {
 
     // A panic there fails the job whose partition was next.
     let panicking = EngineOptions {
-        between_partitions: Some(BetweenPartitions::new(|| panic!("urgent work broke"))),
+        between_partitions: Some(BetweenPartitions::new(|_| panic!("urgent work broke"))),
         ..plain
     };
     let failed = run(&circuit, &jobs, &panicking, &|_| {}, |_, _| {}).unwrap();

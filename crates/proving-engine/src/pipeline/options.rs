@@ -10,6 +10,7 @@ use blstrs::Scalar;
 
 #[cfg(doc)]
 use crate::memory::default_budget;
+use crate::DeviceProver;
 #[cfg(doc)]
 use crate::EngineError;
 
@@ -60,7 +61,8 @@ pub struct EngineOptions {
     /// (witnesses go on being generated). Not after the last: the run
     /// returns its jobs then, and work there would hold them. The daemon
     /// proves a more urgent job there, on the same device, so that a
-    /// WinningPoSt waits for one partition of a PoRep, not for all ten.
+    /// WinningPoSt waits for one partition of a PoRep, not for all ten. It
+    /// is handed that prover, idle meanwhile, for a job of the same circuit.
     pub between_partitions: Option<BetweenPartitions>,
 }
 
@@ -68,16 +70,16 @@ pub struct EngineOptions {
 /// ([`EngineOptions::between_partitions`]). A panic in it fails the job
 /// whose partition comes next, as a panic in proving that partition would.
 #[derive(Clone)]
-pub struct BetweenPartitions(Arc<dyn Fn() + Send + Sync>);
+pub struct BetweenPartitions(Arc<dyn Fn(&DeviceProver<'_>) + Send + Sync>);
 
 impl BetweenPartitions {
-    /// `work`, run between partitions.
-    pub fn new(work: impl Fn() + Send + Sync + 'static) -> Self {
+    /// `work`, run between partitions, given the idle prover.
+    pub fn new(work: impl Fn(&DeviceProver<'_>) + Send + Sync + 'static) -> Self {
         Self(Arc::new(work))
     }
 
-    pub(super) fn run(&self) {
-        (self.0)()
+    pub(super) fn run(&self, idle: &DeviceProver<'_>) {
+        (self.0)(idle)
     }
 }
 

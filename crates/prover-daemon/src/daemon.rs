@@ -223,7 +223,11 @@ impl Daemon {
         )));
         // Workers idle with an evicted circuit let go of it.
         let wake = jobs.clone();
-        let circuits = Circuits::new(gate.clone(), Box::new(move || wake.wake_workers()));
+        let circuits = Circuits::new(
+            gate.clone(),
+            fallback_device.is_some(),
+            Box::new(move || wake.wake_workers()),
+        );
         Ok(Arc::new(Self {
             jobs,
             proving: Proving {
@@ -700,6 +704,11 @@ impl Daemon {
     /// Makes `PreloadSRS` loads give up: the daemon is stopping.
     pub fn stop_preloads(&self) {
         self.stopping.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether the daemon is stopping ([`Self::stop_preloads`]).
+    pub fn is_stopping(&self) -> bool {
+        self.stopping.load(Ordering::Relaxed)
     }
 
     /// Loads circuit `name` at start, beside those loaded before it: an

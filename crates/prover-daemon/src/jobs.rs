@@ -98,7 +98,7 @@ pub struct Claimed<R> {
 }
 
 /// The answer to a submission.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Submitted {
     /// Jobs ahead of it in the queue (0 when it runs, or is done).
     pub position: usize,
@@ -111,7 +111,14 @@ pub struct Submitted {
     pub queued: bool,
     /// Why the submission was turned away without a job of its own.
     pub refused: Option<Refusal>,
+    /// The outcome of the job that answers it (`None` until it is done),
+    /// taken under the table's lock: a later submission under the id, or
+    /// the job being forgotten, does not change whose outcome it is.
+    pub outcome: Option<OutcomeWatch>,
 }
+
+/// A receiver of a job's outcome (`None` until it is done).
+pub type OutcomeWatch = watch::Receiver<Option<Arc<Outcome>>>;
 
 /// Why a submission under the id of a live job is turned away.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -227,7 +234,7 @@ impl<R> Jobs<R> {
         }
         let sequence = table.next_sequence;
         table.next_sequence += 1;
-        let (outcome, _) = watch::channel(None);
+        let (outcome, watch) = watch::channel(None);
         table.entries.insert(
             id.to_owned(),
             Entry {
@@ -256,6 +263,7 @@ impl<R> Jobs<R> {
             joined: false,
             queued: true,
             refused: None,
+            outcome: Some(watch),
         }
     }
 
@@ -275,7 +283,7 @@ impl<R> Jobs<R> {
         if let Some(answer) = table.existing(id, fingerprint) {
             return answer;
         }
-        let (outcome, _) = watch::channel(Some(Arc::new(Outcome::Failed(message))));
+        let (outcome, watch) = watch::channel(Some(Arc::new(Outcome::Failed(message))));
         table.entries.insert(
             id.to_owned(),
             Entry {
@@ -299,6 +307,7 @@ impl<R> Jobs<R> {
             joined: false,
             queued: false,
             refused: None,
+            outcome: Some(watch),
         }
     }
 
@@ -401,7 +410,7 @@ impl<R> Jobs<R> {
 
     /// A receiver of job `id`'s outcome (`None` until it is done), if the
     /// job is known.
-    pub fn watch(&self, id: &str) -> Option<watch::Receiver<Option<Arc<Outcome>>>> {
+    pub fn watch(&self, id: &str) -> Option<OutcomeWatch> {
         self.lock().entries.get(id).map(|e| e.outcome.subscribe())
     }
 
@@ -476,12 +485,13 @@ impl<R> Table<R> {
     fn existing(&self, id: &str, fingerprint: u64) -> Option<Submitted> {
         let entry = self.entries.get(id)?;
         let same = entry.fingerprint == fingerprint;
-        let answer = |joined, refused| Submitted {
+        let answer = |joined, refused: Option<Refusal>| Submitted {
             position: if joined { self.position(id) } else { 0 },
             device: entry.device(),
             joined,
             queued: false,
             refused,
+            outcome: refused.is_none().then(|| entry.outcome.subscribe()),
         };
         match entry.state {
             State::Done => {

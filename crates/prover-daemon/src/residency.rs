@@ -136,6 +136,9 @@ pub struct Circuits {
     /// let go.
     on_evict: Box<dyn Fn() + Send + Sync>,
     evictions: AtomicU64,
+    /// Whether jobs have a fallback backend: each job then reserves its
+    /// NTT tables beside its partitions.
+    fallback: bool,
 }
 
 /// Why a circuit is not there.
@@ -149,7 +152,11 @@ enum NotLoaded {
 impl Circuits {
     /// No circuit yet, within `gate`'s budget; `on_evict` is called after
     /// each eviction.
-    pub fn new(gate: Arc<MemoryGate>, on_evict: Box<dyn Fn() + Send + Sync>) -> Self {
+    pub fn new(
+        gate: Arc<MemoryGate>,
+        fallback: bool,
+        on_evict: Box<dyn Fn() + Send + Sync>,
+    ) -> Self {
         Self {
             registry: Registry::new(),
             gate,
@@ -157,7 +164,17 @@ impl Circuits {
             next_generation: AtomicU64::new(0),
             on_evict,
             evictions: AtomicU64::new(0),
+            fallback,
         }
+    }
+
+    /// The least a job of the circuit of `model` reserves beside it: one
+    /// partition, and its fallback's NTT tables (as many bytes as the
+    /// model's, `n · 32`) where jobs have a fallback. A circuit with less
+    /// room beside it could never prove.
+    fn least_job(&self, model: &MemoryModel) -> u64 {
+        let fallback = if self.fallback { model.ntt } else { 0 };
+        model.per_partition().saturating_add(fallback)
     }
 
     fn uses(&self) -> MutexGuard<'_, HashMap<String, Use>> {
@@ -263,7 +280,7 @@ impl Circuits {
         // it waits.
         let planned_bytes = match planned {
             Some(model) => {
-                let (bytes, then) = (model.static_bytes(), model.per_partition());
+                let (bytes, then) = (model.static_bytes(), self.least_job(&model));
                 let admitted = self
                     .gate
                     .admit(&id, bytes, then, wait, cancel, &mut *evictor)
@@ -285,7 +302,7 @@ impl Circuits {
             .load(true)
             .map_err(|e| NotLoaded::Failed(chain(&e)))?;
         let model = circuit_model(&loaded);
-        let (bytes, then) = (model.static_bytes(), model.per_partition());
+        let (bytes, then) = (model.static_bytes(), self.least_job(&model));
         let admit = |wait: Wait<'_>, evictor: Evict<'_>| {
             self.gate
                 .admit(&charge.id, bytes, then, wait, cancel, evictor)
@@ -333,8 +350,8 @@ impl Circuits {
         Ok(resident)
     }
 
-    /// Records `circuit`'s PCE and saves it, counted in the budget as
-    /// `recording` says while it runs.
+    /// Records `circuit`'s PCE and saves it (an error if it cannot be
+    /// saved), counted in the budget as `recording` says while it runs.
     fn record(
         &self,
         circuit: ProofCircuit,
@@ -361,7 +378,19 @@ impl Circuits {
         info!(circuit = name, bytes, "recording the circuit on first use, counted in the memory budget as its decoded parameters (at 32 GiB, minutes): `pce-prover params record` records it before the daemon starts");
         let recorded = circuit.pce().map(drop);
         drop(counted);
-        recorded.map_err(|e| NotLoaded::Failed(format!("recording circuit {name}: {}", chain(&e))))
+        recorded
+            .map_err(|e| NotLoaded::Failed(format!("recording circuit {name}: {}", chain(&e))))?;
+        // The load reads what was saved: recorded again there, it would be
+        // minutes of work outside the budget, at every load.
+        match circuit.files() {
+            Ok(files) if !files.pce.exists() => Err(NotLoaded::Failed(format!(
+                "circuit {name} was recorded but could not be saved to {} (the log says why): \
+                 the daemon needs a writable parameter cache, or the circuit recorded there \
+                 beforehand with `pce-prover params record`",
+                files.pce.display()
+            ))),
+            _ => Ok(()),
+        }
     }
 
     /// A lease on `circuit` for a job; `None` if it was evicted since the

@@ -15,7 +15,7 @@ use tonic::{Request, Response, Status};
 use filecoin_prover::post::PoStKind;
 
 use crate::daemon::Daemon;
-use crate::jobs::{Outcome, Priority, Refusal};
+use crate::jobs::{Outcome, OutcomeWatch, Priority, Refusal};
 use crate::porep::PorepRequest;
 use crate::proto::await_proof_response::Status as AwaitStatus;
 use crate::proto::proving_engine_server::ProvingEngine;
@@ -68,12 +68,12 @@ impl Service {
         ))
     }
 
-    /// Submits `request`: its job's id and the answer, or why it has no
-    /// job (boxed: a `Status` is large).
+    /// Submits `request`: its job's id, the answer, and the job's outcome
+    /// to come; or why it has no job (boxed: a `Status` is large).
     fn submit(
         &self,
         request: SubmitProofRequest,
-    ) -> Result<(String, SubmitProofResponse), Box<Status>> {
+    ) -> Result<(String, SubmitProofResponse, Option<OutcomeWatch>), Box<Status>> {
         if request.request_id.len() > MAX_REQUEST_ID_BYTES {
             return Err(Box::new(Status::invalid_argument(format!(
                 "request_id is {} bytes long; at most {MAX_REQUEST_ID_BYTES} are taken",
@@ -113,15 +113,21 @@ impl Service {
             queue_position: submitted.position as u32,
             assigned_gpu: submitted.device.map_or(String::new(), |d| d.to_string()),
         };
-        Ok((id, response))
+        Ok((id, response, submitted.outcome))
     }
 
-    async fn await_result(&self, id: &str, timeout_ms: u64) -> AwaitProofResponse {
+    /// The answer for job `id`, whose outcome `watch` receives (`None`: no
+    /// such job), waiting up to `timeout_ms` (0: no limit).
+    async fn await_result(
+        id: &str,
+        watch: Option<OutcomeWatch>,
+        timeout_ms: u64,
+    ) -> AwaitProofResponse {
         let mut response = AwaitProofResponse {
             job_id: id.to_owned(),
             ..Default::default()
         };
-        let Some(mut watch) = self.daemon.jobs.watch(id) else {
+        let Some(mut watch) = watch else {
             response.set_status(AwaitStatus::Unknown);
             response.error_message = format!("no job {id:?} (never submitted, or forgotten)");
             return response;
@@ -247,8 +253,10 @@ impl ProvingEngine for Service {
         request: Request<AwaitProofRequest>,
     ) -> Result<Response<AwaitProofResponse>, Status> {
         let request = request.into_inner();
+        let id = request.job_id;
+        let watch = self.daemon.jobs.watch(&id);
         Ok(Response::new(
-            self.await_result(&request.job_id, request.timeout_ms).await,
+            Self::await_result(&id, watch, request.timeout_ms).await,
         ))
     }
 
@@ -260,8 +268,8 @@ impl ProvingEngine for Service {
             .into_inner()
             .submit
             .ok_or_else(|| Status::invalid_argument("ProveRequest.submit is missing"))?;
-        let (id, _) = self.submit(submit).map_err(|e| *e)?;
-        let result = self.await_result(&id, 0).await;
+        let (id, _, watch) = self.submit(submit).map_err(|e| *e)?;
+        let result = Self::await_result(&id, watch, 0).await;
         Ok(Response::new(ProveResponse {
             result: Some(result),
         }))
@@ -347,9 +355,20 @@ impl ProvingEngine for Service {
         let name = request.into_inner().circuit_id;
         requests::circuit_named(&name).map_err(Status::invalid_argument)?;
         let daemon = self.daemon.clone();
-        let loaded = tokio::task::spawn_blocking(move || daemon.preload(&name))
-            .await
-            .map_err(|e| Status::internal(format!("the loading thread failed: {e}")))?;
+        let load = tokio::task::spawn_blocking(move || daemon.preload(&name));
+        // A stop does not wait for a step of the load (decoding 32 GiB
+        // parameters takes minutes): the call is answered, the load left
+        // to end with the process.
+        let stopping = async {
+            while !self.daemon.is_stopping() {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        };
+        let loaded = tokio::select! {
+            joined = load => joined
+                .map_err(|e| Status::internal(format!("the loading thread failed: {e}")))?,
+            () = stopping => return Err(Status::unavailable("the daemon is stopping")),
+        };
         let (already_loaded, took) = loaded.map_err(Status::failed_precondition)?;
         Ok(Response::new(PreloadSrsResponse {
             already_loaded,

@@ -143,8 +143,8 @@ pub fn compile_source(
 
 /// The module image for `sm_<arch>` that `wanted` asks for, with where it
 /// came from: from the cache when `wanted` allows and it holds a valid
-/// copy (NVRTC is not loaded then), else compiled ([`store`] caches it
-/// once it has passed the self-test). The image is what the driver's
+/// copy (NVRTC is not loaded then), else compiled (to be cached in
+/// [`cache_file`] once it has passed the self-test). The image is what the driver's
 /// module loader takes: a CUBIN, or for [`Kernels::DriverCompiled`]
 /// NVRTC's PTX (NUL-terminated), which the driver compiles itself when it
 /// loads it. A PTX that passed the self-test is cached under the CUBIN's
@@ -163,17 +163,14 @@ pub fn kernels(arch: &str, wanted: Kernels) -> Result<(Vec<u8>, Kernels), Plugin
     }
 }
 
-/// Compiles the CUBIN for `sm_<arch>` (not cached: see [`store`]).
+/// Compiles the CUBIN for `sm_<arch>` (not cached: see [`kernels`]).
 pub fn rebuild(arch: &str) -> Result<Vec<u8>, PluginError> {
     compile(arch, Output::Cubin)
 }
 
-/// Caches `image`, kernels for `sm_<arch>` that the device keeps, in
-/// place of the cached ones.
-pub fn store(arch: &str, image: &[u8]) {
-    if let Some(dir) = cache_dir() {
-        cache::write(&cache_path(&dir, arch), image);
-    }
+/// The file that caches the kernels for `sm_<arch>`, if there is a cache.
+pub fn cache_file(arch: &str) -> Option<PathBuf> {
+    cache_dir().map(|dir| cache_path(&dir, arch))
 }
 
 /// One architecture of a prebuilt cache.

@@ -26,6 +26,7 @@ use cudarc::driver::{
     result, CudaContext, CudaEvent, CudaFunction, CudaSlice, CudaStream, DevicePtr, DevicePtrMut,
     DeviceRepr, DriverError, HostSlice, LaunchConfig, PinnedHostSlice, PushKernelArg,
 };
+use gpu_backend::cache::Pending;
 use gpu_backend::engine::{
     Arg, Charged, Engine as GpuEngine, Ledger, Limits, KERNELS, NTT_MAX_LOCAL_LOG,
     STAGING_PIECE_BYTES,
@@ -203,9 +204,9 @@ pub struct Engine {
     /// allocations (`cuMemAllocAsync`) draw from, when the device has
     /// pools.
     pool: Option<Pool>,
-    /// The architecture and the image of kernels compiled at open, until
-    /// they are cached ([`GpuEngine::cache_kernels`]).
-    uncached: Mutex<Option<(String, Vec<u8>)>>,
+    /// Kernels compiled at open, until they are cached
+    /// ([`GpuEngine::cache_kernels`]).
+    uncached: Pending,
 }
 
 /// A CUDA memory pool that keeps the memory freed into it.
@@ -387,7 +388,10 @@ impl Engine {
             ledger: Ledger::new(limits.memory),
             limits,
             kernel_times: profile::requested().then(Mutex::default),
-            uncached: Mutex::new((origin != Kernels::Cached).then_some((arch, image))),
+            uncached: match origin {
+                Kernels::Cached => Pending::default(),
+                _ => Pending::new(compile::cache_file(&arch), image),
+            },
         };
         Ok((engine, origin))
     }
@@ -539,14 +543,7 @@ impl GpuEngine for Engine {
     }
 
     fn cache_kernels(&self) {
-        let uncached = self
-            .uncached
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
-        if let Some((arch, image)) = uncached {
-            compile::store(&arch, &image);
-        }
+        self.uncached.store();
     }
 
     /// A stream-ordered allocation from the pool; when the device is out of

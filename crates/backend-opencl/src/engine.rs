@@ -11,11 +11,11 @@
 //! threads, exercises the ordering in the tests).
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::ptr;
 use std::sync::{Mutex, PoisonError};
 
 use backend_api::plugin::{MemoryReport, PluginError};
+use gpu_backend::cache::Pending;
 use gpu_backend::engine::{
     Arg, Charged, Engine as GpuEngine, Ledger, Limits, KERNELS, NTT_MAX_LOCAL_LOG,
     STAGING_PIECE_BYTES,
@@ -104,9 +104,9 @@ pub struct Engine {
     /// Each kernel launch's profiling event, with `$PCE_GPU_PROFILE` set
     /// (the kernels' queue then records them).
     kernel_times: Option<Mutex<KernelTimes<LaunchEvent>>>,
-    /// The cache file and binary of a program compiled at open, until it
-    /// is cached ([`GpuEngine::cache_kernels`]).
-    uncached: Mutex<Option<(PathBuf, Vec<u8>)>>,
+    /// A program compiled at open, until it is cached
+    /// ([`GpuEngine::cache_kernels`]).
+    uncached: Pending,
 }
 
 /// A kernel launch's event on a profiling queue.
@@ -193,7 +193,7 @@ impl Engine {
             limits,
             device: opencl3::device::Device::new(device.id()),
             kernel_times: profiled.then(Mutex::default),
-            uncached: Mutex::new(uncached),
+            uncached,
         };
         Ok((engine, origin))
     }
@@ -230,14 +230,7 @@ impl GpuEngine for Engine {
     }
 
     fn cache_kernels(&self) {
-        let uncached = self
-            .uncached
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
-        if let Some((path, binary)) = uncached {
-            gpu_backend::cache::write(&path, &binary);
-        }
+        self.uncached.store();
     }
 
     /// Counted in the ledger first: beyond [`Limits::memory`] the buffer

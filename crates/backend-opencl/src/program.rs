@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use backend_api::plugin::PluginError;
-use gpu_backend::cache;
+use gpu_backend::cache::{self, Pending};
 use gpu_backend::plugin::Kernels;
 use opencl3::context::Context;
 use opencl3::device::Device;
@@ -88,8 +88,8 @@ pub struct Built {
     pub program: Program,
     /// Where it came from.
     pub origin: Kernels,
-    /// The cache file and the binary, if compiled here.
-    pub uncached: Option<(PathBuf, Vec<u8>)>,
+    /// The binary, if compiled here, for its cache file.
+    pub uncached: Pending,
 }
 
 /// The kernels built for `found`'s device in `context` with `options`,
@@ -107,7 +107,7 @@ fn build_with(
                 return Ok(Built {
                     program,
                     origin: Kernels::Cached,
-                    uncached: None,
+                    uncached: Pending::default(),
                 });
             }
             warn!(path = %path.display(), "cached OpenCL program rejected by the driver; rebuilding");
@@ -122,7 +122,10 @@ fn build_with(
     Ok(Built {
         program,
         origin: Kernels::Compiled,
-        uncached: path.zip(binary),
+        uncached: match binary {
+            Some(binary) => Pending::new(path, binary),
+            None => Pending::default(),
+        },
     })
 }
 

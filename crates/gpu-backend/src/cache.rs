@@ -9,8 +9,30 @@
 //! half a file.
 
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
 
 use tracing::warn;
+
+/// Kernels compiled when a device opened, stored in the cache only once
+/// the device keeps them (`Engine::cache_kernels`): a build that failed
+/// its self-test must not replace the cached one.
+#[derive(Debug, Default)]
+pub struct Pending(Mutex<Option<(PathBuf, Vec<u8>)>>);
+
+impl Pending {
+    /// `contents` to store at the cache file `path` (nothing without one).
+    pub fn new(path: Option<PathBuf>, contents: Vec<u8>) -> Self {
+        Self(Mutex::new(path.map(|path| (path, contents))))
+    }
+
+    /// Stores them, the first time it is called.
+    pub fn store(&self) {
+        let pending = self.0.lock().unwrap_or_else(PoisonError::into_inner).take();
+        if let Some((path, contents)) = pending {
+            write(&path, &contents);
+        }
+    }
+}
 
 /// The cache directory of `api` ("opencl", "cuda"): `$env_var` if set,
 /// else `$XDG_CACHE_HOME/pce-prover/<api>`, else

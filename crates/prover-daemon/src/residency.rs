@@ -30,6 +30,7 @@
 
 use std::collections::HashMap;
 use std::ops::Deref;
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -50,6 +51,8 @@ struct Recording<'a> {
     id: &'a str,
     /// What it is counted for ([`memory::recording_bytes`]).
     bytes: u64,
+    /// The file it is saved to.
+    pce: &'a Path,
 }
 
 /// A loaded circuit, counted in the memory budget until it is dropped.
@@ -262,7 +265,11 @@ impl Circuits {
             // The parameters open but the PCE does not: it is missing or
             // unusable, and recorded now.
             if let Some(bytes) = memory::recording_bytes(&files.params) {
-                let record = Recording { id: &id, bytes };
+                let record = Recording {
+                    id: &id,
+                    bytes,
+                    pce: &files.pce,
+                };
                 self.record(circuit, name, record, wait, cancel, &mut *evictor)?;
                 planned = plan(files);
             }
@@ -361,7 +368,7 @@ impl Circuits {
         cancel: &AtomicBool,
         evictor: Evict<'_>,
     ) -> Result<(), NotLoaded> {
-        let Recording { id, bytes } = recording;
+        let Recording { id, bytes, pce } = recording;
         let admitted = self
             .gate
             .admit(id, bytes, 0, wait, cancel, evictor)
@@ -382,15 +389,15 @@ impl Circuits {
             .map_err(|e| NotLoaded::Failed(format!("recording circuit {name}: {}", chain(&e))))?;
         // The load reads what was saved: recorded again there, it would be
         // minutes of work outside the budget, at every load.
-        match circuit.files() {
-            Ok(files) if !files.pce.exists() => Err(NotLoaded::Failed(format!(
+        if !pce.exists() {
+            return Err(NotLoaded::Failed(format!(
                 "circuit {name} was recorded but could not be saved to {} (the log says why): \
                  the daemon needs a writable parameter cache, or the circuit recorded there \
                  beforehand with `pce-prover params record`",
-                files.pce.display()
-            ))),
-            _ => Ok(()),
+                pce.display()
+            )));
         }
+        Ok(())
     }
 
     /// A lease on `circuit` for a job; `None` if it was evicted since the

@@ -1181,6 +1181,44 @@ fn circuits_the_budget_cannot_hold_together_take_turns_the_idle_one_evicted() {
     );
 }
 
+/// The NTT scratch the devices say a transform of the circuit's domain
+/// needs (here 1 TiB, from the test plugin behind a budget of 16 GiB) is
+/// counted in the least a job of that circuit reserves: the circuit, whose
+/// jobs could never fit beside it, is refused at its preload before its
+/// PCE is read, where it was loaded only for every job to fail.
+#[test]
+fn a_circuit_whose_jobs_need_more_ntt_scratch_than_the_budget_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let cpu = common::plugin_dir().join(backend_api::loader::plugin_file_name("cpu"));
+    let plugin = common::plugin_dir().join(backend_api::loader::plugin_file_name("broken"));
+    let refused = refused_start_with_cache(
+        dir.path(),
+        &[
+            "--backend",
+            plugin.to_str().unwrap(),
+            "--memory-budget",
+            "16GiB",
+            "--preload",
+            "porep-2k",
+        ],
+        &shared_parameter_cache(),
+        &[
+            ("RUST_LOG", "info"),
+            (pce_backend_broken::MODE_ENV, "large-scratch"),
+            (
+                pce_backend_broken::forwarding::DELEGATE_ENV,
+                cpu.to_str().unwrap(),
+            ),
+        ],
+    );
+    assert!(
+        refused.contains("preloading porep-2k: circuit porep-2k: the memory budget 16")
+            && refused.contains("cannot hold it"),
+        "{refused}"
+    );
+    assert!(!refused.contains("circuit loaded"), "{refused}");
+}
+
 /// A circuit whose PCE is missing is recorded when it is first needed,
 /// counted in the memory budget as its decoded parameters while it is:
 /// under a budget one byte short of that, the daemon refuses to preload it
@@ -1210,6 +1248,7 @@ fn a_circuit_recorded_on_first_use_is_counted_in_the_budget_meanwhile() {
         dir.path(),
         &["--memory-budget", &too_small, "--preload", "winning-2k"],
         &cache,
+        &[],
     );
     assert!(
         refused.contains("recording circuit winning-2k: the memory budget"),
@@ -1361,17 +1400,24 @@ fn circuits_taking_turns_for_many_jobs_leave_no_threads_files_or_memory_behind()
 /// Runs `pce-prover serve` with `args` on a free port, expecting it to
 /// refuse to start; returns what it wrote to stderr.
 fn refused_start(dir: &Path, args: &[&str]) -> String {
-    refused_start_with_cache(dir, args, &shared_parameter_cache())
+    refused_start_with_cache(dir, args, &shared_parameter_cache(), &[])
 }
 
-/// [`refused_start`] with the parameter cache `cache`.
-fn refused_start_with_cache(dir: &Path, args: &[&str], cache: &Path) -> String {
+/// [`refused_start`] with the parameter cache `cache` and `env` set in the
+/// daemon's environment.
+fn refused_start_with_cache(
+    dir: &Path,
+    args: &[&str],
+    cache: &Path,
+    env: &[(&str, &str)],
+) -> String {
     let log = dir.join("refused.log");
     let mut child = Command::new(env!("CARGO_BIN_EXE_pce-prover"))
         .args(["serve", "--listen", "127.0.0.1:0"])
         .args(args)
         .env("PCE_BACKEND_DIR", common::plugin_dir())
         .env("FIL_PROOFS_PARAMETER_CACHE", cache)
+        .envs(env.iter().copied())
         .stdout(Stdio::null())
         .stderr(std::fs::File::create(&log).unwrap())
         .spawn()

@@ -39,7 +39,7 @@ use crate::requests::{
     circuit_name, circuit_named, Opened, Request, KIND_POREP, KIND_SNAP, KIND_WINDOW_POST,
     KIND_WINNING_POST,
 };
-use crate::residency::{Circuits, Resident};
+use crate::residency::{Circuits, JobBackends, Resident};
 use crate::service_manager;
 
 /// Why the daemon cannot start.
@@ -223,9 +223,10 @@ impl Daemon {
         )));
         // Workers idle with an evicted circuit let go of it.
         let wake = jobs.clone();
+        let slots: Vec<&Device> = devices.iter().map(|slot| &slot.device).collect();
         let circuits = Circuits::new(
             gate.clone(),
-            fallback_device.is_some(),
+            JobBackends::of(&slots, fallback_device.as_ref()),
             Box::new(move || wake.wake_workers()),
         );
         Ok(Arc::new(Self {

@@ -35,8 +35,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use backend_api::Device;
 use filecoin_prover::cache::CircuitFiles;
 use filecoin_prover::circuits::ProofCircuit;
+use groth16_prover::SrsShape;
+use pce_core::PceSize;
 use proving_engine::memory::{self, BackendMemory, MemoryModel};
 use proving_engine::process::release_free_memory;
 use proving_engine::{chain, LoadedCircuit, Registry};
@@ -139,9 +142,8 @@ pub struct Circuits {
     /// let go.
     on_evict: Box<dyn Fn() + Send + Sync>,
     evictions: AtomicU64,
-    /// Whether jobs have a fallback backend: each job then reserves its
-    /// NTT tables beside its partitions.
-    fallback: bool,
+    /// What jobs hold beside a circuit, by its domain.
+    jobs: JobBackends,
 }
 
 /// Why a circuit is not there.
@@ -157,7 +159,7 @@ impl Circuits {
     /// each eviction.
     pub fn new(
         gate: Arc<MemoryGate>,
-        fallback: bool,
+        jobs: JobBackends,
         on_evict: Box<dyn Fn() + Send + Sync>,
     ) -> Self {
         Self {
@@ -167,17 +169,24 @@ impl Circuits {
             next_generation: AtomicU64::new(0),
             on_evict,
             evictions: AtomicU64::new(0),
-            fallback,
+            jobs,
         }
     }
 
-    /// The least a job of the circuit of `model` reserves beside it: one
-    /// partition, and its fallback's NTT tables (as many bytes as the
-    /// model's, `n · 32`) where jobs have a fallback. A circuit with less
-    /// room beside it could never prove.
-    fn least_job(&self, model: &MemoryModel) -> u64 {
-        let fallback = if self.fallback { model.ntt } else { 0 };
-        model.per_partition().saturating_add(fallback)
+    /// What the circuit of `size`, proven with parameters of `shape`
+    /// (decoded once if `resident`), is counted for: what it holds
+    /// whatever the jobs, and the least a job of it reserves beside it
+    /// (one partition, with the devices' NTT scratch, and its fallback's
+    /// share) as the job's reservation counts it. A circuit with less room
+    /// beside it could never prove.
+    fn counted(&self, size: PceSize, shape: SrsShape, resident: bool) -> (u64, u64) {
+        let held = MemoryModel::new(size, shape, resident, 0, BackendMemory::default());
+        let log_n = memory::domain_of(size.num_constraints).trailing_zeros();
+        let job = MemoryModel::new(size, shape, resident, 0, self.jobs.at(log_n));
+        (
+            held.static_bytes(),
+            job.per_partition().saturating_add(job.fallback),
+        )
     }
 
     fn uses(&self) -> MutexGuard<'_, HashMap<String, Use>> {
@@ -259,7 +268,7 @@ impl Circuits {
         let evictor: &mut dyn Evictor = if evicting { &mut idle } else { &mut none };
         let no_room = |e: GateError| NotLoaded::Failed(format!("circuit {name}: {e}"));
         let files = circuit.files().ok();
-        let plan = |files: &CircuitFiles| memory::planned_model(&files.pce, &files.params, true);
+        let plan = |files: &CircuitFiles| memory::planned_sizes(&files.pce, &files.params);
         let mut planned = files.as_ref().and_then(plan);
         if let Some(files) = files.as_ref().filter(|_| planned.is_none()) {
             // The parameters open but the PCE does not: it is missing or
@@ -286,8 +295,8 @@ impl Circuits {
         // admitted would be gigabytes outside the budget for as long as
         // it waits.
         let planned_bytes = match planned {
-            Some(model) => {
-                let (bytes, then) = (model.static_bytes(), self.least_job(&model));
+            Some((size, shape)) => {
+                let (bytes, then) = self.counted(size, shape, true);
                 let admitted = self
                     .gate
                     .admit(&id, bytes, then, wait, cancel, &mut *evictor)
@@ -308,8 +317,7 @@ impl Circuits {
         let loaded = circuit
             .load(true)
             .map_err(|e| NotLoaded::Failed(chain(&e)))?;
-        let model = circuit_model(&loaded);
-        let (bytes, then) = (model.static_bytes(), self.least_job(&model));
+        let (bytes, then) = self.counted(loaded.pce.size(), loaded.params.shape(), loaded.resident);
         let admit = |wait: Wait<'_>, evictor: Evict<'_>| {
             self.gate
                 .admit(&charge.id, bytes, then, wait, cancel, evictor)
@@ -584,16 +592,43 @@ fn stored_bytes(files: &CircuitFiles) -> u64 {
 /// What a loaded circuit holds whatever the jobs: its PCE, its decoded
 /// parameters and its NTT tables.
 pub fn resident_bytes(circuit: &LoadedCircuit) -> u64 {
-    circuit_model(circuit).static_bytes()
+    let (size, shape) = (circuit.pce.size(), circuit.params.shape());
+    MemoryModel::new(size, shape, circuit.resident, 0, BackendMemory::default()).static_bytes()
 }
 
-/// The memory model of `circuit` alone (no process, no device buffers).
-fn circuit_model(circuit: &LoadedCircuit) -> MemoryModel {
-    MemoryModel::new(
-        circuit.pce.size(),
-        circuit.params.shape(),
-        circuit.resident,
-        0,
-        BackendMemory::default(),
-    )
+/// What a job holds beside its circuit on the daemon's devices, by the
+/// circuit's domain: the largest NTT scratch of any device or the
+/// fallback, and the fallback's share ([`BackendMemory::of`]). Asked of
+/// the plugins once, at start, for every domain a transform can have.
+pub struct JobBackends(Vec<BackendMemory>);
+
+impl JobBackends {
+    /// The largest domain, `2^32`: the scalar field's two-adicity.
+    const LARGEST_LOG_DOMAIN: u32 = 32;
+
+    /// Jobs on any of `devices`, with `fallback` behind them.
+    pub fn of(devices: &[&Device], fallback: Option<&Device>) -> Self {
+        // A size a plugin cannot answer for (one it does not transform)
+        // counts nothing here: the job's own reservation asks again and
+        // fails with the plugin's reason.
+        let at = |log_n| {
+            let behind = BackendMemory::of(&[], fallback, log_n).unwrap_or_default();
+            let scratch = devices
+                .iter()
+                .filter_map(|device| BackendMemory::of(&[device], None, log_n).ok())
+                .map(|memory| memory.ntt_scratch)
+                .fold(behind.ntt_scratch, u64::max);
+            BackendMemory {
+                ntt_scratch: scratch,
+                devices: 0,
+                fallback: behind.fallback,
+            }
+        };
+        Self((0..=Self::LARGEST_LOG_DOMAIN).map(at).collect())
+    }
+
+    /// What a job of a circuit of domain `2^log_n` holds beside it.
+    fn at(&self, log_n: u32) -> BackendMemory {
+        self.0.get(log_n as usize).copied().unwrap_or_default()
+    }
 }

@@ -117,7 +117,7 @@ pub fn domain_size(pce: &PrecompiledCircuit) -> u64 {
 }
 
 /// The NTT domain of a circuit of `constraints` constraints.
-fn domain_of(constraints: usize) -> u64 {
+pub fn domain_of(constraints: usize) -> u64 {
     constraints.max(1).next_power_of_two() as u64
 }
 
@@ -162,24 +162,15 @@ pub fn recording_bytes(params: &std::path::Path) -> Option<u64> {
     parameter_shape(params).map(|shape| decoded_queries(&shape))
 }
 
-/// The memory model of the circuit stored in `pce` proven with the
-/// parameters in `params` (resident or streamed), from their headers alone,
-/// before anything is decoded: `None` if either file does not open (for a
-/// load to report) or the PCE's sections disagree with its shape.
-pub fn planned_model(
+/// What the memory model of the circuit stored in `pce`, proven with the
+/// parameters in `params`, is computed from, read from their headers
+/// alone, before anything is decoded: `None` if either file does not open
+/// (for a load to report) or the PCE's sections disagree with its shape.
+pub fn planned_sizes(
     pce: &std::path::Path,
     params: &std::path::Path,
-    resident: bool,
-) -> Option<MemoryModel> {
-    let size = PceSize::of_file(pce).ok()?;
-    let shape = parameter_shape(params)?;
-    Some(MemoryModel::new(
-        size,
-        shape,
-        resident,
-        0,
-        BackendMemory::default(),
-    ))
+) -> Option<(PceSize, SrsShape)> {
+    Some((PceSize::of_file(pce).ok()?, parameter_shape(params)?))
 }
 
 impl MemoryModel {

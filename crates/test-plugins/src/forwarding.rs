@@ -8,6 +8,9 @@
 //!   exists, so that a test holds a proof running, without racing it, for
 //!   as long as it needs (to see what queues behind it); it first creates
 //!   the file [`reached`] names, so that the test knows a call is held.
+//! - `large-scratch`: every NTT says it needs [`LARGE_SCRATCH`] bytes of
+//!   host scratch (`ntt_scratch_bytes`), more than any test machine has, so
+//!   that a test sees where the scratch is counted.
 
 use std::cell::Cell;
 use std::collections::HashSet;
@@ -87,7 +90,30 @@ macro_rules! forward {
     };
 }
 
-forward!(get_proc_address(name: *const c_char) -> *mut c_void);
+/// What `large-scratch` mode's NTTs say they need: 1 TiB.
+pub const LARGE_SCRATCH: u64 = 1 << 40;
+
+unsafe extern "C" fn get_proc_address(name: *const c_char) -> *mut c_void {
+    REFUSED.set(false);
+    // SAFETY: the host passes a NUL-terminated name.
+    let asked = unsafe { std::ffi::CStr::from_ptr(name) };
+    if asked == ffi::PCE_PROC_NTT_SCRATCH_BYTES && crate::mode() == "large-scratch" {
+        return large_ntt_scratch_bytes as ffi::pce_ntt_scratch_bytes_fn as *mut c_void;
+    }
+    // SAFETY: forwarded unchanged.
+    unsafe { (delegate().get_proc_address)(name) }
+}
+
+unsafe extern "C" fn large_ntt_scratch_bytes(
+    _: *mut pce_device,
+    _: u32,
+    bytes: *mut u64,
+) -> pce_status {
+    // SAFETY: the host passes a valid out-pointer.
+    unsafe { *bytes = LARGE_SCRATCH };
+    ffi::PCE_OK
+}
+
 forward!(device_count(count: *mut u32) -> pce_status);
 forward!(device_info(index: u32, info: *mut pce_device_info) -> pce_status);
 forward!(device_open(index: u32, device: *mut *mut pce_device) -> pce_status);
@@ -164,6 +190,12 @@ unsafe extern "C" fn msm(
 /// The `g1-only` vtable.
 pub static G1_ONLY: pce_backend_vtable =
     vtable_of_this_module!(c"g1-only", c"test plugin: a real backend without G2 MSMs");
+
+/// The `large-scratch` vtable.
+pub static LARGE_SCRATCH_VTABLE: pce_backend_vtable = vtable_of_this_module!(
+    c"large-scratch",
+    c"test plugin: a real backend whose NTTs say they need 1 TiB of scratch"
+);
 
 /// The `gated` vtable.
 pub static GATED: pce_backend_vtable = vtable_of_this_module!(

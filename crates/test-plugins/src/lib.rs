@@ -17,6 +17,7 @@
 //! | `chaos` | a raw vtable whose every answer comes from fuzzed bytes ([`chaos`]) |
 //! | `g1-only` | a real plugin without G2 MSMs ([`forwarding`]) |
 //! | `gated` | a real plugin whose MSMs wait while a file exists ([`forwarding`]) |
+//! | `large-scratch` | a real plugin whose NTTs say they need 1 TiB of host scratch ([`forwarding`]) |
 //! | `stop-handlers` | `device_open` installs handlers for SIGTERM and SIGINT that end the process, as LLVM's do (inside PoCL's compiler) |
 //!
 //! Except in the modes that forward to a real plugin ([`forwarding`]), it
@@ -210,6 +211,7 @@ pub unsafe extern "C" fn pce_backend_entry(
         "chaos" => Some(&chaos::VTABLE),
         "g1-only" => Some(&forwarding::G1_ONLY),
         "gated" => Some(&forwarding::GATED),
+        "large-scratch" => Some(&forwarding::LARGE_SCRATCH_VTABLE),
         _ => None,
     };
     if let Some(vtable) = raw {

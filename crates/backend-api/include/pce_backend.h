@@ -20,9 +20,21 @@
  *    bases) are created and destroyed by the plugin; buffers passed in by the
  *    host stay owned by the host.
  *  - No exception or panic may cross the boundary.
- *  - Calls come from any thread, several at once on one device. Host
- *    buffers are 8-byte aligned (no more) pageable memory, never pinned:
- *    stage through your own page-locked buffers for DMA.
+ *  - Calls come from any thread. One prover takes turns on its device
+ *    for ntt, qap_h, msm and per-proof uploads, but ntt_domain_create,
+ *    device_memory and handle releases may run beside them, several
+ *    provers may share a device (the daemon's workers_per_device), and
+ *    the fallback device (CPU by default) serves every prover at once:
+ *    accept any call on a device while others run on it. Host buffers
+ *    are 8-byte aligned (no more) pageable memory, never pinned: stage
+ *    through your own page-locked buffers for DMA.
+ *  - The host never sizes its work by device memory: bases and vectors
+ *    may exceed it (SRS queries of tens of GiB); keep what does not fit
+ *    on the host and stream it.
+ *  - ntt_domain_create, ntt, qap_h, msm_bases_upload and msm are timed:
+ *    one running past scale * (300 s + 10 us per element) ends the process
+ *    with exit status 75 (scale: PCE_BACKEND_DEADLINE_SCALE, 1 by default,
+ *    0 for none). device_open is not timed: compile kernels there.
  *  - The vtable struct only ever grows at its end; struct_size tells the host
  *    which fields a plugin provides. An incompatible change bumps
  *    PCE_BACKEND_ABI_VERSION. Operations a backend may lack are looked up
@@ -108,7 +120,8 @@ typedef struct pce_msm_bases pce_msm_bases;
 typedef struct {
   uint32_t struct_size;   /* set by the host to sizeof(pce_device_info) */
   uint32_t compute_units; /* cores, SMs or compute units; 0 if unknown */
-  uint64_t memory_bytes;  /* device memory (host memory for a CPU backend) */
+  uint64_t memory_bytes;  /* device memory (host memory for a CPU backend);
+                           * shown to users, never used to size work */
   uint8_t id[16];         /* stable identifier: the UUID where the API has one */
   char name[128];         /* NUL-terminated */
   char vendor[64];        /* NUL-terminated */
@@ -160,18 +173,29 @@ typedef struct pce_backend_vtable {
 
   /* The operation called `name` (see "Operations found by name" below), or
    * NULL when the plugin does not have it; cast the result to the
-   * operation's function type. Unknown names give NULL. */
+   * operation's function type. Unknown names give NULL. The host asks at
+   * each load, after set_logger and before device_count, and keeps the
+   * answers for the library's life: they must not depend on a runtime
+   * or device found later. */
   void *(*get_proc_address)(const char *name);
 
-  /* Optional (may be NULL). The host calls it once after loading, before
-   * any other call, with its log sink and the most verbose PCE_LOG_* level
-   * it wants (0: none); log == NULL withdraws the sink. Without a sink (a
-   * host that never calls it) a plugin logs warnings and errors to stderr
-   * or not at all, and works the same. */
+  /* Optional (may be NULL). The host calls it at each load, right after
+   * the entry point and before any other call of that load, with its log
+   * sink and the most verbose PCE_LOG_* level it wants (0: none);
+   * log == NULL withdraws the sink. One process may load the same library
+   * more than once (backend-check cpu --reference cpu), so the entry point
+   * and set_logger may come again while devices of an earlier load are
+   * open: a later call replaces the sink. Without a sink (a host that
+   * never calls it) a plugin logs warnings and errors to stderr or not at
+   * all, and works the same. */
   void (*set_logger)(pce_log_fn log, uint32_t max_level);
 
+  /* No usable device: PCE_ERR_NO_DEVICE (PCE_ERR_NO_DRIVER without the
+   * runtime), never a count of 0, which the host reads as a working
+   * backend with nothing to prove on. */
   pce_status (*device_count)(uint32_t *count);
   pce_status (*device_info)(uint32_t index, pce_device_info *info);
+  /* Not timed: load or compile kernels here, not in the first operation. */
   pce_status (*device_open)(uint32_t index, pce_device **device);
   void (*device_close)(pce_device *device);
 
@@ -193,18 +217,26 @@ typedef struct pce_backend_vtable {
                     uint32_t batch);
 
   /* Makes `count` affine points of `group` (PCE_G1: pce_g1_affine,
-   * PCE_G2: pce_g2_affine) available for MSMs under a handle. */
+   * PCE_G2: pce_g2_affine) available for MSMs under a handle. count may
+   * be 0 (a query can be empty): return a non-NULL handle and do not read
+   * `points` (then NULL or dangling). count is not bounded by device
+   * memory. Accept G2 bases even without G2 MSMs: the host's fallback is
+   * promised for msm's PCE_ERR_UNSUPPORTED only, and a failed upload
+   * fails the prover. */
   pce_status (*msm_bases_upload)(pce_device *device, uint32_t group,
                                  const void *points, uint64_t count,
                                  uint32_t flags, pce_msm_bases **bases);
   void (*msm_bases_release)(pce_msm_bases *bases);
   /* For k < batch: out[k] = sum_{i < count} scalars[k*count + i] *
    * bases[offset + i], with out of the bases' group in projective form
-   * (pce_g1_projective or pce_g2_projective). count may be 0 (out is
-   * infinity). offset + count beyond the uploaded points (or overflowing):
-   * PCE_ERR_INVALID_ARGUMENT, out untouched, whatever the batch.
-   * batch == 0 within range: a successful no-op (scalars and out may be
-   * NULL). */
+   * (pce_g1_projective or pce_g2_projective). count may be 0 with
+   * batch > 0 (the host sends it): PCE_OK, each out[k] infinity, scalars
+   * (then dangling) not read. offset + count beyond the uploaded points
+   * (or overflowing): PCE_ERR_INVALID_ARGUMENT, out untouched, whatever
+   * the batch. batch == 0 within range: a successful no-op (scalars and
+   * out may be NULL). A backend without MSMs in a group (G2) returns
+   * PCE_ERR_UNSUPPORTED with a message, out untouched: the host then runs
+   * that MSM on its fallback device. */
   pce_status (*msm)(pce_device *device, const pce_msm_bases *bases,
                     uint64_t offset, uint64_t count, const pce_scalar *scalars,
                     uint32_t batch, void *out);
@@ -236,15 +268,17 @@ typedef struct pce_backend_vtable {
  *   P = inverse coset NTT of (coset NTT(A) * coset NTT(B))  (= L + gamma U
  *       where A*B = L + X^n U);
  *   h = (C - P) / (1 - gamma)  (= U, since C = L + U for a satisfied R1CS).
- * The bundled GPU plugins implement exactly this. */
+ * The bundled GPU plugins implement exactly this. A plugin may decline a
+ * call with PCE_ERR_UNSUPPORTED only with `data` untouched: the host then
+ * computes h itself from the same buffer. */
 #define PCE_PROC_QAP_H "qap_h"
 typedef pce_status (*pce_qap_h_fn)(pce_device *device,
                                    const pce_ntt_domain *domain, pce_fr *data);
 
 /* "device_memory": the memory of an open device, in bytes: `free` can be
  * allocated now, `total` is what the plugin may use (host memory for a CPU
- * backend). The host sizes its work by it; without it the host uses
- * pce_device_info.memory_bytes. Called at any time from any thread, it
+ * backend). The host reports it (daemon status and metrics, benchmarks)
+ * and never sizes its work by it. Called at any time from any thread, it
  * must not wait for an operation running on the device (answer with the
  * last reading instead). */
 #define PCE_PROC_DEVICE_MEMORY "device_memory"

@@ -116,3 +116,32 @@ fn pce_loader_survives_mutated_files() {
         "no case reached the structural checks:\n{report}"
     );
 }
+
+/// A section whose length wraps past 2^64 once padded (the 1-byte section
+/// `A.row_lens` claiming 2^64 − 4 elements, the checksum made to match) is
+/// refused as corrupt, naming the file, by the loader and by the size the
+/// daemon plans from: it was let through to an allocation that panicked.
+#[test]
+fn a_section_count_that_wraps_when_padded_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut bytes = seed_files(dir.path()).swap_remove(0);
+    let tag = b"A.row_lens\0\0\0\0\0\0";
+    let at = bytes
+        .windows(tag.len())
+        .position(|window| window == tag)
+        .expect("the seed has the section");
+    // The section header: a 16-byte tag, the element size, 4 reserved
+    // bytes, then the element count.
+    bytes[at + 24..at + 32].copy_from_slice(&(u64::MAX - 3).to_le_bytes());
+    reseal(&mut bytes);
+    let path = dir.path().join("wrapping.pce");
+    std::fs::write(&path, &bytes).unwrap();
+    let loaded = PrecompiledCircuit::load(&path).map(|_| ()).unwrap_err().to_string();
+    let planned = PceSize::of_file(&path).map(|_| ()).unwrap_err().to_string();
+    for error in [loaded, planned] {
+        assert!(
+            error.contains("wrapping.pce") && error.contains("more than the file holds"),
+            "{error}"
+        );
+    }
+}

@@ -393,7 +393,9 @@ impl FileReader {
         }
         count
             .checked_mul(elem_size as u64)
-            .filter(|&len| len + padding(len) <= self.end - self.offset)
+            // A count near 2^64 must not wrap past the check once padded.
+            .and_then(|len| len.checked_add(padding(len)))
+            .filter(|&padded| padded <= self.end - self.offset)
             .ok_or_else(|| {
                 self.corrupt(
                     at + 24,

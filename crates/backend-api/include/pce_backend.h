@@ -220,9 +220,10 @@ typedef struct pce_backend_vtable {
    * PCE_G2: pce_g2_affine) available for MSMs under a handle. count may
    * be 0 (a query can be empty): return a non-NULL handle and do not read
    * `points` (then NULL or dangling). count is not bounded by device
-   * memory. Accept G2 bases even without G2 MSMs: the host's fallback is
-   * promised for msm's PCE_ERR_UNSUPPORTED only, and a failed upload
-   * fails the prover. */
+   * memory. A backend without MSMs in a group (G2) may return
+   * PCE_ERR_UNSUPPORTED here, as from msm: the host then runs the MSMs
+   * over those points on its fallback device. Any other failure fails
+   * the prover. */
   pce_status (*msm_bases_upload)(pce_device *device, uint32_t group,
                                  const void *points, uint64_t count,
                                  uint32_t flags, pce_msm_bases **bases);

@@ -254,7 +254,12 @@ pub fn run(
             device.lend_bases::<G1>(&g1_points[..l_len])?,
             device.lend_bases::<G1>(&g1_points[..a_len])?,
             device.lend_bases::<G1>(&g1_points[..b_len])?,
-            device.lend_bases::<G2>(g2_points)?,
+            // A device without G2 MSMs may decline their bases already:
+            // kept as the MSM's refusal, as the prover does.
+            match device.lend_bases::<G2>(g2_points) {
+                Err(e) if e.status.0 != PCE_ERR_UNSUPPORTED => return Err(e.into()),
+                lent => lent,
+            },
         ))
     })?;
     let domain = recorder.step(&mut setup, "NTT domain", || Ok(device.ntt_domain(log_n)?))?;
@@ -289,7 +294,11 @@ pub fn run(
             Ok(device.msm(&b_g1, 0, b_g1.len(), 1, &b_scalars)?)
         })?;
         recorder.step(&mut steps, "B G2 MSM", || {
-            match (device.msm(&b_g2, 0, b_g2.len(), 1, &b_scalars), fallback) {
+            let on_device = b_g2
+                .as_ref()
+                .map_err(Clone::clone)
+                .and_then(|bases| device.msm(bases, 0, bases.len(), 1, &b_scalars));
+            match (on_device, fallback) {
                 (Err(declined), Some(fallback)) if declined.status.0 == PCE_ERR_UNSUPPORTED => {
                     g2_on_fallback = Some(declined.message);
                     let bases = fallback.lend_bases::<G2>(g2_points)?;

@@ -107,16 +107,31 @@ pub enum Bases<'a> {
 
 /// The queries as the prover holds them.
 enum Queries<'a> {
+    /// Each query lent to the device once, or the device's refusal of it
+    /// as unsupported (a backend without G2 MSMs may refuse G2 bases at
+    /// once), kept for [`Prover::or_fallback`].
     Resident {
-        h: MsmBases<'a, G1>,
-        l: MsmBases<'a, G1>,
-        a: MsmBases<'a, G1>,
-        b_g1: MsmBases<'a, G1>,
-        b_g2: MsmBases<'a, G2>,
+        h: Lent<'a, G1>,
+        l: Lent<'a, G1>,
+        a: Lent<'a, G1>,
+        b_g1: Lent<'a, G1>,
+        b_g2: Lent<'a, G2>,
         /// The points themselves, for a fallback device.
         srs: &'a Srs,
     },
     Streamed(&'a SrsFile),
+}
+
+/// Bases lent to the device, or why the device declined them.
+type Lent<'a, G> = Result<MsmBases<'a, G>, BackendError>;
+
+/// `lent`, where the device declined the bases as unsupported, kept as
+/// that refusal for the MSMs over them; other errors are returned.
+fn unless_unsupported<'a, G: Group>(lent: Lent<'a, G>) -> Result<Lent<'a, G>, BackendError> {
+    match lent {
+        Err(e) if e.status.0 != PCE_ERR_UNSUPPORTED => Err(e),
+        lent => Ok(lent),
+    }
 }
 
 /// Proves statements of one circuit with one SRS on one device. Threads
@@ -211,11 +226,11 @@ impl<'a> Prover<'a> {
                 &srs.vk,
                 srs.shape(),
                 Queries::Resident {
-                    h: device.lend_bases::<G1>(g1_affines_as_pce(&srs.h))?,
-                    l: device.lend_bases::<G1>(g1_affines_as_pce(&srs.l))?,
-                    a: device.lend_bases::<G1>(g1_affines_as_pce(&srs.a))?,
-                    b_g1: device.lend_bases::<G1>(g1_affines_as_pce(&srs.b_g1))?,
-                    b_g2: device.lend_bases::<G2>(g2_affines_as_pce(&srs.b_g2))?,
+                    h: unless_unsupported(device.lend_bases(g1_affines_as_pce(&srs.h)))?,
+                    l: unless_unsupported(device.lend_bases(g1_affines_as_pce(&srs.l)))?,
+                    a: unless_unsupported(device.lend_bases(g1_affines_as_pce(&srs.a)))?,
+                    b_g1: unless_unsupported(device.lend_bases(g1_affines_as_pce(&srs.b_g1)))?,
+                    b_g2: unless_unsupported(device.lend_bases(g2_affines_as_pce(&srs.b_g2)))?,
                     srs,
                 },
             ),
@@ -233,9 +248,10 @@ impl<'a> Prover<'a> {
         })
     }
 
-    /// Sends the MSMs the device calls unsupported to `device` instead
-    /// (the CPU backend's), so that a backend without G2 MSMs, as many GPU
-    /// libraries are, still proves with everything else on the GPU.
+    /// Sends the MSMs the device calls unsupported (their bases at upload,
+    /// or the MSM itself) to `device` instead (the CPU backend's), so that
+    /// a backend without G2 MSMs, as many GPU libraries are, still proves
+    /// with everything else on the GPU.
     pub fn with_fallback(mut self, device: &'a Device) -> Self {
         self.fallback = Some(device);
         self
@@ -261,6 +277,18 @@ impl<'a> Prover<'a> {
         }
     }
 
+    /// `batch` MSMs over all of `bases` on the device, or the device's
+    /// refusal of the bases.
+    fn msm_over<G: Group>(
+        &self,
+        bases: &Lent<'_, G>,
+        batch: usize,
+        scalars: &[pce_scalar],
+    ) -> Result<Vec<G::Projective>, BackendError> {
+        let bases = bases.as_ref().map_err(Clone::clone)?;
+        self.device.msm(bases, 0, bases.len(), batch, scalars)
+    }
+
     /// `batch` MSMs over the whole G1 `query`.
     fn msm_g1(
         &self,
@@ -278,7 +306,7 @@ impl<'a> Prover<'a> {
                     G1Query::A => (a, &srs.a),
                     G1Query::BG1 => (b_g1, &srs.b_g1),
                 };
-                let result = self.device.msm(bases, 0, bases.len(), batch, scalars);
+                let result = self.msm_over(bases, batch, scalars);
                 self.or_fallback::<G1>(result, g1_affines_as_pce(points), batch, scalars)
             }
             Queries::Streamed(file) => {
@@ -287,9 +315,9 @@ impl<'a> Prover<'a> {
                     file.g1(query, terms.keep(), PointCheck::FlagsOnly)
                 })?;
                 let points = g1_affines_as_pce(&points);
-                let bases = self.device.lend_bases::<G1>(points)?;
                 let scalars = terms.scalars(scalars);
-                let result = self.device.msm(&bases, 0, bases.len(), batch, scalars);
+                let bases = self.device.lend_bases::<G1>(points);
+                let result = self.msm_over(&bases, batch, scalars);
                 self.or_fallback::<G1>(result, points, batch, scalars)
             }
         }
@@ -303,7 +331,7 @@ impl<'a> Prover<'a> {
     ) -> Result<Vec<pce_g2_projective>, ProveError> {
         match &self.queries {
             Queries::Resident { b_g2, srs, .. } => {
-                let result = self.device.msm(b_g2, 0, b_g2.len(), batch, scalars);
+                let result = self.msm_over(b_g2, batch, scalars);
                 self.or_fallback::<G2>(result, g2_affines_as_pce(&srs.b_g2), batch, scalars)
             }
             Queries::Streamed(file) => {
@@ -312,9 +340,9 @@ impl<'a> Prover<'a> {
                     file.b_g2(terms.keep(), PointCheck::FlagsOnly)
                 })?;
                 let points = g2_affines_as_pce(&points);
-                let bases = self.device.lend_bases::<G2>(points)?;
                 let scalars = terms.scalars(scalars);
-                let result = self.device.msm(&bases, 0, bases.len(), batch, scalars);
+                let bases = self.device.lend_bases::<G2>(points);
+                let result = self.msm_over(&bases, batch, scalars);
                 self.or_fallback::<G2>(result, points, batch, scalars)
             }
         }

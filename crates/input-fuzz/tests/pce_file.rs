@@ -136,7 +136,10 @@ fn a_section_count_that_wraps_when_padded_is_refused() {
     reseal(&mut bytes);
     let path = dir.path().join("wrapping.pce");
     std::fs::write(&path, &bytes).unwrap();
-    let loaded = PrecompiledCircuit::load(&path).map(|_| ()).unwrap_err().to_string();
+    let loaded = PrecompiledCircuit::load(&path)
+        .map(|_| ())
+        .unwrap_err()
+        .to_string();
     let planned = PceSize::of_file(&path).map(|_| ()).unwrap_err().to_string();
     for error in [loaded, planned] {
         assert!(

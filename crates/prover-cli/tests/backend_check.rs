@@ -151,10 +151,14 @@ fn broken_backends_fail_cleanly() {
     assert!(text(&missing).contains("libpce_backend_no-such-backend.so"));
 }
 
-/// `pce-prover args` with the test plugin in its `g1-only` mode (the CPU
-/// plugin behind it, G2 MSMs declined as unsupported); `args` name it as
-/// `BROKEN`.
-fn g1_only(args: &[&str]) -> std::process::Output {
+/// The test plugin's modes that decline G2 MSMs: at the MSM, and at the
+/// upload of the bases.
+const G1_ONLY: [&str; 2] = ["g1-only", "g1-only-bases"];
+
+/// `pce-prover args` with the test plugin in `mode`, one of [`G1_ONLY`]
+/// (the CPU plugin behind it, G2 MSMs declined as unsupported); `args`
+/// name it as `BROKEN`.
+fn g1_only(mode: &str, args: &[&str]) -> std::process::Output {
     let broken = plugin_dir().join(backend_api::loader::plugin_file_name("broken"));
     let cpu = plugin_dir().join(backend_api::loader::plugin_file_name("cpu"));
     let args: Vec<&str> = args
@@ -170,7 +174,7 @@ fn g1_only(args: &[&str]) -> std::process::Output {
     common::pce_prover(
         &args,
         &[
-            ("PCE_TEST_PLUGIN_MODE", OsStr::new("g1-only")),
+            ("PCE_TEST_PLUGIN_MODE", OsStr::new(mode)),
             ("PCE_TEST_PLUGIN_DELEGATE", cpu.as_os_str()),
         ],
     )
@@ -181,25 +185,30 @@ fn g1_only(args: &[&str]) -> std::process::Output {
 /// they run on the fallback; a device with G2 MSMs says nothing of them.
 #[test]
 fn devices_name_refused_g2_msms() {
-    let output = g1_only(&["devices", "BROKEN", "--open"]);
-    let listing = text(&output);
-    assert_eq!(output.status.code(), Some(0), "{listing}");
-    assert!(
-        listing.contains(
-            "      G2 MSMs: unsupported, run on the fallback device (--fallback, default cpu): \
-             this backend has no G2 MSM"
-        ),
-        "{listing}"
-    );
-    // backend-check counts them absent, not failed.
-    let output = g1_only(&[&["backend-check", "BROKEN"][..], &TINY].concat());
-    let out = text(&output);
-    assert_eq!(output.status.code(), Some(0), "{out}");
-    assert!(
-        out.contains("ABSENT  MSM G2 n=2^4 Random distinct"),
-        "{out}"
-    );
-    assert!(out.contains("PASS  MSM G1 n=2^4 Random distinct"), "{out}");
+    for mode in G1_ONLY {
+        let output = g1_only(mode, &["devices", "BROKEN", "--open"]);
+        let listing = text(&output);
+        assert_eq!(output.status.code(), Some(0), "{mode}: {listing}");
+        assert!(
+            listing.contains(
+                "      G2 MSMs: unsupported, run on the fallback device (--fallback, default cpu): \
+                 this backend has no G2 MSM"
+            ),
+            "{mode}: {listing}"
+        );
+        // backend-check counts them absent, not failed.
+        let output = g1_only(mode, &[&["backend-check", "BROKEN"][..], &TINY].concat());
+        let out = text(&output);
+        assert_eq!(output.status.code(), Some(0), "{mode}: {out}");
+        assert!(
+            out.contains("ABSENT  MSM G2 n=2^4 Random distinct"),
+            "{mode}: {out}"
+        );
+        assert!(
+            out.contains("PASS  MSM G1 n=2^4 Random distinct"),
+            "{mode}: {out}"
+        );
+    }
     let listing = text(&pce_prover(&["devices", "cpu", "--open"], ""));
     assert!(listing.contains("opens: usable"), "{listing}");
     assert!(!listing.contains("G2 MSMs: unsupported"), "{listing}");
@@ -222,16 +231,21 @@ fn bench_partition_times_declined_msms_on_the_fallback() {
         "--backend",
         "BROKEN",
     ];
-    let output = g1_only(&args);
-    let out = text(&output);
-    assert_eq!(output.status.code(), Some(0), "{out}");
-    assert!(
-        out.contains("B G2 MSM: declined by the device, timed on the fallback cpu (CPU ("),
-        "{out}"
-    );
-    assert!(out.contains("): this backend has no G2 MSM"), "{out}");
-    let output = g1_only(&[&args[..], &["--fallback", "none"]].concat());
-    let out = text(&output);
-    assert_ne!(output.status.code(), Some(0), "{out}");
-    assert!(out.contains("this backend has no G2 MSM"), "{out}");
+    for mode in G1_ONLY {
+        let output = g1_only(mode, &args);
+        let out = text(&output);
+        assert_eq!(output.status.code(), Some(0), "{mode}: {out}");
+        assert!(
+            out.contains("B G2 MSM: declined by the device, timed on the fallback cpu (CPU ("),
+            "{mode}: {out}"
+        );
+        assert!(
+            out.contains("): this backend has no G2 MSM"),
+            "{mode}: {out}"
+        );
+        let output = g1_only(mode, &[&args[..], &["--fallback", "none"]].concat());
+        let out = text(&output);
+        assert_ne!(output.status.code(), Some(0), "{mode}: {out}");
+        assert!(out.contains("this backend has no G2 MSM"), "{mode}: {out}");
+    }
 }

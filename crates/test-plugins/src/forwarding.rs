@@ -4,6 +4,8 @@
 //!
 //! - `g1-only`: an MSM over G2 bases is `PCE_ERR_UNSUPPORTED`, as in many
 //!   GPU MSM libraries, which have G1 MSMs only;
+//! - `g1-only-bases`: the same, refused earlier: G2 bases are
+//!   `PCE_ERR_UNSUPPORTED` at upload;
 //! - `gated`: an MSM waits while the file `PCE_TEST_PLUGIN_GATE` names
 //!   exists, so that a test holds a proof running, without racing it, for
 //!   as long as it needs (to see what queues behind it); it first creates
@@ -130,6 +132,10 @@ unsafe extern "C" fn msm_bases_upload(
     flags: u32,
     bases: *mut *mut pce_msm_bases,
 ) -> pce_status {
+    if group == ffi::PCE_G2 && crate::mode() == "g1-only-bases" {
+        REFUSED.set(true);
+        return ffi::PCE_ERR_UNSUPPORTED;
+    }
     REFUSED.set(false);
     // SAFETY: forwarded unchanged.
     let status =
@@ -195,6 +201,12 @@ pub static G1_ONLY: pce_backend_vtable =
 pub static LARGE_SCRATCH_VTABLE: pce_backend_vtable = vtable_of_this_module!(
     c"large-scratch",
     c"test plugin: a real backend whose NTTs say they need 1 TiB of scratch"
+);
+
+/// The `g1-only-bases` vtable.
+pub static G1_ONLY_BASES: pce_backend_vtable = vtable_of_this_module!(
+    c"g1-only-bases",
+    c"test plugin: a real backend that refuses G2 bases"
 );
 
 /// The `gated` vtable.

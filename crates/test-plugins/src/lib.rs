@@ -16,6 +16,7 @@
 //! | `wrong` | NTT leaves the data unchanged, MSM returns infinity |
 //! | `chaos` | a raw vtable whose every answer comes from fuzzed bytes ([`chaos`]) |
 //! | `g1-only` | a real plugin without G2 MSMs ([`forwarding`]) |
+//! | `g1-only-bases` | the same, refusing G2 bases at upload ([`forwarding`]) |
 //! | `gated` | a real plugin whose MSMs wait while a file exists ([`forwarding`]) |
 //! | `large-scratch` | a real plugin whose NTTs say they need 1 TiB of host scratch ([`forwarding`]) |
 //! | `stop-handlers` | `device_open` installs handlers for SIGTERM and SIGINT that end the process, as LLVM's do (inside PoCL's compiler) |
@@ -210,6 +211,7 @@ pub unsafe extern "C" fn pce_backend_entry(
     let raw = match mode().as_str() {
         "chaos" => Some(&chaos::VTABLE),
         "g1-only" => Some(&forwarding::G1_ONLY),
+        "g1-only-bases" => Some(&forwarding::G1_ONLY_BASES),
         "gated" => Some(&forwarding::GATED),
         "large-scratch" => Some(&forwarding::LARGE_SCRATCH_VTABLE),
         _ => None,

@@ -106,6 +106,8 @@ pub enum Bases<'a> {
 }
 
 /// The queries as the prover holds them.
+// One per prover: the size of the variants does not matter.
+#[allow(clippy::large_enum_variant)]
 enum Queries<'a> {
     /// Each query lent to the device once, or the device's refusal of it
     /// as unsupported (a backend without G2 MSMs may refuse G2 bases at

@@ -65,6 +65,15 @@ impl ProofCircuit {
         }
     }
 
+    /// The size of the sectors it proves, in bytes.
+    pub fn sector_size(&self) -> u64 {
+        match self {
+            Self::Seal(proof_type) => proof_type.sector_size,
+            Self::PoSt(proof_type) => proof_type.sector_size,
+            Self::Update(proof_type) => proof_type.sector_size,
+        }
+    }
+
     /// Its files in the parameter cache.
     pub fn files(&self) -> Result<CircuitFiles, C2Error> {
         match self {

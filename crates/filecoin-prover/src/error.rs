@@ -56,12 +56,21 @@ pub enum C2Error {
     #[error(transparent)]
     C1(#[from] crate::c1::C1Error),
     /// The parameters of the circuit are not in the cache.
-    #[error("missing parameters for {proof_type}: {path} does not exist; fetch the published parameters, or run `pce-prover params gen` for insecure test parameters")]
+    #[error("missing parameters for {proof_type}: {path} does not exist; fetch the published parameters (`curio fetch-params SIZE` or `lotus fetch-params SIZE`); for test sectors only, `pce-prover params gen` writes insecure ones")]
     MissingParameters {
         /// The file looked for.
         path: std::path::PathBuf,
         /// The proof type.
         proof_type: String,
+    },
+    /// One of a circuit's two parameter files is there without the other,
+    /// and test parameters were asked for: the one there may be published.
+    #[error("{present} exists but {absent} does not: refusing to write insecure test parameters over a file that may be the published one (a lotus node keeps the published verifying keys alone); fetch the missing file, or generate both again with --force")]
+    PartialParameters {
+        /// The file that exists.
+        present: std::path::PathBuf,
+        /// The file that does not.
+        absent: std::path::PathBuf,
     },
     /// The verifying key beside the parameters is not theirs (a download,
     /// or a regeneration, stopped between the two files): proofs would be

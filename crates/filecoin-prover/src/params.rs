@@ -44,8 +44,12 @@ pub fn generate_test_params(
 }
 
 /// Makes sure test parameters for `circuit` exist in the cache,
-/// generating them (and the PCE) when `force` is set or a file is missing.
-/// Returns the circuit's files and whether parameters were generated.
+/// generating them (and the PCE) when `force` is set or both files are
+/// missing. Returns the circuit's files and whether parameters were
+/// generated. One file without the other is an error unless `force` is
+/// set: a node that only verifies (lotus) keeps the published verifying
+/// keys without their parameters, and an insecure key written over one
+/// would make it accept forged proofs.
 pub fn ensure_test_params(
     circuit: impl Into<ProofCircuit>,
     seed: u64,
@@ -53,8 +57,19 @@ pub fn ensure_test_params(
 ) -> Result<(CircuitFiles, bool), C2Error> {
     let circuit = circuit.into();
     let files = circuit.files()?;
-    if !force && files.params.exists() && files.vk.exists() {
-        return Ok((files, false));
+    if !force {
+        match (files.params.exists(), files.vk.exists()) {
+            (true, true) => return Ok((files, false)),
+            (false, false) => {}
+            (params, _) => {
+                let (present, absent) = if params {
+                    (files.params, files.vk)
+                } else {
+                    (files.vk, files.params)
+                };
+                return Err(C2Error::PartialParameters { present, absent });
+            }
+        }
     }
     let pce = circuit.pce()?;
     generate_test_params(&files, &pce, seed)?;

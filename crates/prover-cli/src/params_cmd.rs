@@ -80,6 +80,32 @@ pub struct GenArgs {
     /// Overwrite parameters that already exist (never an existing SRS).
     #[arg(long)]
     force: bool,
+    /// Allow 32GiB and 64GiB, the sizes mainnet and calibnet prove with
+    /// the published parameters: a cache holding insecure ones makes
+    /// proofs the chain rejects. Point FIL_PROOFS_PARAMETER_CACHE at a
+    /// directory of its own for them.
+    #[arg(long)]
+    insecure_production_size: bool,
+}
+
+/// The sector sizes the networks prove with the published parameters.
+const PRODUCTION_SIZES: [u64; 2] = [32 << 30, 64 << 30];
+
+/// An error unless insecure test parameters may be written for `circuit`:
+/// only with `allowed` for the production sizes.
+pub fn insecure_parameters_allowed(circuit: ProofCircuit, allowed: bool) -> Result<()> {
+    let size = circuit.sector_size();
+    if PRODUCTION_SIZES.contains(&size) && !allowed {
+        let files = circuit.files()?;
+        bail!(
+            "refusing to write insecure test parameters for {} GiB sectors into {} without \
+             --insecure-production-size: proofs made with them are rejected by the chain. \
+             Give them a cache of their own (FIL_PROOFS_PARAMETER_CACHE=DIR)",
+            size >> 30,
+            files.params.parent().unwrap_or(&files.params).display()
+        );
+    }
+    Ok(())
 }
 
 /// `pce-prover params ...`.
@@ -146,6 +172,7 @@ fn record(args: RecordArgs) -> Result<ExitCode> {
 fn generate(args: GenArgs) -> Result<ExitCode> {
     let size = sector_size(&args.sector_size)?;
     let mut circuit = circuit_of(&args.kind, size)?;
+    insecure_parameters_allowed(circuit, args.insecure_production_size)?;
     if args.non_interactive {
         let ProofCircuit::Seal(interactive) = circuit else {
             bail!("--non-interactive is for PoRep (--kind porep)");

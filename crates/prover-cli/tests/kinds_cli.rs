@@ -261,3 +261,51 @@ fn params_record_writes_the_pce_files_and_replaces_a_damaged_one() {
     );
     assert_eq!(std::fs::read(winning).unwrap(), recorded, "recorded again");
 }
+
+/// `params gen` never writes insecure parameters over a file that may be
+/// published: with a `.vk` alone in the cache (as a lotus node keeps
+/// them) it refuses, naming both files, and leaves the key as it was;
+/// `--force` replaces both. The production sizes are refused without
+/// `--insecure-production-size`, before anything is written.
+#[test]
+fn params_gen_keeps_a_lone_verifying_key_and_refuses_production_sizes() {
+    let cache = tempfile::tempdir().unwrap();
+    let args = [
+        "params",
+        "gen",
+        "--kind",
+        "winning-post",
+        "--sector-size",
+        "2KiB",
+    ];
+    let circuit = filecoin_prover::circuits::ProofCircuit::of_kind("winning-post", "2KiB").unwrap();
+    let vk = cache
+        .path()
+        .join(circuit.files().unwrap().vk.file_name().unwrap());
+    std::fs::write(&vk, b"a published key").unwrap();
+    let output = pce_prover(&args, cache.path());
+    let said = text(&output);
+    assert_ne!(output.status.code(), Some(0), "{said}");
+    assert!(
+        said.contains(&format!("{} exists but", vk.display()))
+            && said.contains(".params does not: refusing to write insecure test parameters"),
+        "{said}"
+    );
+    assert_eq!(std::fs::read(&vk).unwrap(), b"a published key");
+
+    let output = pce_prover(&[&args[..], &["--force"]].concat(), cache.path());
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert_ne!(std::fs::read(&vk).unwrap(), b"a published key");
+
+    let empty = tempfile::tempdir().unwrap();
+    for size in ["32GiB", "64GiB"] {
+        let output = pce_prover(&["params", "gen", "--sector-size", size], empty.path());
+        let said = text(&output);
+        assert_ne!(output.status.code(), Some(0), "{said}");
+        assert!(
+            said.contains("without --insecure-production-size"),
+            "{said}"
+        );
+    }
+    assert_eq!(std::fs::read_dir(empty.path()).unwrap().count(), 0);
+}

@@ -31,6 +31,7 @@ use filecoin_testkit::baseline::{filecoin_post, filecoin_update};
 use filecoin_testkit::kinds::{compare_post, compare_update, inputs_2kib, winning_32gib};
 use proving_engine::{chain, EngineOptions, LoadedCircuit};
 
+use crate::params_cmd::insecure_parameters_allowed;
 use crate::progress::step;
 
 /// Arguments of `bench kinds`.
@@ -46,6 +47,14 @@ pub struct BenchKindsArgs {
     /// `--backend`, alternated, instead of filecoin-proofs.
     #[arg(long, value_name = "PLUGIN")]
     against: Option<String>,
+    /// Write insecure test parameters for the 32 GiB WinningPoSt circuit
+    /// where the cache has none (as `params gen
+    /// --insecure-production-size`): give the run a cache of its own
+    /// (FIL_PROOFS_PARAMETER_CACHE=DIR), since proofs made with them are
+    /// rejected by the chain. Without it, that circuit's published
+    /// parameters must be in the cache.
+    #[arg(long)]
+    insecure_production_size: bool,
 }
 
 /// The median of `times`.
@@ -149,6 +158,12 @@ fn ratio(slow: Duration, fast: Duration) -> String {
 
 /// `pce-prover bench kinds`.
 pub fn bench_kinds(args: BenchKindsArgs) -> Result<ExitCode> {
+    let winning_32g_circuit =
+        ProofCircuit::of_kind("winning-post", "32GiB").context("no 32 GiB WinningPoSt circuit")?;
+    let files = winning_32g_circuit.files()?;
+    if !files.params.exists() && !files.vk.exists() {
+        insecure_parameters_allowed(winning_32g_circuit, args.insecure_production_size)?;
+    }
     let work = tempfile::tempdir()?;
     let inputs = step(
         "sealing three 2 KiB sectors and making vanilla proofs",

@@ -172,12 +172,21 @@ impl C1Input {
                 "the vanilla proofs are for {found}-byte sectors, not for {proof_type}"
             )));
         }
+        // Checked here, before anything is sized by it: a request's count
+        // of partitions sizes the engine's state for the job.
+        let found = partitions(&object).map_or(0, Vec::len);
+        let expected = usize::from(proof_type.config().partitions);
+        if found != expected {
+            return Err(fail(format!(
+                "{found} partition(s) of vanilla proofs, where {proof_type} has {expected}"
+            )));
+        }
         Ok(Self {
             path: path.to_owned(),
             format,
             proof_type,
             sector_num,
-            partitions: partitions(&object).map_or(0, Vec::len),
+            partitions: found,
             output: serde_json::to_vec(&object).expect("JSON values serialise"),
         })
     }

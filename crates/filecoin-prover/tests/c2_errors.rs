@@ -77,6 +77,22 @@ fn bad_inputs_are_clear_errors_and_a_corrupt_pce_is_rebuilt() {
         &odd.to_string(),
         "partitions fit no registered proof type",
     );
+    // Named, the proof type's count of partitions is checked as the input
+    // is read, before anything is sized by the input's.
+    let err = C1Input::read(
+        &work.path().join("odd.json"),
+        Some(ProofType::interactive(2048).unwrap()),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("odd.json")
+            && err.contains(&format!(
+                "{} partition(s) of vanilla proofs, where StackedDrg2KiBV1_1 has 1",
+                ni_partitions - 1
+            )),
+        "{err}"
+    );
 
     // Vanilla proofs that do not match the output's own public inputs are
     // refused before anything is proven.

@@ -59,9 +59,10 @@ impl CircuitFiles {
         }
     }
 
-    /// Refuses to start without the parameter files of the circuit, or
-    /// with a `.vk` that is not the parameters' own key: a parameter file
-    /// begins with its verifying key, written as the `.vk` file is.
+    /// Refuses to start without the parameter files of the circuit, with a
+    /// `.vk` that is not a whole verifying key, or with one that is not the
+    /// parameters' own key: a parameter file begins with its verifying key,
+    /// written as the `.vk` file is.
     pub fn check_parameters(&self, proof_type: &str) -> Result<(), C2Error> {
         for path in [&self.params, &self.vk] {
             let exists = path
@@ -74,6 +75,10 @@ impl CircuitFiles {
                 });
             }
         }
+        // An empty or cut-short key (an interrupted download) would equal
+        // the parameters' first bytes; filecoin-proofs' verifier would then
+        // fail on it after the whole proof.
+        groth16_prover::read_verifying_key(&self.vk).map_err(|e| C2Error::Engine(e.into()))?;
         let vk = std::fs::read(&self.vk).map_err(C2Error::io("reading", &self.vk))?;
         let mut own = vec![0u8; vk.len()];
         let read = File::open(&self.params).and_then(|mut params| params.read_exact(&mut own));

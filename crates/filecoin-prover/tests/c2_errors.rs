@@ -4,6 +4,7 @@
 use filecoin_prover::c1::C1Input;
 use filecoin_prover::c2::{run, C2Options};
 use filecoin_prover::cache::CircuitFiles;
+use filecoin_prover::params::ensure_test_params;
 use filecoin_prover::partition::PartitionCircuits;
 use filecoin_prover::proof_type::{ProofType, Variant};
 use filecoin_prover::C2Error;
@@ -143,27 +144,38 @@ fn bad_inputs_are_clear_errors_and_a_corrupt_pce_is_rebuilt() {
     assert!(matches!(err, C2Error::MissingParameters { .. }), "{err}");
     assert!(err.to_string().contains("params gen"), "{err}");
 
-    // Truncated parameters (and a PCE recorded on the way).
+    // A verifying key cut short (an interrupted download), or empty:
+    // refused by name before anything is proven.
     let files =
         CircuitFiles::of::<filecoin_proofs::SectorShape2KiB>(&input.proof_type.config()).unwrap();
     std::fs::write(&files.params, vec![0u8; 1000]).unwrap();
-    std::fs::write(&files.vk, vec![0u8; 10]).unwrap();
+    for short in [&[0u8; 10][..], &[]] {
+        std::fs::write(&files.vk, short).unwrap();
+        let err = run(&input, &options).unwrap_err().to_string();
+        assert!(err.contains("truncated") && err.contains(".vk"), "{err}");
+    }
+
+    // Truncated parameters beside their own key (and a PCE recorded on the
+    // way).
+    ensure_test_params(input.proof_type, 0, true).unwrap();
+    let params = std::fs::read(&files.params).unwrap();
+    // Shorter than the key itself (six points and a count, then IC).
+    std::fs::write(&files.params, &params[..900]).unwrap();
     let err = run(&input, &options).unwrap_err().to_string();
     assert!(
-        err.contains("truncated") || err.contains("not on the curve"),
+        err.contains("truncated") && err.contains(".params"),
         "{err}"
     );
-    assert!(err.contains(".params"), "{err}");
 
     // A verifying key that is not the parameters' own (as a regeneration
-    // stopped between the two files leaves them): the parameters' own key
-    // with another last byte.
-    let mut vk = std::fs::read(&files.params).unwrap();
-    vk.truncate(500);
-    std::fs::write(&files.vk, &vk).unwrap();
+    // stopped between the two files leaves them): a whole key, its first
+    // two points (alpha and beta in G1, 96 bytes each) swapped.
+    std::fs::write(&files.params, &params).unwrap();
     files.check_parameters("StackedDrg2KiBV1_1").unwrap();
-    *vk.last_mut().unwrap() ^= 1;
-    std::fs::write(&files.vk, &vk).unwrap();
+    let mut other_vk = std::fs::read(&files.vk).unwrap();
+    let (alpha, beta) = other_vk[..192].split_at_mut(96);
+    alpha.swap_with_slice(beta);
+    std::fs::write(&files.vk, &other_vk).unwrap();
     let err = run(&input, &options).unwrap_err();
     assert!(matches!(err, C2Error::ParametersMismatch { .. }), "{err}");
     assert!(

@@ -374,25 +374,11 @@ impl<'a> Prover<'a> {
         Ok(domain)
     }
 
-    fn check_shape(&self, pce: &PrecompiledCircuit, n: usize) -> Result<(), ProveError> {
-        let shape = self.shape;
-        let b = pce.b_input_density().count() + pce.b_aux_density().count();
-        let expected = [
-            ("h", shape.h, n - 1),
-            ("l", shape.l, pce.num_aux()),
-            ("a", shape.a, pce.num_inputs() + pce.a_aux_density().count()),
-            ("b_g1", shape.b_g1, b),
-            ("b_g2", shape.b_g2, b),
-            ("vk.ic", shape.ic, pce.num_inputs()),
-        ];
-        for (name, found, wanted) in expected {
-            if found != wanted {
-                return Err(ProveError::ParametersMismatch(format!(
-                    "query {name} has {found} points, the circuit needs {wanted}"
-                )));
-            }
+    fn check_shape(&self, pce: &PrecompiledCircuit) -> Result<(), ProveError> {
+        match self.shape.mismatch(&SrsShape::of_circuit(pce)) {
+            Some(what) => Err(ProveError::ParametersMismatch(what)),
+            None => Ok(()),
         }
-        Ok(())
     }
 
     /// Proves one witness with blinding factors `r` and `s`; the proof is
@@ -441,7 +427,7 @@ impl<'a> Prover<'a> {
         }
         let log_n = domain_log_size(pce.num_constraints());
         let n = 1usize << log_n;
-        self.check_shape(pce, n)?;
+        self.check_shape(pce)?;
         let domain = self.domain(log_n)?;
 
         // Every vector of a proof below is gigabytes at 32 GiB, allocated

@@ -119,6 +119,43 @@ pub struct SrsShape {
     pub ic: usize,
 }
 
+impl SrsShape {
+    /// The shape bellperson's parameters of `pce`'s circuit have: H has
+    /// n − 1 points (n: the constraints rounded up to a power of two), L
+    /// one per aux variable, A and B (G1 and G2) one per variable of
+    /// non-zero density (bellperson drops the others), IC one per input.
+    pub fn of_circuit(pce: &pce_core::PrecompiledCircuit) -> Self {
+        let n = 1usize << crate::qap::domain_log_size(pce.num_constraints());
+        let b = pce.b_input_density().count() + pce.b_aux_density().count();
+        Self {
+            h: n - 1,
+            l: pce.num_aux(),
+            a: pce.num_inputs() + pce.a_aux_density().count(),
+            b_g1: b,
+            b_g2: b,
+            ic: pce.num_inputs(),
+        }
+    }
+
+    /// How parameters of this shape differ from the shape `needed`, in
+    /// words; `None` where they agree.
+    pub fn mismatch(&self, needed: &Self) -> Option<String> {
+        [
+            ("h", self.h, needed.h),
+            ("l", self.l, needed.l),
+            ("a", self.a, needed.a),
+            ("b_g1", self.b_g1, needed.b_g1),
+            ("b_g2", self.b_g2, needed.b_g2),
+            ("vk.ic", self.ic, needed.ic),
+        ]
+        .into_iter()
+        .find(|(_, found, wanted)| found != wanted)
+        .map(|(name, found, wanted)| {
+            format!("query {name} has {found} points, the circuit needs {wanted}")
+        })
+    }
+}
+
 /// The G1 queries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum G1Query {

@@ -56,6 +56,17 @@ pub enum EngineError {
     /// The parameter file is unreadable or corrupt.
     #[error(transparent)]
     Srs(#[from] groth16_prover::SrsError),
+    /// The parameter file is whole but of another circuit (or the PCE of
+    /// another version of the circuit).
+    #[error("{} are not the parameters of circuit {id}: {what}; fetch them again (or, if they are right, remove the circuit's PCE file to record it again)", params.display())]
+    ParametersOfAnotherCircuit {
+        /// The circuit's id.
+        id: String,
+        /// The parameter file.
+        params: std::path::PathBuf,
+        /// How they differ.
+        what: String,
+    },
     /// The prover could not be set up on the device (bases, parameters).
     #[error("setting up the prover")]
     Prover(#[source] groth16_prover::ProveError),

@@ -121,20 +121,11 @@ pub fn domain_of(constraints: usize) -> u64 {
     constraints.max(1).next_power_of_two() as u64
 }
 
-/// The shape bellperson's parameters of `pce`'s circuit have: H has
-/// n − 1 points, L one per aux variable, and A and B (G1 and G2) one per
-/// variable of non-zero density (bellperson drops the others); IC one per
-/// input. For projections where no parameter file exists yet.
+/// The shape bellperson's parameters of `pce`'s circuit have
+/// ([`SrsShape::of_circuit`]). For projections where no parameter file
+/// exists yet.
 pub fn expected_shape(pce: &PrecompiledCircuit) -> SrsShape {
-    let b = pce.b_input_density().count() + pce.b_aux_density().count();
-    SrsShape {
-        h: domain_size(pce) as usize - 1,
-        l: pce.num_aux(),
-        a: pce.num_inputs() + pce.a_aux_density().count(),
-        b_g1: b,
-        b_g2: b,
-        ic: pce.num_inputs(),
-    }
+    SrsShape::of_circuit(pce)
 }
 
 /// The shape of the parameter file `params`, if it opens.

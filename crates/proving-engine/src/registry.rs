@@ -12,7 +12,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, TryLockError};
 use std::time::{Duration, Instant};
 
-use groth16_prover::{Bases, Srs, SrsFile};
+use groth16_prover::{Bases, Srs, SrsFile, SrsShape};
 use pce_core::PrecompiledCircuit;
 use tracing::info;
 
@@ -60,6 +60,15 @@ impl LoadedCircuit {
         let start = Instant::now();
         let file = SrsFile::open(params).map_err(EngineError::from)?;
         let open_time = start.elapsed();
+        // Found now, not after minutes of decoding and in every proof.
+        if let Some(what) = file.shape().mismatch(&SrsShape::of_circuit(&pce)) {
+            return Err(EngineError::ParametersOfAnotherCircuit {
+                id: id.to_owned(),
+                params: params.to_owned(),
+                what,
+            }
+            .into());
+        }
         info!(id, ?pce_time, ?open_time, resident, "circuit loaded");
         Ok(Self {
             id: id.to_owned(),

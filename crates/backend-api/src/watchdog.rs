@@ -16,8 +16,8 @@
 //!
 //! The deadline of an operation on `n` elements is
 //! `scale × (BASE + n × PER_ELEMENT)`: five minutes plus 10 µs per element
-//! (22 minutes for an MSM of 2^27 points, ten times what the CPU backend
-//! takes on two cores). `PCE_BACKEND_DEADLINE_SCALE` sets `scale` (0 turns
+//! (27 minutes for an MSM of 2^27 points, more than ten times what the CPU
+//! backend takes on two cores). `PCE_BACKEND_DEADLINE_SCALE` sets `scale` (0 turns
 //! the watchdog off).
 
 use std::collections::HashMap;

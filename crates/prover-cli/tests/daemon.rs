@@ -1219,6 +1219,24 @@ fn a_circuit_whose_jobs_need_more_ntt_scratch_than_the_budget_is_refused() {
     assert!(!refused.contains("circuit loaded"), "{refused}");
 }
 
+/// A backend that lists no device (which the ABI asks plugins not to do)
+/// is refused at start, where the daemon would queue every job for ever.
+#[test]
+fn a_backend_without_devices_is_refused_at_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let plugin = common::plugin_dir().join(backend_api::loader::plugin_file_name("broken"));
+    let refused = refused_start_with_cache(
+        dir.path(),
+        &["--backend", plugin.to_str().unwrap()],
+        &shared_parameter_cache(),
+        &[(pce_backend_broken::MODE_ENV, "no-devices")],
+    );
+    assert!(
+        refused.contains("backend broken lists no device to prove on"),
+        "{refused}"
+    );
+}
+
 /// A circuit whose PCE is missing is recorded when it is first needed,
 /// counted in the memory budget as its decoded parameters while it is:
 /// under a budget one byte short of that, the daemon refuses to preload it

@@ -62,6 +62,12 @@ pub enum StartError {
     /// The fallback backend could not be opened.
     #[error("the fallback backend: {0}")]
     Fallback(String),
+    /// The backend lists no device: jobs would wait for ever.
+    #[error("backend {backend} lists no device to prove on")]
+    NoDevices {
+        /// The backend.
+        backend: String,
+    },
     /// A configured device does not exist.
     #[error("backend {backend} has no device {index} (it has {available})")]
     NoSuchDevice {
@@ -181,6 +187,11 @@ impl Daemon {
             [] => all.iter().map(|d| d.index).collect(),
             some => some.to_vec(),
         };
+        if wanted.is_empty() {
+            return Err(StartError::NoDevices {
+                backend: backend.name().to_owned(),
+            });
+        }
         let mut devices = Vec::new();
         for index in wanted {
             let info = all

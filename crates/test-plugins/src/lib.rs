@@ -8,6 +8,7 @@
 //! | `v1` | the entry point refuses the host and claims ABI version 1, as a plugin built against the old header |
 //! | `log` | `device_count` logs a warning and a debug message through `tracing` |
 //! | `no-driver` | `device_count` fails with `PCE_ERR_NO_DRIVER` |
+//! | `no-devices` | `device_count` answers 0, which the ABI asks plugins not to do |
 //! | `refuse-open` | `device_open` fails with `PCE_ERR_DEVICE`, as a GPU plugin whose kernels fail their self-test |
 //! | `error` | NTT and MSM fail with `PCE_ERR_DEVICE` and a message |
 //! | `panic` | NTT and MSM panic |
@@ -112,7 +113,7 @@ impl Plugin for Broken {
                 "no simulated driver installed",
             ));
         }
-        Ok(1)
+        Ok(if mode() == "no-devices" { 0 } else { 1 })
     }
 
     fn device_info(_: u32) -> Result<DeviceDescription, PluginError> {

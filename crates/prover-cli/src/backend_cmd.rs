@@ -161,7 +161,21 @@ pub(crate) fn unavailable(error: BackendError) -> ExitCode {
 
 /// Opens device `index`, or says why not with the matching exit status.
 pub(crate) fn open(backend: &Backend, index: u32) -> Result<Device, ExitCode> {
-    backend.devices().map_err(unavailable)?;
+    let devices = backend.devices().map_err(unavailable)?;
+    if !devices.iter().any(|device| device.index == index) {
+        eprintln!(
+            "error: backend {} has no device {index} (it lists {})",
+            backend.name(),
+            devices.len()
+        );
+        // None at all is the backend unavailable, as a plugin that says
+        // so itself.
+        return Err(if devices.is_empty() {
+            ExitCode::from(EXIT_BACKEND_UNAVAILABLE)
+        } else {
+            ExitCode::FAILURE
+        });
+    }
     backend.open(index).map_err(unavailable)
 }
 

@@ -107,7 +107,7 @@ fn broken_backends_fail_cleanly() {
     let run = |mode: &str| pce_prover(&[&["backend-check", broken][..], &TINY].concat(), mode);
 
     // (mode, exit status, texts the output must contain)
-    let cases: [(&str, i32, &[&str]); 5] = [
+    let cases: [(&str, i32, &[&str]); 6] = [
         (
             "wrong",
             1,
@@ -120,6 +120,7 @@ fn broken_backends_fail_cleanly() {
         ("error", 1, &["simulated device failure in msm"]),
         ("panic", 1, &["plugin panicked: simulated bug in ntt"]),
         ("no-driver", 3, &["no simulated driver installed"]),
+        ("no-devices", 3, &["backend broken has no device 0 (it lists 0)"]),
         (
             "wrong-abi",
             4,

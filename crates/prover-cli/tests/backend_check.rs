@@ -120,7 +120,11 @@ fn broken_backends_fail_cleanly() {
         ("error", 1, &["simulated device failure in msm"]),
         ("panic", 1, &["plugin panicked: simulated bug in ntt"]),
         ("no-driver", 3, &["no simulated driver installed"]),
-        ("no-devices", 3, &["backend broken has no device 0 (it lists 0)"]),
+        (
+            "no-devices",
+            3,
+            &["backend broken has no device 0 (it lists 0)"],
+        ),
         (
             "wrong-abi",
             4,
@@ -156,10 +160,10 @@ fn broken_backends_fail_cleanly() {
 /// upload of the bases.
 const G1_ONLY: [&str; 2] = ["g1-only", "g1-only-bases"];
 
-/// `pce-prover args` with the test plugin in `mode`, one of [`G1_ONLY`]
-/// (the CPU plugin behind it, G2 MSMs declined as unsupported); `args`
-/// name it as `BROKEN`.
-fn g1_only(mode: &str, args: &[&str]) -> std::process::Output {
+/// `pce-prover args` with the test plugin in `mode`, one that forwards to
+/// the CPU plugin changing one thing (such as [`G1_ONLY`]'s G2 MSMs
+/// declined as unsupported); `args` name it as `BROKEN`.
+fn forwarded(mode: &str, args: &[&str]) -> std::process::Output {
     let broken = plugin_dir().join(backend_api::loader::plugin_file_name("broken"));
     let cpu = plugin_dir().join(backend_api::loader::plugin_file_name("cpu"));
     let args: Vec<&str> = args
@@ -187,7 +191,7 @@ fn g1_only(mode: &str, args: &[&str]) -> std::process::Output {
 #[test]
 fn devices_name_refused_g2_msms() {
     for mode in G1_ONLY {
-        let output = g1_only(mode, &["devices", "BROKEN", "--open"]);
+        let output = forwarded(mode, &["devices", "BROKEN", "--open"]);
         let listing = text(&output);
         assert_eq!(output.status.code(), Some(0), "{mode}: {listing}");
         assert!(
@@ -198,7 +202,7 @@ fn devices_name_refused_g2_msms() {
             "{mode}: {listing}"
         );
         // backend-check counts them absent, not failed.
-        let output = g1_only(mode, &[&["backend-check", "BROKEN"][..], &TINY].concat());
+        let output = forwarded(mode, &[&["backend-check", "BROKEN"][..], &TINY].concat());
         let out = text(&output);
         assert_eq!(output.status.code(), Some(0), "{mode}: {out}");
         assert!(
@@ -233,7 +237,7 @@ fn bench_partition_times_declined_msms_on_the_fallback() {
         "BROKEN",
     ];
     for mode in G1_ONLY {
-        let output = g1_only(mode, &args);
+        let output = forwarded(mode, &args);
         let out = text(&output);
         assert_eq!(output.status.code(), Some(0), "{mode}: {out}");
         assert!(
@@ -244,9 +248,23 @@ fn bench_partition_times_declined_msms_on_the_fallback() {
             out.contains("): this backend has no G2 MSM"),
             "{mode}: {out}"
         );
-        let output = g1_only(mode, &[&args[..], &["--fallback", "none"]].concat());
+        let output = forwarded(mode, &[&args[..], &["--fallback", "none"]].concat());
         let out = text(&output);
         assert_ne!(output.status.code(), Some(0), "{mode}: {out}");
         assert!(out.contains("this backend has no G2 MSM"), "{mode}: {out}");
     }
+}
+
+/// A `qap_h` that declines a call having changed the data fails its rows:
+/// the host computes h from the same buffer after a decline.
+#[test]
+fn a_qap_h_declined_with_the_data_changed_fails() {
+    let output = forwarded(
+        "qap-h-dirty",
+        &[&["backend-check", "BROKEN"][..], &TINY].concat(),
+    );
+    let out = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{out}");
+    assert!(out.contains("FAIL  QAP h 2^1, 2 constraints"), "{out}");
+    assert!(out.contains("PASS  MSM G1 n=2^4 Random distinct"), "{out}");
 }

@@ -10,6 +10,8 @@
 //!   exists, so that a test holds a proof running, without racing it, for
 //!   as long as it needs (to see what queues behind it); it first creates
 //!   the file [`reached`] names, so that the test knows a call is held.
+//! - `qap-h-dirty`: `qap_h` declines every call as unsupported, having
+//!   changed the data first, which the ABI forbids;
 //! - `large-scratch`: every NTT says it needs [`LARGE_SCRATCH`] bytes of
 //!   host scratch (`ntt_scratch_bytes`), more than any test machine has, so
 //!   that a test sees where the scratch is counted.
@@ -99,11 +101,29 @@ unsafe extern "C" fn get_proc_address(name: *const c_char) -> *mut c_void {
     REFUSED.set(false);
     // SAFETY: the host passes a NUL-terminated name.
     let asked = unsafe { std::ffi::CStr::from_ptr(name) };
-    if asked == ffi::PCE_PROC_NTT_SCRATCH_BYTES && crate::mode() == "large-scratch" {
-        return large_ntt_scratch_bytes as ffi::pce_ntt_scratch_bytes_fn as *mut c_void;
+    match crate::mode().as_str() {
+        "large-scratch" if asked == ffi::PCE_PROC_NTT_SCRATCH_BYTES => {
+            return large_ntt_scratch_bytes as ffi::pce_ntt_scratch_bytes_fn as *mut c_void;
+        }
+        "qap-h-dirty" if asked == ffi::PCE_PROC_QAP_H => {
+            return dirty_qap_h as ffi::pce_qap_h_fn as *mut c_void;
+        }
+        _ => {}
     }
     // SAFETY: forwarded unchanged.
     unsafe { (delegate().get_proc_address)(name) }
+}
+
+unsafe extern "C" fn dirty_qap_h(
+    _: *mut pce_device,
+    _: *const ffi::pce_ntt_domain,
+    data: *mut pce_fr,
+) -> pce_status {
+    // SAFETY: the host passes at least one element (a domain has two or
+    // more).
+    unsafe { (*data).l[0] ^= 1 };
+    REFUSED.set(true);
+    ffi::PCE_ERR_UNSUPPORTED
 }
 
 unsafe extern "C" fn large_ntt_scratch_bytes(
@@ -207,6 +227,12 @@ pub static LARGE_SCRATCH_VTABLE: pce_backend_vtable = vtable_of_this_module!(
 pub static G1_ONLY_BASES: pce_backend_vtable = vtable_of_this_module!(
     c"g1-only-bases",
     c"test plugin: a real backend that refuses G2 bases"
+);
+
+/// The `qap-h-dirty` vtable.
+pub static QAP_H_DIRTY: pce_backend_vtable = vtable_of_this_module!(
+    c"qap-h-dirty",
+    c"test plugin: a real backend whose qap_h declines with the data changed"
 );
 
 /// The `gated` vtable.

@@ -19,6 +19,7 @@
 //! | `g1-only` | a real plugin without G2 MSMs ([`forwarding`]) |
 //! | `g1-only-bases` | the same, refusing G2 bases at upload ([`forwarding`]) |
 //! | `gated` | a real plugin whose MSMs wait while a file exists ([`forwarding`]) |
+//! | `qap-h-dirty` | a real plugin whose `qap_h` declines with the data changed ([`forwarding`]) |
 //! | `large-scratch` | a real plugin whose NTTs say they need 1 TiB of host scratch ([`forwarding`]) |
 //! | `stop-handlers` | `device_open` installs handlers for SIGTERM and SIGINT that end the process, as LLVM's do (inside PoCL's compiler) |
 //!
@@ -215,6 +216,7 @@ pub unsafe extern "C" fn pce_backend_entry(
         "g1-only-bases" => Some(&forwarding::G1_ONLY_BASES),
         "gated" => Some(&forwarding::GATED),
         "large-scratch" => Some(&forwarding::LARGE_SCRATCH_VTABLE),
+        "qap-h-dirty" => Some(&forwarding::QAP_H_DIRTY),
         _ => None,
     };
     if let Some(vtable) = raw {

@@ -162,7 +162,7 @@ pub struct ProveArgs {
     #[arg(long, value_name = "N")]
     miner_id: u64,
     /// Sector number (lotus-bench's SectorNum when the file has one).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", alias = "sector-id")]
     sector_number: Option<u64>,
     /// Request id (default: porep-MINER-SECTOR, as Curio names them).
     #[arg(long, value_name = "ID")]

@@ -97,7 +97,8 @@ enum Command {
     /// `window-post --vanilla s1.vp s2.vp --sector-size 32GiB --randomness HEX
     /// --miner-id N --out proof.bin`: the vanilla proofs are what
     /// filecoin-proofs-api's generate_single_vanilla_proof returned, one per
-    /// sector, in sector-number order. The output is what
+    /// sector, in any order (they are proven in sector-number order, as
+    /// the chain lists them). The output is what
     /// generate_window_post_with_vanilla returns (192 bytes per partition),
     /// checked with filecoin-proofs' verify_window_post; with --partition K,
     /// that one partition's proof, as Curio asks for it.

@@ -183,6 +183,15 @@ pub fn proof_file(dir: &Path, input: &Path) -> Result<PathBuf> {
 /// directory fails in milliseconds, not after the proof.
 pub fn check_writable<'a>(paths: impl IntoIterator<Item = &'a Path>) -> Result<()> {
     for path in paths {
+        // A directory takes the temporary file, but not the rename onto it
+        // after the proof.
+        if path.is_dir() {
+            bail!(
+                "cannot write {}: it is a directory (name a file, or give directories with \
+                 --out-dir where the command takes one)",
+                path.display()
+            );
+        }
         // Dropped uncommitted: the temporary file is removed again.
         atomic_write::AtomicFile::create(path)
             .with_context(|| format!("cannot write {}", path.display()))?;

@@ -202,8 +202,25 @@ fn a_proof_that_cannot_be_written_is_an_error_that_carries_it() {
     );
     assert!(!said.contains("partition(s)"), "it proved first: {said}");
 
-    // A disk that takes no more bytes: a file size limit of 0 blocks.
+    // An output that is a directory: refused before proving too.
     std::fs::create_dir_all(out.parent().unwrap()).unwrap();
+    let directory = out.parent().unwrap();
+    let output = common::pce_prover(
+        &args(directory).each_ref().map(String::as_str),
+        &[("FIL_PROOFS_PARAMETER_CACHE", cache.as_os_str())],
+    );
+    let said = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains(&format!(
+            "cannot write {}: it is a directory",
+            directory.display()
+        )),
+        "{said}"
+    );
+    assert!(!said.contains("partition(s)"), "it proved first: {said}");
+
+    // A disk that takes no more bytes: a file size limit of 0 blocks.
     let output = Command::new("sh")
         .arg("-c")
         .arg("ulimit -f 0 && exec \"$@\"")

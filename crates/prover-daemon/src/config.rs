@@ -168,6 +168,7 @@ impl Config {
         self.proving
             .memory_budget
             .as_deref()
+            .filter(|budget| *budget != "auto")
             .map(proving_engine::memory::parse_size)
             .transpose()
             .map_err(|what| ConfigError::Invalid {
@@ -274,6 +275,10 @@ mod tests {
         assert!(err.contains("proving.partitions_in_flight"), "{err}");
         let config: Config = toml::from_str("[proving]\nmemory_budget = \"lots\"").unwrap();
         assert!(config.validate().is_err());
+        let config: Config = toml::from_str("[proving]\nmemory_budget = \"auto\"").unwrap();
+        assert_eq!(config.memory_budget().unwrap(), None);
+        let config: Config = toml::from_str("[proving]\nmemory_budget = \"64GiB\"").unwrap();
+        assert_eq!(config.memory_budget().unwrap(), Some(64 << 30));
         assert!(Listen::parse("localhost").is_err());
         assert!(Listen::parse("unix://").is_err());
     }

@@ -24,11 +24,12 @@ use crate::progress::step;
 /// Arguments of `aggregate`.
 #[derive(Args)]
 pub struct AggregateArgs {
-    /// The sectors' commit-phase-1 outputs (any format `c2` reads), in the
-    /// order the aggregate takes them: the order in which the chain message
-    /// lists the sectors (ProveCommitAggregate lists them as a bitfield,
-    /// which the miner actor reads in ascending sector number). A directory
-    /// stands for its *.json files in name order.
+    /// The sectors' commit-phase-1 outputs (any format `c2` reads). An
+    /// interactive aggregate takes them in ascending sector number, as the
+    /// chain verifies it (ProveCommitAggregate lists its sectors as a
+    /// bitfield), whatever the order given; a non-interactive one, or one
+    /// whose C1 outputs do not say their sector numbers, in the order
+    /// given. A directory stands for its *.json files in name order.
     #[arg(long, value_name = "FILE|DIR", required = true, num_args = 1..)]
     c1: Vec<PathBuf>,
     /// The sectors' proofs, one per C1 output in the same order; or one
@@ -80,7 +81,7 @@ pub fn aggregate(args: AggregateArgs) -> Result<ExitCode> {
                 .collect()
         },
     )?;
-    warn_about_order(&sectors);
+    let sectors = in_chain_order(sectors)?;
     let proof_type = sectors[0].sector.proof_type.to_string();
     let aggregate = step(
         &format!(
@@ -164,20 +165,38 @@ pub fn decode_proof(path: &Path, bytes: &[u8]) -> Result<Vec<u8>> {
         .with_context(|| format!("{}: neither raw, hex, base64 nor JSON", path.display()))
 }
 
-/// ProveCommitAggregate lists its sectors as a bitfield, so the chain
-/// verifies an interactive aggregate in ascending sector number.
-fn warn_about_order(sectors: &[SectorToAggregate]) {
-    let numbers: Option<Vec<u64>> = sectors.iter().map(|s| s.sector.sector_num).collect();
+/// `sectors` in the order the chain verifies their aggregate: an
+/// interactive aggregate in ascending sector number, since
+/// ProveCommitAggregate lists its sectors as a bitfield (a directory's
+/// `c1-10.json` comes before `c1-9.json`); otherwise, or where a C1 output
+/// does not say its sector number, as given. A sector given twice is an
+/// error.
+fn in_chain_order(mut sectors: Vec<SectorToAggregate>) -> Result<Vec<SectorToAggregate>> {
     let interactive = !sectors[0].sector.proof_type.is_non_interactive();
-    if let Some(numbers) = numbers.filter(|_| interactive) {
-        if numbers.windows(2).any(|pair| pair[0] >= pair[1]) {
-            eprintln!(
-                "warning: the sectors are not in ascending sector number ({numbers:?}); \
-                 ProveCommitAggregate lists sectors as a bitfield, and the chain verifies the \
-                 aggregate in that order"
-            );
-        }
+    let known = sectors.iter().all(|s| s.sector.sector_num.is_some());
+    if !(interactive && known) {
+        return Ok(sectors);
     }
+    let given: Vec<Option<u64>> = sectors.iter().map(|s| s.sector.sector_num).collect();
+    sectors.sort_by_key(|s| s.sector.sector_num);
+    if let Some(pair) = sectors
+        .windows(2)
+        .find(|pair| pair[0].sector.sector_num == pair[1].sector.sector_num)
+    {
+        bail!(
+            "sector {} is given twice: {} and {}",
+            pair[0].sector.sector_num.unwrap_or_default(),
+            pair[0].proof_path.display(),
+            pair[1].proof_path.display()
+        );
+    }
+    if sectors.iter().map(|s| s.sector.sector_num).ne(given) {
+        eprintln!(
+            "the sectors are aggregated in ascending sector number, the order in which the chain \
+             verifies them (ProveCommitAggregate lists sectors as a bitfield)"
+        );
+    }
+    Ok(sectors)
 }
 
 #[cfg(test)]

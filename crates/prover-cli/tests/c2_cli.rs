@@ -350,6 +350,44 @@ fn aggregate_makes_one_proof_of_the_sectors_c2_proved() {
     let written = std::fs::read_to_string(&as_hex).unwrap();
     assert_eq!(hex::decode(written.trim()).unwrap(), aggregate);
 
+    // Given in the other order: taken in ascending sector number, as the
+    // chain verifies the aggregate, so the same aggregate. The same sector
+    // twice is refused.
+    let reversed = work.path().join("reversed.bin");
+    let output = pce_prover(
+        &[
+            "aggregate",
+            "--c1",
+            c1_1,
+            c1_0,
+            "--proof",
+            hex_1,
+            hex_0,
+            "--out",
+            reversed.to_str().unwrap(),
+        ],
+        &cache,
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert_eq!(std::fs::read(&reversed).unwrap(), aggregate);
+    let output = pce_prover(
+        &[
+            "aggregate",
+            "--c1",
+            c1_0,
+            c1_0,
+            "--proof",
+            hex_0,
+            hex_0,
+            "--out",
+            reversed.to_str().unwrap(),
+        ],
+        &cache,
+    );
+    let message = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{message}");
+    assert!(message.contains("is given twice"), "{message}");
+
     // Another miner, and a proof missing: refused, nothing written.
     let refused = work.path().join("refused.bin");
     let refused_arg = refused.to_str().unwrap();

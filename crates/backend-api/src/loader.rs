@@ -17,7 +17,8 @@
 
 use std::ffi::CStr;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
 
 use std::ffi::c_char;
 
@@ -153,6 +154,28 @@ pub fn resolve(spec: &str) -> Result<PathBuf, LoadError> {
         })
 }
 
+/// The library at `path`, opened once per process and never unloaded:
+/// a daemon loads its fallback backend for every job, and each open would
+/// leak another handle.
+fn opened_once(path: &Path) -> Result<&'static libloading::Library, LoadError> {
+    static OPENED: Mutex<BTreeMap<PathBuf, &'static libloading::Library>> =
+        Mutex::new(BTreeMap::new());
+    let key = path.canonicalize().unwrap_or_else(|_| path.to_owned());
+    let mut opened = OPENED.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(library) = opened.get(&key) {
+        return Ok(library);
+    }
+    // SAFETY: loading a library runs its initialisers; a backend plugin
+    // is trusted code by the user's choice of `--backend`.
+    let library = unsafe { libloading::Library::new(path) }.map_err(|e| LoadError::NotALibrary {
+        path: path.to_owned(),
+        message: e.to_string(),
+    })?;
+    let library: &'static libloading::Library = Box::leak(Box::new(library));
+    opened.insert(key, library);
+    Ok(library)
+}
+
 impl Backend {
     /// Loads the backend named or located by `spec` (see the module docs).
     pub fn load(spec: &str) -> Result<Self, LoadError> {
@@ -168,15 +191,7 @@ impl Backend {
             });
         }
         crate::crash::install();
-        // SAFETY: loading a library runs its initialisers; a backend plugin
-        // is trusted code by the user's choice of `--backend`.
-        let library =
-            unsafe { libloading::Library::new(path) }.map_err(|e| LoadError::NotALibrary {
-                path: path.to_owned(),
-                message: e.to_string(),
-            })?;
-        // Never unloaded: leak the handle.
-        let library: &'static libloading::Library = Box::leak(Box::new(library));
+        let library = opened_once(path)?;
         // SAFETY: the symbol's type is fixed by the ABI.
         let entry: pce_backend_entry_fn =
             unsafe { library.get::<pce_backend_entry_fn>(ffi::PCE_BACKEND_ENTRY_SYMBOL) }

@@ -658,7 +658,10 @@ fn prove_all<J: Job>(
         // Before waiting for the next witness, not once it is there: the
         // device is idle from the end of one proof. Not once no partition
         // is left: the caller hears of the jobs only when the run returns.
-        let between = (shared.options.between_partitions.as_ref()).filter(|_| !shared.all_proven());
+        // Nor once the run is cancelled: its jobs' memory is held until
+        // the prover threads see it.
+        let between = (shared.options.between_partitions.as_ref())
+            .filter(|_| !shared.all_proven() && !shared.options.cancelled());
         let between =
             between.and_then(|work| catch_unwind(AssertUnwindSafe(|| work.run(prover))).err());
         let item = queue.lock().expect("work queue poisoned").recv();
@@ -672,12 +675,21 @@ fn prove_all<J: Job>(
             break;
         };
         let (job, partition) = (item.job, item.partition);
+        if let Some(panic) = between {
+            // Given to the job whose partition waited for it, or said here
+            // where that job has already ended.
+            if shared.is_settled(job) {
+                error!(
+                    "the work between partitions panicked: {}",
+                    panic_message(panic.as_ref())
+                );
+            } else {
+                shared.fail(job, panicked(Some(partition), panic).into(), to_caller);
+            }
+            continue;
+        }
         if shared.is_settled(job) {
             continue; // an earlier partition failed
-        }
-        if let Some(panic) = between {
-            shared.fail(job, panicked(Some(partition), panic).into(), to_caller);
-            continue;
         }
         if shared.options.cancelled() {
             shared.fail(job, EngineError::Cancelled.into(), to_caller);
@@ -720,11 +732,14 @@ fn prove_partition<J: Job>(
                     partition,
                     error: &failure,
                 });
-                count.fetch_add(1, Ordering::Relaxed);
                 device = shared.proven_on.len();
                 fallback
                     .prover
                     .prove(shared.pce, &witness, &public_inputs, r, s)
+                    // Partitions proven there, not tried there.
+                    .inspect(|_| {
+                        count.fetch_add(1, Ordering::Relaxed);
+                    })
                     .map_err(|source| EngineError::FallbackFailed {
                         partition,
                         failure,

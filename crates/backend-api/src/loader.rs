@@ -15,9 +15,9 @@
 //! like the host's own (`RUST_LOG=pce_plugin=debug` for a plugin's debug
 //! output).
 
+use std::collections::BTreeMap;
 use std::ffi::CStr;
 use std::path::{Path, PathBuf};
-use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 use std::ffi::c_char;
@@ -167,10 +167,11 @@ fn opened_once(path: &Path) -> Result<&'static libloading::Library, LoadError> {
     }
     // SAFETY: loading a library runs its initialisers; a backend plugin
     // is trusted code by the user's choice of `--backend`.
-    let library = unsafe { libloading::Library::new(path) }.map_err(|e| LoadError::NotALibrary {
-        path: path.to_owned(),
-        message: e.to_string(),
-    })?;
+    let library =
+        unsafe { libloading::Library::new(path) }.map_err(|e| LoadError::NotALibrary {
+            path: path.to_owned(),
+            message: e.to_string(),
+        })?;
     let library: &'static libloading::Library = Box::leak(Box::new(library));
     opened.insert(key, library);
     Ok(library)

@@ -18,6 +18,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use filecoin_prover::c1::C1Input;
 use filecoin_prover::c2::{prove_sectors, prover_id_of_miner, C2Options, C2Outcome, C2Run};
+use filecoin_prover::circuits::ProofCircuit;
 use filecoin_prover::proof_type::ProofType;
 use proving_engine::chain;
 use proving_engine::memory::{gib, parse_size};
@@ -288,6 +289,22 @@ pub fn c2(args: C2Args) -> Result<ExitCode> {
     let mut outs_of_inputs = Vec::new();
     for (path, out) in paths.iter().zip(outs) {
         match C1Input::read(path, proof_type) {
+            // One circuit per run: an input of another proof type than the
+            // first fails alone, as an unreadable one.
+            Ok(input)
+                if inputs
+                    .first()
+                    .is_some_and(|first: &C1Input| first.proof_type != input.proof_type) =>
+            {
+                let error = format!(
+                    "{}: a {} sector, where this run proves {} (one proof type per run)",
+                    path.display(),
+                    input.proof_type,
+                    inputs[0].proof_type
+                );
+                eprintln!("error: {error}");
+                unreadable.push(json!({"c1": path, "error": error}));
+            }
             Ok(input) => {
                 inputs.push(input);
                 outs_of_inputs.push(out);
@@ -307,6 +324,20 @@ pub fn c2(args: C2Args) -> Result<ExitCode> {
     let options = args
         .prove
         .options(prover_id, args.sector_id, args.circuit_proofs);
+    // Checked before minutes of recording or decoding: a missing driver
+    // or device is said at once.
+    backend_api::Backend::load(&options.engine.backend)?
+        .devices()
+        .with_context(|| format!("backend {}", options.engine.backend))?;
+    let circuit = ProofCircuit::from(inputs[0].proof_type);
+    let pce = circuit.files()?.pce;
+    if !pce.exists() {
+        eprintln!(
+            "recording the {circuit} circuit into {} first (once: at 32 GiB one to a few \
+             minutes; `pce-prover params record` does it ahead)",
+            pce.display()
+        );
+    }
     let start = Instant::now();
     let (run, write_errors) = prove_and_write(&inputs, &options, &outs, args.format)?;
     let wall = start.elapsed();

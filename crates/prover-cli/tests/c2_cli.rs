@@ -213,6 +213,55 @@ fn failures_leave_no_output_behind() {
         text(&output)
     );
     assert!(!out.exists());
+
+    // A backend without its driver: said before the parameters are looked
+    // for (and before minutes of recording at 32 GiB).
+    let broken = common::plugin_dir().join(backend_api::loader::plugin_file_name("broken"));
+    let output = common::pce_prover(
+        &[
+            "c2",
+            "--c1",
+            c1.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--backend",
+            broken.to_str().unwrap(),
+        ],
+        &[
+            ("FIL_PROOFS_PARAMETER_CACHE", empty_cache.as_os_str()),
+            (pce_backend_broken::MODE_ENV, OsStr::new("no-driver")),
+        ],
+    );
+    let said = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{said}");
+    assert!(said.contains("no simulated driver installed"), "{said}");
+    assert!(!said.contains("missing parameters"), "{said}");
+
+    // An input of another proof type than the first (a non-interactive
+    // sector's 13 partitions) fails alone, before anything is proven.
+    let dir = work.path().join("mixed");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(&c1, dir.join("a.json")).unwrap();
+    let mut many = serde_json::to_value(&sector.c1).unwrap();
+    let partition = many["vanilla_proofs"][0].clone();
+    many["vanilla_proofs"] = serde_json::Value::Array(vec![partition; 13]);
+    std::fs::write(dir.join("b.json"), many.to_string()).unwrap();
+    let output = pce_prover(
+        &[
+            "c2",
+            "--c1",
+            dir.to_str().unwrap(),
+            "--out-dir",
+            work.path().join("proofs").to_str().unwrap(),
+        ],
+        &empty_cache,
+    );
+    let said = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("b.json: a StackedDrg2KiBV1_2_Feat_NonInteractivePoRep sector, where this run proves StackedDrg2KiBV1_1 (one proof type per run)"),
+        "{said}"
+    );
 }
 
 /// `aggregate` over what `c2 --out-dir` wrote: one proof that

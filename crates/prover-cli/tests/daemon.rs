@@ -1219,6 +1219,41 @@ fn a_circuit_whose_jobs_need_more_ntt_scratch_than_the_budget_is_refused() {
     assert!(!refused.contains("circuit loaded"), "{refused}");
 }
 
+/// What makes a start fail is found before the first circuit's minutes of
+/// loading: a mistyped second circuit to preload, and a Unix socket in a
+/// directory that does not exist.
+#[test]
+fn a_bad_preload_name_or_socket_directory_is_refused_before_loading() {
+    let dir = tempfile::tempdir().unwrap();
+    let refused = refused_start_with_cache(
+        dir.path(),
+        &["--preload", "porep-2k", "--preload", "porep-3k"],
+        &shared_parameter_cache(),
+        &[("RUST_LOG", "info")],
+    );
+    assert!(
+        refused.contains("preloading porep-3k: unknown circuit \"porep-3k\""),
+        "{refused}"
+    );
+    assert!(!refused.contains("circuit loaded"), "{refused}");
+
+    let socket = dir.path().join("missing").join("prover.sock");
+    let output = Command::new(env!("CARGO_BIN_EXE_pce-prover"))
+        .args(["serve", "--preload", "porep-2k", "--listen"])
+        .arg(format!("unix://{}", socket.display()))
+        .env("PCE_BACKEND_DIR", common::plugin_dir())
+        .env("FIL_PROOFS_PARAMETER_CACHE", shared_parameter_cache())
+        .env("RUST_LOG", "info")
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "{said}");
+    assert!(
+        said.contains(&format!("unix://{}", socket.display())) && !said.contains("circuit loaded"),
+        "{said}"
+    );
+}
+
 /// A backend that lists no device (which the ABI asks plugins not to do)
 /// is refused at start, where the daemon would queue every job for ever.
 #[test]

@@ -8,6 +8,7 @@
 //! every waiting client, then closes the listener (and removes its socket
 //! file).
 
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -61,6 +62,17 @@ pub fn run(config: Config) -> Result<(), ServeError> {
     let stop = StopSignals::block()
         .and_then(|signals| signals.wait(listening.clone()))
         .map_err(ServeError::Signals)?;
+    // Bound first: an address in use or a socket directory that does not
+    // exist is said at once, not after minutes of preloading. Connections
+    // made meanwhile wait in the socket's backlog until it is served.
+    let (bound, _socket_file) = bind(&config.server.listen)?;
+    // Every name known before the first circuit's minutes of loading.
+    for name in &config.proving.preload {
+        crate::requests::circuit_named(name).map_err(|what| StartError::Preload {
+            circuit: name.clone(),
+            what,
+        })?;
+    }
     let daemon = Daemon::new(&config)?;
     for name in &config.proving.preload {
         notify(&format!("STATUS=loading circuit {name}"));
@@ -80,7 +92,7 @@ pub fn run(config: Config) -> Result<(), ServeError> {
             address: config.server.listen.clone(),
             source,
         })?;
-    let served = runtime.block_on(serve(&config, daemon.clone(), stop, &listening));
+    let served = runtime.block_on(serve(&config, bound, daemon.clone(), stop, &listening));
     // A `PreloadSRS` load still running on a blocking thread is abandoned.
     runtime.shutdown_timeout(Duration::from_secs(1));
     // Workers return once the queue is closed and their job has ended;
@@ -94,10 +106,50 @@ pub fn run(config: Config) -> Result<(), ServeError> {
     served
 }
 
-/// Serves until `stop` resolves (the first SIGTERM or SIGINT), then drains;
-/// sets `listening` once the listener is bound.
+/// A listening socket, not yet served.
+enum Bound {
+    Tcp(std::net::TcpListener),
+    Unix(std::os::unix::net::UnixListener, PathBuf),
+}
+
+/// A Unix socket's file, removed when the daemon stops (or fails to start).
+struct SocketFile(Option<PathBuf>);
+
+impl Drop for SocketFile {
+    fn drop(&mut self) {
+        if let Some(path) = &self.0 {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+/// Binds the address `listen` names (`host:port` or `unix://PATH`).
+fn bind(listen: &str) -> Result<(Bound, SocketFile), ServeError> {
+    let listen_error = |source| ServeError::Listen {
+        address: listen.to_owned(),
+        source,
+    };
+    let bound = match Listen::parse(listen).map_err(StartError::from)? {
+        Listen::Tcp(address) => {
+            let listener = std::net::TcpListener::bind(&address).map_err(listen_error)?;
+            listener.set_nonblocking(true).map_err(listen_error)?;
+            (Bound::Tcp(listener), SocketFile(None))
+        }
+        Listen::Unix(path) => {
+            remove_stale_socket(&path).map_err(listen_error)?;
+            let listener = std::os::unix::net::UnixListener::bind(&path).map_err(listen_error)?;
+            listener.set_nonblocking(true).map_err(listen_error)?;
+            (Bound::Unix(listener, path.clone()), SocketFile(Some(path)))
+        }
+    };
+    Ok(bound)
+}
+
+/// Serves `bound` until `stop` resolves (the first SIGTERM or SIGINT),
+/// then drains; sets `listening` once it serves.
 async fn serve(
     config: &Config,
+    bound: Bound,
     daemon: Arc<Daemon>,
     stop: oneshot::Receiver<&'static str>,
     listening: &AtomicBool,
@@ -121,9 +173,9 @@ async fn serve(
         address: config.server.listen.clone(),
         source,
     };
-    match Listen::parse(&config.server.listen).map_err(StartError::from)? {
-        Listen::Tcp(address) => {
-            let listener = TcpListener::bind(&address).await.map_err(listen_error)?;
+    match bound {
+        Bound::Tcp(listener) => {
+            let listener = TcpListener::from_std(listener).map_err(listen_error)?;
             let local = listener.local_addr().map_err(listen_error)?;
             listening.store(true, Ordering::SeqCst);
             info!(address = %local, "ready: listening");
@@ -133,9 +185,8 @@ async fn serve(
                 .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)
                 .await?;
         }
-        Listen::Unix(path) => {
-            remove_stale_socket(&path).map_err(listen_error)?;
-            let listener = UnixListener::bind(&path).map_err(listen_error)?;
+        Bound::Unix(listener, path) => {
+            let listener = UnixListener::from_std(listener).map_err(listen_error)?;
             listening.store(true, Ordering::SeqCst);
             info!(path = %path.display(), "ready: listening");
             notify(&format!(
@@ -143,11 +194,9 @@ async fn serve(
                 path.display()
             ));
             println!("pce-prover serve: ready on unix://{}", path.display());
-            let served = router
+            router
                 .serve_with_incoming_shutdown(UnixListenerStream::new(listener), shutdown)
-                .await;
-            let _ = std::fs::remove_file(&path);
-            served?;
+                .await?;
         }
     }
     info!("stopped");

@@ -70,9 +70,7 @@ impl AtomicFile {
                 Err(e) => return Err(e),
             }
         };
-        // Where the file system has no locks, orphans are told by their
-        // writer's process id instead.
-        let _ = file.try_lock();
+        lock_own(&file);
         Ok(Self {
             path: path.to_owned(),
             tmp,
@@ -175,6 +173,23 @@ fn remove_orphans(path: &Path, name: &OsStr) {
     }
 }
 
+/// Locks a temporary file just created. Another writer looking for
+/// orphans may hold its lock for a moment (between the file's creation and
+/// this lock): an unlocked file would later pass for an orphan once it is a
+/// minute old, and be removed under its writer, so the lock is retried
+/// until it is taken. Where the file system has no locks, orphans are told
+/// by their writer's process id instead.
+fn lock_own(file: &File) {
+    for _ in 0..1000 {
+        match file.try_lock() {
+            Err(std::fs::TryLockError::WouldBlock) => {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            _ => return,
+        }
+    }
+}
+
 /// Whether the temporary file `tmp`, named for process `pid`, is no
 /// longer written: locked by no one, and older than [`ORPHAN_MIN_AGE`] or
 /// named for a process this system no longer has. Where the file system
@@ -261,6 +276,29 @@ mod tests {
             .collect();
         names.sort();
         names
+    }
+
+    /// A writer whose new temporary file another writer is checking for
+    /// an orphan (its lock held for a moment) still takes the lock once
+    /// it is free, so that the file never passes for an orphan.
+    #[test]
+    fn a_writer_takes_its_lock_once_an_orphan_check_lets_go() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("file.tmp");
+        let own = File::create(&path).unwrap();
+        let checker = File::open(&path).unwrap();
+        checker.try_lock().unwrap();
+        let release = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(30));
+            drop(checker);
+        });
+        lock_own(&own);
+        release.join().unwrap();
+        let other = File::open(&path).unwrap();
+        assert!(matches!(
+            other.try_lock(),
+            Err(std::fs::TryLockError::WouldBlock)
+        ));
     }
 
     #[test]

@@ -260,6 +260,20 @@ fn params_record_writes_the_pce_files_and_replaces_a_damaged_one() {
         "{said}"
     );
     assert_eq!(std::fs::read(winning).unwrap(), recorded, "recorded again");
+
+    // One that is unusable and cannot be replaced (a directory in its
+    // place; tests run as root, so a read-only cache would not fail):
+    // recorded, and the command fails saying so.
+    std::fs::remove_file(winning).unwrap();
+    std::fs::create_dir(winning).unwrap();
+    let output = pce_prover(&args, cache.path());
+    let said = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("was recorded but could not be saved to")
+            && said.contains("is the parameter cache writable?"),
+        "{said}"
+    );
 }
 
 /// `params gen` never writes insecure parameters over a file that may be

@@ -204,7 +204,14 @@ step streamed-bases 60 env PCE_GPU_MEMORY_LIMIT=$STREAM_LIMIT "$PCE" backend-che
 # of a sector with data only where challenged); every proof verified with
 # filecoin-proofs' verifier before it counts.
 if [ -z "${QUICK:-}" ]; then
-  step "kinds-$BACKEND-vs-cpu" 90 "$PCE" bench kinds --backend "$BACKEND" --against cpu --rounds 1
+  # Insecure 32 GiB WinningPoSt parameters are written only into the
+  # run's own cache; a cache given from outside must hold published ones.
+  KINDS_FLAGS=()
+  if [ "$FIL_PROOFS_PARAMETER_CACHE" = "$WORK/params" ]; then
+    KINDS_FLAGS=(--insecure-production-size)
+  fi
+  step "kinds-$BACKEND-vs-cpu" 90 "$PCE" bench kinds --backend "$BACKEND" --against cpu --rounds 1 \
+    "${KINDS_FLAGS[@]}"
 fi
 # One partition of a 32 GiB PoRep sector at its real shape (domain 2^27,
 # an H query of 134M points; a pool of random points repeated as bases):

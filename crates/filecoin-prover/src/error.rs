@@ -63,13 +63,13 @@ pub enum C2Error {
         /// The proof type.
         proof_type: String,
     },
-    /// One of a circuit's two parameter files is there without the other,
-    /// and test parameters were asked for: the one there may be published.
+    /// A circuit's verifying key is there without its parameters, and
+    /// test parameters were asked for: the key may be the published one.
     #[error("{present} exists but {absent} does not: refusing to write insecure test parameters over a file that may be the published one (a lotus node keeps the published verifying keys alone); fetch the missing file, or generate both again with --force")]
     PartialParameters {
-        /// The file that exists.
+        /// The verifying key, which exists.
         present: std::path::PathBuf,
-        /// The file that does not.
+        /// The parameter file, which does not.
         absent: std::path::PathBuf,
     },
     /// The verifying key beside the parameters is not theirs (a download,

@@ -32,24 +32,28 @@ pub fn generate_test_params(
         std::fs::create_dir_all(dir)
             .map_err(C2Error::io("creating the parameter cache directory", dir))?;
     }
-    write_atomically(&files.vk, |out| params.vk.write(out))
-        .map_err(C2Error::io("writing test parameters", &files.vk))?;
+    // The key last: a run stopped between the two leaves the parameters
+    // alone, which the next run writes again ([`ensure_test_params`]),
+    // never a key alone, which it must not touch.
     write_atomically(&files.params, |out| {
         params.write(&mut *out)?;
         out.flush()
     })
     .map_err(C2Error::io("writing test parameters", &files.params))?;
+    write_atomically(&files.vk, |out| params.vk.write(out))
+        .map_err(C2Error::io("writing test parameters", &files.vk))?;
     info!(params = %files.params.display(), "test parameters written (insecure: for testing only)");
     Ok(())
 }
 
 /// Makes sure test parameters for `circuit` exist in the cache,
-/// generating them (and the PCE) when `force` is set or both files are
-/// missing. Returns the circuit's files and whether parameters were
-/// generated. One file without the other is an error unless `force` is
-/// set: a node that only verifies (lotus) keeps the published verifying
-/// keys without their parameters, and an insecure key written over one
-/// would make it accept forged proofs.
+/// generating them (and the PCE) when `force` is set or the key is
+/// missing (the parameters alone are what a generation stopped between
+/// the two files leaves). Returns the circuit's files and whether
+/// parameters were generated. A key without its parameters is an error
+/// unless `force` is set: a node that only verifies (lotus) keeps the
+/// published verifying keys without their parameters, and an insecure key
+/// written over one would make it accept forged proofs.
 pub fn ensure_test_params(
     circuit: impl Into<ProofCircuit>,
     seed: u64,
@@ -60,15 +64,13 @@ pub fn ensure_test_params(
     if !force {
         match (files.params.exists(), files.vk.exists()) {
             (true, true) => return Ok((files, false)),
-            (false, false) => {}
-            (params, _) => {
-                let (present, absent) = if params {
-                    (files.params, files.vk)
-                } else {
-                    (files.vk, files.params)
-                };
-                return Err(C2Error::PartialParameters { present, absent });
+            (false, true) => {
+                return Err(C2Error::PartialParameters {
+                    present: files.vk,
+                    absent: files.params,
+                })
             }
+            _ => {}
         }
     }
     let pce = circuit.pce()?;

@@ -169,9 +169,22 @@ pub fn decode_proof(path: &Path, bytes: &[u8]) -> Result<Vec<u8>> {
 /// interactive aggregate in ascending sector number, since
 /// ProveCommitAggregate lists its sectors as a bitfield (a directory's
 /// `c1-10.json` comes before `c1-9.json`); otherwise, or where a C1 output
-/// does not say its sector number, as given. A sector given twice is an
-/// error.
+/// does not say its sector number, as given. A sector given twice (of
+/// those whose numbers are known) is an error.
 fn in_chain_order(mut sectors: Vec<SectorToAggregate>) -> Result<Vec<SectorToAggregate>> {
+    let mut by_number: Vec<&SectorToAggregate> = sectors.iter().collect();
+    by_number.sort_by_key(|s| s.sector.sector_num);
+    if let Some(pair) = by_number.windows(2).find(|pair| {
+        pair[0].sector.sector_num.is_some()
+            && pair[0].sector.sector_num == pair[1].sector.sector_num
+    }) {
+        bail!(
+            "sector {} is given twice, with the proofs {} and {}",
+            pair[0].sector.sector_num.unwrap_or_default(),
+            pair[0].proof_path.display(),
+            pair[1].proof_path.display()
+        );
+    }
     let interactive = !sectors[0].sector.proof_type.is_non_interactive();
     let known = sectors.iter().all(|s| s.sector.sector_num.is_some());
     if !(interactive && known) {
@@ -179,17 +192,6 @@ fn in_chain_order(mut sectors: Vec<SectorToAggregate>) -> Result<Vec<SectorToAgg
     }
     let given: Vec<Option<u64>> = sectors.iter().map(|s| s.sector.sector_num).collect();
     sectors.sort_by_key(|s| s.sector.sector_num);
-    if let Some(pair) = sectors
-        .windows(2)
-        .find(|pair| pair[0].sector.sector_num == pair[1].sector.sector_num)
-    {
-        bail!(
-            "sector {} is given twice: {} and {}",
-            pair[0].sector.sector_num.unwrap_or_default(),
-            pair[0].proof_path.display(),
-            pair[1].proof_path.display()
-        );
-    }
     if sectors.iter().map(|s| s.sector.sector_num).ne(given) {
         eprintln!(
             "the sectors are aggregated in ascending sector number, the order in which the chain \

@@ -326,9 +326,23 @@ pub fn c2(args: C2Args) -> Result<ExitCode> {
         .options(prover_id, args.sector_id, args.circuit_proofs);
     // Checked before minutes of recording or decoding: a missing driver
     // or device is said at once.
-    backend_api::Backend::load(&options.engine.backend)?
+    let listed = backend_api::Backend::load(&options.engine.backend)?
         .devices()
         .with_context(|| format!("backend {}", options.engine.backend))?;
+    match options.engine.devices {
+        Devices::All if listed.is_empty() => {
+            bail!(
+                "backend {} lists no device to prove on",
+                options.engine.backend
+            )
+        }
+        Devices::One(index) if !listed.iter().any(|device| device.index == index) => bail!(
+            "backend {} has no device {index} (it lists {})",
+            options.engine.backend,
+            listed.len()
+        ),
+        _ => {}
+    }
     let circuit = ProofCircuit::from(inputs[0].proof_type);
     let pce = circuit.files()?.pce;
     if !pce.exists() {

@@ -236,6 +236,23 @@ fn failures_leave_no_output_behind() {
     assert_eq!(output.status.code(), Some(1), "{said}");
     assert!(said.contains("no simulated driver installed"), "{said}");
     assert!(!said.contains("missing parameters"), "{said}");
+    // A device the backend does not list: said as early.
+    let output = pce_prover(
+        &[
+            "c2",
+            "--c1",
+            c1.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--device",
+            "5",
+        ],
+        &empty_cache,
+    );
+    let said = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{said}");
+    assert!(said.contains("backend cpu has no device 5"), "{said}");
+    assert!(!said.contains("missing parameters"), "{said}");
 
     // An input of another proof type than the first (a non-interactive
     // sector's 13 partitions) fails alone, before anything is proven.

@@ -2045,6 +2045,36 @@ fn sigterm_and_sigint_stop_the_daemon_whatever_handlers_its_plugin_installs() {
     }
 }
 
+/// A stop signal while the daemon preloads (its Unix socket bound, not yet
+/// served) ends it at once and removes the socket file it bound. Should the
+/// preload be done before the signal, the drain removes it as well.
+#[test]
+fn a_signal_while_preloading_ends_the_daemon_and_removes_its_socket() {
+    let dir = tempfile::tempdir().unwrap();
+    let socket = dir.path().join("prover.sock");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pce-prover"))
+        .args(["serve", "--preload", "porep-2k", "--listen"])
+        .arg(format!("unix://{}", socket.display()))
+        .env("PCE_BACKEND_DIR", common::plugin_dir())
+        .env("FIL_PROOFS_PARAMETER_CACHE", shared_parameter_cache())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !socket.exists() {
+        assert!(Instant::now() < deadline, "the socket was never bound");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let ended = child.wait().unwrap();
+    assert!(matches!(ended.code(), Some(143) | Some(0)), "{ended}");
+    assert!(!socket.exists(), "the socket file is left ({ended})");
+}
+
 /// Under systemd (`Type=notify`, `docs/pce-prover.service`): the service
 /// manager's socket is told what the daemon loads, that it is ready once
 /// it listens, how many jobs run, wait, completed and failed as jobs start

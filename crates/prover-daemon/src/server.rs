@@ -1,8 +1,8 @@
 //! Serving: listening on TCP or a unix socket, readiness and shutdown.
 //!
-//! The daemon listens only once its preloads are done, so a client that
-//! connects finds it ready, and only then tells the service manager it is
-//! ready ([`crate::service_manager`]; what it loads, before). On SIGTERM or
+//! The daemon binds its address first (an address in use is said at once)
+//! but serves only once its preloads are done, so a client finds it ready,
+//! and only then tells the service manager it is ready ([`crate::service_manager`]; what it loads, before). On SIGTERM or
 //! SIGINT it refuses new jobs, cancels the queued ones, gives the running
 //! ones the grace period to finish, cancels those still running, answers
 //! every waiting client, then closes the listener (and removes its socket
@@ -58,14 +58,14 @@ pub fn run(config: Config) -> Result<(), ServeError> {
         // no other thread runs yet.
         std::env::set_var("FIL_PROOFS_PARAMETER_CACHE", cache);
     }
-    let listening = Arc::new(AtomicBool::new(false));
-    let stop = StopSignals::block()
-        .and_then(|signals| signals.wait(listening.clone()))
-        .map_err(ServeError::Signals)?;
     // Bound first: an address in use or a socket directory that does not
     // exist is said at once, not after minutes of preloading. Connections
     // made meanwhile wait in the socket's backlog until it is served.
-    let (bound, _socket_file) = bind(&config.server.listen)?;
+    let (bound, socket_file) = bind(&config.server.listen)?;
+    let listening = Arc::new(AtomicBool::new(false));
+    let stop = StopSignals::block()
+        .and_then(|signals| signals.wait(listening.clone(), socket_file.0.clone()))
+        .map_err(ServeError::Signals)?;
     // Every name known before the first circuit's minutes of loading.
     for name in &config.proving.preload {
         crate::requests::circuit_named(name).map_err(|what| StartError::Preload {
@@ -112,7 +112,8 @@ enum Bound {
     Unix(std::os::unix::net::UnixListener, PathBuf),
 }
 
-/// A Unix socket's file, removed when the daemon stops (or fails to start).
+/// A Unix socket's file, removed when the daemon stops (or fails to start;
+/// a stop signal before it serves removes it too: [`StopSignals::wait`]).
 struct SocketFile(Option<PathBuf>);
 
 impl Drop for SocketFile {

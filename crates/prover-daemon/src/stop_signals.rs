@@ -9,11 +9,12 @@
 //! both signals are blocked in the thread that starts the daemon before
 //! any other thread exists (every thread inherits the mask, plugins'
 //! threads included), and one thread takes them with `sigwait`: no handler
-//! runs for them at all. Before the daemon listens, that thread ends the
+//! runs for them at all. Before the daemon serves, that thread ends the
 //! process at once, as the signal's default action would.
 
 use std::io;
 use std::mem::MaybeUninit;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -53,8 +54,13 @@ impl StopSignals {
     /// Until `listening` is set there is nothing to drain (the daemon is
     /// still opening its devices and preloading circuits, which can take
     /// minutes), so a signal then ends the process at once, with the exit
-    /// status of a shell's `128 + signal`.
-    pub fn wait(self, listening: Arc<AtomicBool>) -> io::Result<oneshot::Receiver<&'static str>> {
+    /// status of a shell's `128 + signal`, removing `socket` (the Unix
+    /// socket the daemon has bound, where it has one).
+    pub fn wait(
+        self,
+        listening: Arc<AtomicBool>,
+        socket: Option<PathBuf>,
+    ) -> io::Result<oneshot::Receiver<&'static str>> {
         let (sender, receiver) = oneshot::channel();
         std::thread::Builder::new()
             .name("stop-signals".into())
@@ -70,6 +76,9 @@ impl StopSignals {
                 };
                 if !listening.load(Ordering::SeqCst) {
                     warn!("{name} before the daemon was listening: exiting");
+                    if let Some(socket) = &socket {
+                        let _ = std::fs::remove_file(socket);
+                    }
                     std::process::exit(128 + signal);
                 }
                 let _ = sender.send(name);

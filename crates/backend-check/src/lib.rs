@@ -14,6 +14,8 @@
 //! - the ABI's edge cases hosts rely on (batch 0, ranges beyond the bases,
 //!   sizes beyond the device, `last_error` after a success), through the
 //!   raw vtable;
+//! - calls from several threads at once on one device, as the host makes
+//!   them;
 //! - whole proofs ([`check_proofs`]): random circuits and a SHA-256
 //!   circuit proven through the backend and through a reference backend
 //!   with the same r and s must give byte-identical, valid proofs.
@@ -27,6 +29,7 @@
 //! plugin does not have is an [`Verdict::Absent`] row: neither a pass nor a
 //! failure.
 
+mod concurrent;
 mod edges;
 mod msm;
 mod ntt;
@@ -176,6 +179,9 @@ pub fn check(device: &Device, limits: Limits, mut progress: impl FnMut(&Row)) ->
     });
     edges::check(device, &mut |case, outcome| {
         record(&mut report, case, outcome)
+    });
+    concurrent::check(device, &mut |case, outcome| {
+        record(&mut report, case, outcome.map_err(|e| e.to_string()))
     });
     report
 }

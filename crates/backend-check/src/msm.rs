@@ -19,7 +19,7 @@ use rand_chacha::ChaCha8Rng;
 use crate::{Limits, Verdict};
 
 /// A group the check runs over: blstrs types and their ABI counterparts.
-trait CheckedGroup {
+pub(crate) trait CheckedGroup {
     const NAME: &'static str;
     type Affine: PrimeCurveAffine<Scalar = Scalar, Curve = Self::Curve> + Send + Sync;
     type Curve: Curve<AffineRepr = Self::Affine> + Group<Scalar = Scalar> + Send;
@@ -142,7 +142,7 @@ fn reference<G: CheckedGroup>(points: &[G::Affine], scalars: &[Scalar]) -> G::Cu
 
 /// One case: `batch` MSMs of `n` terms over bases `[offset, offset + n)` of
 /// `offset + n` points.
-fn case<G: CheckedGroup>(
+pub(crate) fn case<G: CheckedGroup>(
     device: &Device,
     n: usize,
     offset: usize,

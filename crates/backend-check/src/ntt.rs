@@ -20,7 +20,8 @@ const KINDS: [(&str, NttDirection, bool); 4] = [
     ("coset-inverse", NttDirection::Inverse, true),
 ];
 
-fn reference(input: &[Scalar], direction: NttDirection, coset: bool) -> Vec<Scalar> {
+/// `input` transformed as bellperson's `EvaluationDomain` does it.
+pub(crate) fn reference(input: &[Scalar], direction: NttDirection, coset: bool) -> Vec<Scalar> {
     let worker = Worker::new();
     let mut domain = EvaluationDomain::from_coeffs(input.to_vec()).expect("power-of-two size");
     let result = match (direction, coset) {

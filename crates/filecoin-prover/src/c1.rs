@@ -175,8 +175,10 @@ impl C1Input {
         // Checked here, before anything is sized by it: a request's count
         // of partitions sizes the engine's state for the job.
         let found = partitions(&object).map_or(0, Vec::len);
-        let expected = usize::from(proof_type.config().partitions);
-        if found != expected {
+        if let Some(expected) = proof_type
+            .partitions()
+            .filter(|&expected| expected != found)
+        {
             return Err(fail(format!(
                 "{found} partition(s) of vanilla proofs, where {proof_type} has {expected}"
             )));

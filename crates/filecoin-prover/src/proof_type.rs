@@ -123,6 +123,16 @@ impl ProofType {
             .expect("registered proof types have compatible features")
     }
 
+    /// Its number of partitions; `None` for a sector size that is not
+    /// registered (the test shapes of 16 KiB and 32 KiB), which has no
+    /// configuration of its own.
+    pub fn partitions(&self) -> Option<usize> {
+        SECTOR_SIZES
+            .iter()
+            .any(|&(size, _)| size == self.sector_size)
+            .then(|| usize::from(self.config().partitions))
+    }
+
     /// Whether the proof is non-interactive (and aggregated by filecoin-proofs).
     pub fn is_non_interactive(&self) -> bool {
         self.variant == Variant::NonInteractive

@@ -170,18 +170,24 @@ fn c2_proves_a_lotus_bench_file_and_writes_a_report() {
 fn failures_leave_no_output_behind() {
     let work = tempfile::tempdir().unwrap();
     let out = work.path().join("proof.bin");
+    // `c2 --c1 c1 --out out` and `extra`, with `env` set.
+    let c2 = |c1: &Path, extra: &[&str], env: &[(&str, &OsStr)]| {
+        let args = [
+            "c2",
+            "--c1",
+            c1.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        common::pce_prover(&[&args[..], extra].concat(), env)
+    };
 
     let bad = work.path().join("bad.json");
     std::fs::write(&bad, "{ truncated").unwrap();
-    let output = pce_prover(
-        &[
-            "c2",
-            "--c1",
-            bad.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ],
-        work.path(),
+    let output = c2(
+        &bad,
+        &[],
+        &[("FIL_PROOFS_PARAMETER_CACHE", work.path().as_os_str())],
     );
     assert_eq!(output.status.code(), Some(1));
     assert!(
@@ -196,16 +202,8 @@ fn failures_leave_no_output_behind() {
     std::fs::write(&c1, serde_json::to_vec(&sector.c1).unwrap()).unwrap();
     let empty_cache = work.path().join("no-params");
     std::fs::create_dir_all(&empty_cache).unwrap();
-    let output = pce_prover(
-        &[
-            "c2",
-            "--c1",
-            c1.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ],
-        &empty_cache,
-    );
+    let empty = [("FIL_PROOFS_PARAMETER_CACHE", empty_cache.as_os_str())];
+    let output = c2(&c1, &[], &empty);
     assert_eq!(output.status.code(), Some(1));
     assert!(
         text(&output).contains("missing parameters for StackedDrg2KiBV1_1"),
@@ -214,45 +212,28 @@ fn failures_leave_no_output_behind() {
     );
     assert!(!out.exists());
 
-    // A backend without its driver: said before the parameters are looked
-    // for (and before minutes of recording at 32 GiB).
+    // A backend without its driver, and a device the backend does not
+    // list: said before the parameters are looked for (and before minutes
+    // of recording at 32 GiB).
     let broken = common::plugin_dir().join(backend_api::loader::plugin_file_name("broken"));
-    let output = common::pce_prover(
-        &[
-            "c2",
-            "--c1",
-            c1.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--backend",
-            broken.to_str().unwrap(),
-        ],
-        &[
-            ("FIL_PROOFS_PARAMETER_CACHE", empty_cache.as_os_str()),
-            (pce_backend_broken::MODE_ENV, OsStr::new("no-driver")),
-        ],
-    );
-    let said = text(&output);
-    assert_eq!(output.status.code(), Some(1), "{said}");
-    assert!(said.contains("no simulated driver installed"), "{said}");
-    assert!(!said.contains("missing parameters"), "{said}");
-    // A device the backend does not list: said as early.
-    let output = pce_prover(
-        &[
-            "c2",
-            "--c1",
-            c1.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--device",
-            "5",
-        ],
-        &empty_cache,
-    );
-    let said = text(&output);
-    assert_eq!(output.status.code(), Some(1), "{said}");
-    assert!(said.contains("backend cpu has no device 5"), "{said}");
-    assert!(!said.contains("missing parameters"), "{said}");
+    let no_driver = [
+        empty[0],
+        (pce_backend_broken::MODE_ENV, OsStr::new("no-driver")),
+    ];
+    for (extra, env, expected) in [
+        (
+            &["--backend", broken.to_str().unwrap()][..],
+            &no_driver[..],
+            "no simulated driver installed",
+        ),
+        (&["--device", "5"], &empty, "backend cpu has no device 5"),
+    ] {
+        let output = c2(&c1, extra, env);
+        let said = text(&output);
+        assert_eq!(output.status.code(), Some(1), "{said}");
+        assert!(said.contains(expected), "{said}");
+        assert!(!said.contains("missing parameters"), "{said}");
+    }
 
     // An input of another proof type than the first (a non-interactive
     // sector's 13 partitions) fails alone, before anything is proven.

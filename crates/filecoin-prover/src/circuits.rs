@@ -12,6 +12,7 @@ use filecoin_proofs::with_shape;
 use pce_core::PrecompiledCircuit;
 use proving_engine::LoadedCircuit;
 use storage_proofs_core::merkle::MerkleTreeTrait;
+use tracing::warn;
 
 use crate::cache::CircuitFiles;
 use crate::post::{PoStKind, PoStProofType};
@@ -90,6 +91,32 @@ impl ProofCircuit {
             Self::PoSt(t) => t.circuit()?.pce(&self.to_string()),
             Self::Update(t) => t.circuit().pce(&self.to_string()),
         }
+    }
+
+    /// Its PCE from the cache, read and checked, or recorded and saved
+    /// there when it is missing or unusable (with a warning saying why);
+    /// whether it was recorded. Unlike [`Self::pce`], which proves on with
+    /// a recording it could not save, a save that fails is an error: this
+    /// is for filling the cache ahead of proving (`params record`).
+    pub fn pce_in_cache(&self) -> Result<(PrecompiledCircuit, bool), C2Error> {
+        let files = self.files()?;
+        match PrecompiledCircuit::load(&files.pce) {
+            Ok(pce) => return Ok((pce, false)),
+            Err(e) if files.pce.exists() => {
+                warn!(
+                    "{}; extracting the circuit again",
+                    proving_engine::chain(&e)
+                )
+            }
+            Err(_) => {}
+        }
+        let pce = self.record()?;
+        if let Some(dir) = files.pce.parent() {
+            std::fs::create_dir_all(dir)
+                .map_err(C2Error::io("creating the parameter cache directory", dir))?;
+        }
+        pce.save(&files.pce)?;
+        Ok((pce, true))
     }
 
     /// Records the blank circuit without touching the cache.

@@ -10,8 +10,6 @@ use filecoin_prover::aggregate::{ensure_test_srs, test_srs_size};
 use filecoin_prover::circuits::{ProofCircuit, KINDS};
 use filecoin_prover::params::ensure_test_params;
 use filecoin_prover::proof_type::{parse_sector_size, ProofType, Variant};
-use pce_core::PrecompiledCircuit;
-use proving_engine::chain;
 use proving_engine::memory::gib;
 
 use crate::progress::step;
@@ -147,28 +145,14 @@ fn record(args: RecordArgs) -> Result<ExitCode> {
         } else {
             format!("recording the {circuit} circuit")
         };
-        // As every command loads a PCE, but a recording that cannot be
-        // saved fails here: this command's work is the file.
-        let pce = step(&message, || match PrecompiledCircuit::load(&files.pce) {
-            Ok(pce) => Ok(pce),
-            Err(e) => {
-                if files.pce.exists() {
-                    eprintln!("{}; extracting the circuit again", chain(&e));
-                }
-                let pce = circuit.record()?;
-                if let Some(dir) = files.pce.parent() {
-                    std::fs::create_dir_all(dir)
-                        .with_context(|| format!("creating {}", dir.display()))?;
-                }
-                pce.save(&files.pce).with_context(|| {
-                    format!(
-                        "the {circuit} circuit was recorded but could not be saved to {}: is the \
-                         parameter cache writable?",
-                        files.pce.display()
-                    )
-                })?;
-                anyhow::Ok(pce)
-            }
+        // A recording that cannot be saved fails here: this command's work
+        // is the file.
+        let (pce, _) = step(&message, || circuit.pce_in_cache()).with_context(|| {
+            format!(
+                "the {circuit} circuit could not be recorded into {}: is the parameter cache \
+                 writable?",
+                files.pce.display()
+            )
         })?;
         eprintln!(
             "{circuit}: {} constraints, {} non-zeros, {} in {}",

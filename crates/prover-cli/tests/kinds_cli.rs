@@ -270,7 +270,7 @@ fn params_record_writes_the_pce_files_and_replaces_a_damaged_one() {
     let said = text(&output);
     assert_eq!(output.status.code(), Some(1), "{said}");
     assert!(
-        said.contains("was recorded but could not be saved to")
+        said.contains("the StackedDrgWinning2KiBV1 circuit could not be recorded into")
             && said.contains("is the parameter cache writable?"),
         "{said}"
     );

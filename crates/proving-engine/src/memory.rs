@@ -27,8 +27,11 @@ use std::mem::size_of;
 
 use backend_api::{BackendError, Device};
 use blstrs::{G1Affine, G2Affine, Scalar};
-use groth16_prover::SrsShape;
-use pce_core::{PceSize, PrecompiledCircuit};
+// What a model is computed from, for callers that plan without the
+// crates below (the daemon).
+pub use groth16_prover::SrsShape;
+pub use pce_core::PceSize;
+use pce_core::PrecompiledCircuit;
 
 use crate::cgroup;
 use crate::process::physical_memory;

@@ -107,14 +107,39 @@ impl CircuitFiles {
 
     /// Loads the PCE, or records it with `record` (from the blank circuit
     /// of the proof kind `kind`) and saves it when it is missing or
-    /// unusable.
+    /// unusable. A recording that cannot be saved still serves the caller,
+    /// with a warning: a cache shared read-only (a container's mount) must
+    /// not stop proving.
     pub fn load_or_record(
         &self,
         kind: &str,
         record: impl FnOnce() -> Result<PrecompiledCircuit, C2Error>,
     ) -> Result<PrecompiledCircuit, C2Error> {
+        match self.cached_or_recorded(kind, record)? {
+            CachedPce::Loaded(pce) => Ok(pce),
+            CachedPce::Recorded { pce, saved: Ok(()) } => Ok(pce),
+            CachedPce::Recorded { pce, saved: Err(e) } => {
+                warn!(
+                    "{}; proving with the circuit recorded in memory (each run records it \
+                     again until the cache is writable)",
+                    proving_engine::chain(&e)
+                );
+                Ok(pce)
+            }
+        }
+    }
+
+    /// The PCE from the cache, read and checked, or recorded with `record`
+    /// when it is missing or unusable (with a warning saying why), with the
+    /// outcome of saving it: whether a save that failed is an error is the
+    /// caller's choice.
+    pub fn cached_or_recorded(
+        &self,
+        kind: &str,
+        record: impl FnOnce() -> Result<PrecompiledCircuit, C2Error>,
+    ) -> Result<CachedPce, C2Error> {
         match PrecompiledCircuit::load(&self.pce) {
-            Ok(pce) => return Ok(pce),
+            Ok(pce) => return Ok(CachedPce::Loaded(pce)),
             Err(PceError::Format(FormatError::Io { source, .. }))
                 if source.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => warn!(
@@ -131,21 +156,24 @@ impl CircuitFiles {
             None => Ok(()),
         }
         .and_then(|()| Ok(pce.save(&self.pce)?));
-        match saved {
-            Ok(()) => {
-                info!(elapsed = ?start.elapsed(), path = %self.pce.display(), "PCE saved")
-            }
-            // A cache shared read-only (a container's mount): the recording
-            // serves this process, and the next records it again.
-            Err(e) => warn!(
-                elapsed = ?start.elapsed(),
-                "{}; proving with the circuit recorded in memory (each run records it \
-                 again until the cache is writable)",
-                proving_engine::chain(&e)
-            ),
+        if saved.is_ok() {
+            info!(elapsed = ?start.elapsed(), path = %self.pce.display(), "PCE saved");
         }
-        Ok(pce)
+        Ok(CachedPce::Recorded { pce, saved })
     }
+}
+
+/// A pre-compiled circuit as [`CircuitFiles::cached_or_recorded`] found it.
+pub enum CachedPce {
+    /// Read from the cache and checked.
+    Loaded(PrecompiledCircuit),
+    /// Recorded from the blank circuit, and whether it could be saved.
+    Recorded {
+        /// The recording.
+        pce: PrecompiledCircuit,
+        /// The outcome of writing it into the cache.
+        saved: Result<(), C2Error>,
+    },
 }
 
 #[cfg(test)]

@@ -12,9 +12,8 @@ use filecoin_proofs::with_shape;
 use pce_core::PrecompiledCircuit;
 use proving_engine::LoadedCircuit;
 use storage_proofs_core::merkle::MerkleTreeTrait;
-use tracing::warn;
 
-use crate::cache::CircuitFiles;
+use crate::cache::{CachedPce, CircuitFiles};
 use crate::post::{PoStKind, PoStProofType};
 use crate::proof_type::{parse_sector_size, ProofType};
 use crate::update::UpdateProofType;
@@ -99,24 +98,13 @@ impl ProofCircuit {
     /// a recording it could not save, a save that fails is an error: this
     /// is for filling the cache ahead of proving (`params record`).
     pub fn pce_in_cache(&self) -> Result<(PrecompiledCircuit, bool), C2Error> {
-        let files = self.files()?;
-        match PrecompiledCircuit::load(&files.pce) {
-            Ok(pce) => return Ok((pce, false)),
-            Err(e) if files.pce.exists() => {
-                warn!(
-                    "{}; extracting the circuit again",
-                    proving_engine::chain(&e)
-                )
-            }
-            Err(_) => {}
+        match self
+            .files()?
+            .cached_or_recorded(&self.to_string(), || self.record())?
+        {
+            CachedPce::Loaded(pce) => Ok((pce, false)),
+            CachedPce::Recorded { pce, saved } => saved.map(|()| (pce, true)),
         }
-        let pce = self.record()?;
-        if let Some(dir) = files.pce.parent() {
-            std::fs::create_dir_all(dir)
-                .map_err(C2Error::io("creating the parameter cache directory", dir))?;
-        }
-        pce.save(&files.pce)?;
-        Ok((pce, true))
     }
 
     /// Records the blank circuit without touching the cache.

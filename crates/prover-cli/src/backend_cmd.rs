@@ -8,6 +8,7 @@ use backend_api::{Backend, BackendError, Device};
 use backend_check::{check as run_checks, check_proofs, Limits, Row};
 use clap::Args;
 use proving_engine::memory::gib;
+use proving_engine::{pick_devices, EngineError};
 
 use crate::EXIT_BACKEND_UNAVAILABLE;
 
@@ -161,22 +162,19 @@ pub(crate) fn unavailable(error: BackendError) -> ExitCode {
 
 /// Opens device `index`, or says why not with the matching exit status.
 pub(crate) fn open(backend: &Backend, index: u32) -> Result<Device, ExitCode> {
-    let devices = backend.devices().map_err(unavailable)?;
-    if !devices.iter().any(|device| device.index == index) {
-        eprintln!(
-            "error: backend {} has no device {index} (it lists {})",
-            backend.name(),
-            devices.len()
-        );
-        // None at all is the backend unavailable, as a plugin that says
-        // so itself.
-        return Err(if devices.is_empty() {
-            ExitCode::from(EXIT_BACKEND_UNAVAILABLE)
-        } else {
-            ExitCode::FAILURE
-        });
+    match pick_devices(backend, &[index]) {
+        Ok(_) => backend.open(index).map_err(unavailable),
+        Err(EngineError::Backend(error)) => Err(unavailable(error)),
+        Err(error) => {
+            eprintln!("error: {error}");
+            // None at all is the backend unavailable, as a plugin that says
+            // so itself.
+            Err(match error {
+                EngineError::BackendListsNone { .. } => ExitCode::from(EXIT_BACKEND_UNAVAILABLE),
+                _ => ExitCode::FAILURE,
+            })
+        }
     }
-    backend.open(index).map_err(unavailable)
 }
 
 /// `pce-prover backend-check`.

@@ -22,7 +22,7 @@ use filecoin_prover::circuits::ProofCircuit;
 use filecoin_prover::proof_type::ProofType;
 use proving_engine::chain;
 use proving_engine::memory::{gib, parse_size};
-use proving_engine::{Devices, EngineOptions, Event, Observer};
+use proving_engine::{pick_devices, Devices, EngineOptions, Event, Observer};
 use serde_json::json;
 
 use crate::output::{
@@ -326,23 +326,8 @@ pub fn c2(args: C2Args) -> Result<ExitCode> {
         .options(prover_id, args.sector_id, args.circuit_proofs);
     // Checked before minutes of recording or decoding: a missing driver
     // or device is said at once.
-    let listed = backend_api::Backend::load(&options.engine.backend)?
-        .devices()
-        .with_context(|| format!("backend {}", options.engine.backend))?;
-    match options.engine.devices {
-        Devices::All if listed.is_empty() => {
-            bail!(
-                "backend {} lists no device to prove on",
-                options.engine.backend
-            )
-        }
-        Devices::One(index) if !listed.iter().any(|device| device.index == index) => bail!(
-            "backend {} has no device {index} (it lists {})",
-            options.engine.backend,
-            listed.len()
-        ),
-        _ => {}
-    }
+    let backend = backend_api::Backend::load(&options.engine.backend)?;
+    pick_devices(&backend, options.engine.devices.indices())?;
     let circuit = ProofCircuit::from(inputs[0].proof_type);
     let pce = circuit.files()?.pce;
     if !pce.exists() {

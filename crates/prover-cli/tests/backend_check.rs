@@ -123,7 +123,7 @@ fn broken_backends_fail_cleanly() {
         (
             "no-devices",
             3,
-            &["backend broken has no device 0 (it lists 0)"],
+            &["backend broken lists no device to prove on"],
         ),
         (
             "wrong-abi",

@@ -226,7 +226,11 @@ fn failures_leave_no_output_behind() {
             &no_driver[..],
             "no simulated driver installed",
         ),
-        (&["--device", "5"], &empty, "backend cpu has no device 5"),
+        (
+            &["--device", "5"],
+            &empty,
+            "backend cpu has no device 5 (it lists 1)",
+        ),
     ] {
         let output = c2(&c1, extra, env);
         let said = text(&output);

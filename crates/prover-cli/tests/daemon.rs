@@ -1272,6 +1272,23 @@ fn a_backend_without_devices_is_refused_at_start() {
     );
 }
 
+/// A configured device the backend does not list is refused at start,
+/// named with how many the backend lists, the way `c2 --device` says it.
+#[test]
+fn a_device_the_backend_does_not_list_is_refused_at_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let refused = refused_start_with_cache(
+        dir.path(),
+        &["--device", "0", "--device", "7"],
+        &shared_parameter_cache(),
+        &[],
+    );
+    assert!(
+        refused.contains("backend cpu has no device 7 (it lists 1)"),
+        "{refused}"
+    );
+}
+
 /// A circuit whose PCE is missing is recorded when it is first needed,
 /// counted in the memory budget as its decoded parameters while it is:
 /// under a budget one byte short of that, the daemon refuses to preload it

@@ -26,7 +26,9 @@ use backend_api::{Backend, Device, DeviceInfo};
 use filecoin_prover::circuits::ProofCircuit;
 use proving_engine::memory::{default_budget, gib};
 use proving_engine::process::{release_free_memory, ProcessMemory, ProcessResources};
-use proving_engine::{chain, open_fallback, panic_message, BetweenPartitions, DeviceProver};
+use proving_engine::{
+    chain, open_fallback, panic_message, pick_devices, BetweenPartitions, DeviceProver, EngineError,
+};
 use tracing::{info, warn};
 
 use crate::config::{Config, ConfigError};
@@ -62,22 +64,10 @@ pub enum StartError {
     /// The fallback backend could not be opened.
     #[error("the fallback backend: {0}")]
     Fallback(String),
-    /// The backend lists no device: jobs would wait for ever.
-    #[error("backend {backend} lists no device to prove on")]
-    NoDevices {
-        /// The backend.
-        backend: String,
-    },
-    /// A configured device does not exist.
-    #[error("backend {backend} has no device {index} (it has {available})")]
-    NoSuchDevice {
-        /// The backend.
-        backend: String,
-        /// The device asked for.
-        index: u32,
-        /// How many it has.
-        available: usize,
-    },
+    /// The configured devices are not listed (or none is): jobs would
+    /// wait for ever.
+    #[error(transparent)]
+    NoDevice(EngineError),
     /// A circuit to preload is unknown or failed to load.
     #[error("preloading {circuit}: {what}")]
     Preload {
@@ -182,29 +172,15 @@ impl Daemon {
             backend: backend.name().to_owned(),
             source,
         };
-        let all = backend.devices().map_err(devices_error)?;
-        let wanted: Vec<u32> = match config.proving.devices.as_slice() {
-            [] => all.iter().map(|d| d.index).collect(),
-            some => some.to_vec(),
-        };
-        if wanted.is_empty() {
-            return Err(StartError::NoDevices {
-                backend: backend.name().to_owned(),
-            });
-        }
+        let chosen =
+            pick_devices(&backend, &config.proving.devices).map_err(|error| match error {
+                EngineError::Backend(source) => devices_error(source),
+                other => StartError::NoDevice(other),
+            })?;
         let mut devices = Vec::new();
-        for index in wanted {
-            let info = all
-                .iter()
-                .find(|d| d.index == index)
-                .cloned()
-                .ok_or_else(|| StartError::NoSuchDevice {
-                    backend: backend.name().to_owned(),
-                    index,
-                    available: all.len(),
-                })?;
-            let device = backend.open(index).map_err(devices_error)?;
-            info!(index, name = %info.name, "device ready");
+        for info in chosen {
+            let device = backend.open(info.index).map_err(devices_error)?;
+            info!(index = info.index, name = %info.name, "device ready");
             devices.push(DeviceSlot { info, device });
         }
         let fallback_device =

@@ -39,16 +39,25 @@ pub enum EngineError {
     /// A backend call outside a proof failed (devices, domain sizes).
     #[error(transparent)]
     Backend(#[from] backend_api::BackendError),
-    /// The backend lists no device (or a run was given none).
+    /// A run was given no device.
     #[error("no device to prove on")]
     NoDevices,
-    /// The requested device does not exist.
-    #[error("backend {backend} has no device {index}")]
+    /// The backend lists no device (which the ABI asks plugins not to do:
+    /// they fail to load instead, saying why).
+    #[error("backend {backend} lists no device to prove on")]
+    BackendListsNone {
+        /// The backend.
+        backend: String,
+    },
+    /// The requested device is not in the backend's list.
+    #[error("backend {backend} has no device {index} (it lists {listed})")]
     NoSuchDevice {
         /// The backend.
         backend: String,
         /// The device index asked for.
         index: u32,
+        /// How many devices it lists.
+        listed: usize,
     },
     /// The pre-compiled circuit could not be read or evaluated.
     #[error(transparent)]

@@ -27,7 +27,7 @@ pub mod registry;
 pub use error::{chain, panic_message, EngineError};
 pub use job::{Assignment, Job, PartitionProof};
 pub use pipeline::{
-    open_fallback, run, run_with, BetweenPartitions, DeviceProver, DeviceUse, Devices,
-    EngineOptions, Event, JobResult, MemoryPlan, Observer, Proven, Run, StageTimes,
+    open_fallback, pick_devices, run, run_with, BetweenPartitions, DeviceProver, DeviceUse,
+    Devices, EngineOptions, Event, JobResult, MemoryPlan, Observer, Proven, Run, StageTimes,
 };
 pub use registry::{LoadedCircuit, Registry};

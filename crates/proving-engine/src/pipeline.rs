@@ -52,7 +52,7 @@ use crate::{chain, panic_message, EngineError};
 mod options;
 mod outcome;
 
-pub use options::{BetweenPartitions, Devices, EngineOptions};
+pub use options::{pick_devices, BetweenPartitions, Devices, EngineOptions};
 pub use outcome::{DeviceUse, Event, JobResult, MemoryPlan, Observer, Proven, Run, StageTimes};
 
 /// A device ready to prove one circuit: its prover holds the circuit's
@@ -254,31 +254,13 @@ impl Setup {
     /// The first device of backend `spec`, with its name.
     fn open_first(spec: &str) -> Result<(Device, String), EngineError> {
         let backend = Backend::load(spec)?;
-        let first = backend
-            .devices()?
-            .into_iter()
-            .next()
-            .ok_or(EngineError::NoDevices)?;
+        let first = pick_devices(&backend, &[])?.swap_remove(0);
         Ok((backend.open(first.index)?, first.name))
     }
 
     fn open(options: &EngineOptions) -> Result<Self, EngineError> {
         let backend = Backend::load(&options.backend)?;
-        let listed = backend.devices()?;
-        let chosen: Vec<_> = match options.devices {
-            Devices::One(index) => listed.into_iter().filter(|d| d.index == index).collect(),
-            Devices::All => listed,
-        };
-        if chosen.is_empty() {
-            return Err(match options.devices {
-                Devices::One(index) => EngineError::NoSuchDevice {
-                    backend: backend.name().to_owned(),
-                    index,
-                },
-                Devices::All => EngineError::NoDevices,
-            });
-        }
-        let devices = chosen
+        let devices = pick_devices(&backend, options.devices.indices())?
             .into_iter()
             .map(|info| Ok((backend.open(info.index)?, info.name)))
             .collect::<Result<Vec<_>, EngineError>>()?;

@@ -6,13 +6,12 @@ use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+use backend_api::{Backend, DeviceInfo};
 use blstrs::Scalar;
 
 #[cfg(doc)]
 use crate::memory::default_budget;
-use crate::DeviceProver;
-#[cfg(doc)]
-use crate::EngineError;
+use crate::{DeviceProver, EngineError};
 
 /// Which devices of the backend a run proves on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,6 +20,47 @@ pub enum Devices {
     One(u32),
     /// Every device the backend lists.
     All,
+}
+
+impl Devices {
+    /// The indices it names: none for every listed device.
+    pub fn indices(&self) -> &[u32] {
+        match self {
+            Self::One(index) => std::slice::from_ref(index),
+            Self::All => &[],
+        }
+    }
+}
+
+/// The devices of `backend` that `wanted` names, in that order (every
+/// listed device when `wanted` is empty), or why there is none to prove
+/// on. The listing is cheap and opening a GPU is not, so every caller
+/// checks the indices this way before opening anything or recording a
+/// circuit, and a wrong index is said at once, the same way everywhere.
+pub fn pick_devices(backend: &Backend, wanted: &[u32]) -> Result<Vec<DeviceInfo>, EngineError> {
+    let listed = backend.devices()?;
+    if listed.is_empty() {
+        return Err(EngineError::BackendListsNone {
+            backend: backend.name().to_owned(),
+        });
+    }
+    if wanted.is_empty() {
+        return Ok(listed);
+    }
+    wanted
+        .iter()
+        .map(|&index| {
+            listed
+                .iter()
+                .find(|device| device.index == index)
+                .cloned()
+                .ok_or_else(|| EngineError::NoSuchDevice {
+                    backend: backend.name().to_owned(),
+                    index,
+                    listed: listed.len(),
+                })
+        })
+        .collect()
 }
 
 /// How to prove.

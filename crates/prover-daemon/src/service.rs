@@ -2,8 +2,10 @@
 //! daemon's jobs and back.
 //!
 //! Handlers never prove and never wait on a lock that proving holds: they
-//! queue, watch, cancel and read. Loading a circuit (`PreloadSRS`) runs on
-//! a blocking thread.
+//! queue, watch, cancel and read. What takes CPU time runs on a blocking
+//! thread, so that the runtime's few threads keep answering: taking in a
+//! request (its payload, tens of megabytes for a 32 GiB PoRep, copied,
+//! hashed and parsed) and loading a circuit (`PreloadSRS`).
 
 use std::hash::{BuildHasher, RandomState};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -33,22 +35,51 @@ pub const MAX_REQUEST_ID_BYTES: usize = 256;
 /// The service over a daemon.
 pub struct Service {
     daemon: Arc<Daemon>,
+    intake: Arc<Intake>,
+}
+
+/// Turns requests into the daemon's jobs.
+struct Intake {
+    daemon: Arc<Daemon>,
     unnamed: AtomicU64,
     /// Keys the requests' fingerprints: a client cannot make two of its
     /// requests collide on purpose.
     fingerprints: RandomState,
 }
 
+/// A submitted job: its id, the answer, and the job's outcome to come.
+type Taken = (String, SubmitProofResponse, Option<OutcomeWatch>);
+
 impl Service {
     /// Serves `daemon`.
     pub fn new(daemon: Arc<Daemon>) -> Self {
         Self {
+            intake: Arc::new(Intake {
+                daemon: daemon.clone(),
+                unnamed: AtomicU64::new(0),
+                fingerprints: RandomState::new(),
+            }),
             daemon,
-            unnamed: AtomicU64::new(0),
-            fingerprints: RandomState::new(),
         }
     }
 
+    /// Submits `request` on a blocking thread (see the module doc).
+    async fn submit(&self, request: SubmitProofRequest) -> Result<Taken, Status> {
+        let intake = self.intake.clone();
+        match tokio::task::spawn_blocking(move || intake.submit(request)).await {
+            Ok(taken) => taken.map_err(|e| *e),
+            Err(e) => Err(Status::internal(match e.try_into_panic() {
+                Ok(panic) => format!(
+                    "taking in the request failed: {}",
+                    proving_engine::panic_message(&*panic)
+                ),
+                Err(_) => "taking in the request was cancelled (shutting down)".into(),
+            })),
+        }
+    }
+}
+
+impl Intake {
     /// What `request` asks to prove, its id and priority aside: a retry's
     /// is the same.
     fn fingerprint(&self, request: &SubmitProofRequest) -> u64 {
@@ -70,10 +101,7 @@ impl Service {
 
     /// Submits `request`: its job's id, the answer, and the job's outcome
     /// to come; or why it has no job (boxed: a `Status` is large).
-    fn submit(
-        &self,
-        request: SubmitProofRequest,
-    ) -> Result<(String, SubmitProofResponse, Option<OutcomeWatch>), Box<Status>> {
+    fn submit(&self, request: SubmitProofRequest) -> Result<Taken, Box<Status>> {
         if request.request_id.len() > MAX_REQUEST_ID_BYTES {
             return Err(Box::new(Status::invalid_argument(format!(
                 "request_id is {} bytes long; at most {MAX_REQUEST_ID_BYTES} are taken",
@@ -115,7 +143,9 @@ impl Service {
         };
         Ok((id, response, submitted.outcome))
     }
+}
 
+impl Service {
     /// The answer for job `id`, whose outcome `watch` receives (`None`: no
     /// such job), waiting up to `timeout_ms` (0: no limit).
     async fn await_result(
@@ -243,9 +273,7 @@ impl ProvingEngine for Service {
         &self,
         request: Request<SubmitProofRequest>,
     ) -> Result<Response<SubmitProofResponse>, Status> {
-        Ok(Response::new(
-            self.submit(request.into_inner()).map_err(|e| *e)?.1,
-        ))
+        Ok(Response::new(self.submit(request.into_inner()).await?.1))
     }
 
     async fn await_proof(
@@ -268,7 +296,7 @@ impl ProvingEngine for Service {
             .into_inner()
             .submit
             .ok_or_else(|| Status::invalid_argument("ProveRequest.submit is missing"))?;
-        let (id, _, watch) = self.submit(submit).map_err(|e| *e)?;
+        let (id, _, watch) = self.submit(submit).await?;
         let result = Self::await_result(&id, watch, 0).await;
         Ok(Response::new(ProveResponse {
             result: Some(result),

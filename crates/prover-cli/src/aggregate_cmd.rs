@@ -135,17 +135,22 @@ fn pair_proofs(c1_paths: &[PathBuf], proofs: &[PathBuf]) -> Result<Vec<PathBuf>>
 }
 
 /// A sector's partition proofs from a file `c2` wrote, in whichever
-/// encoding: raw bytes (a compressed point's first byte has its top bit
-/// set, so they never read as text), hex or base64 text, or `c2`'s JSON
-/// (its `partition_proofs` when present: a non-interactive sector's).
+/// encoding: raw bytes, hex or base64 text, or `c2`'s JSON (its
+/// `partition_proofs` when present: a non-interactive sector's). Raw
+/// bytes are told from text by their content: a raw proof begins with a
+/// compressed point, whose first byte has its top bit set, but a raw
+/// non-interactive aggregate begins with a field element, whose first byte
+/// is anything; kilobytes of random bytes are never all printable text.
 pub fn decode_proof(path: &Path, bytes: &[u8]) -> Result<Vec<u8>> {
-    let text = match bytes.first() {
-        None => bail!("{}: empty", path.display()),
-        Some(&first) if first >= 0x80 => return Ok(bytes.to_vec()),
-        Some(_) => std::str::from_utf8(bytes)
-            .map(str::trim)
-            .with_context(|| format!("{}: neither a raw proof nor text", path.display()))?,
-    };
+    if bytes.is_empty() {
+        bail!("{}: empty", path.display());
+    }
+    let printable = |b: &u8| b.is_ascii_graphic() || b.is_ascii_whitespace();
+    if bytes[0] >= 0x80 || !bytes.iter().all(printable) {
+        return Ok(bytes.to_vec());
+    }
+    // All ASCII, so UTF-8.
+    let text = std::str::from_utf8(bytes).map(str::trim).unwrap_or_default();
     if text.starts_with('{') {
         let doc: serde_json::Value = serde_json::from_str(text)
             .with_context(|| format!("{}: not valid JSON", path.display()))?;
@@ -219,6 +224,10 @@ mod tests {
         // A non-interactive sector's JSON: its partition proofs, not its aggregate.
         let encoded = encode_proof(Format::Json, "NI", &proof, 2, Some(&partitions));
         assert_eq!(decode_proof(path, &encoded).unwrap(), partitions);
+        // A raw non-interactive aggregate begins with a field element:
+        // here with a byte that is a digit, then bytes no text has.
+        let aggregate: Vec<u8> = (0..4096u32).map(|i| (i * 37 + 0x31) as u8).collect();
+        assert_eq!(decode_proof(path, &aggregate).unwrap(), aggregate);
         for (bytes, expected) in [
             (&b""[..], "s.proof: empty"),
             (b"{\"proof_type\": 1}", "no \"proof\""),

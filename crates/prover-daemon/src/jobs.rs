@@ -117,10 +117,24 @@ pub struct Submitted {
     pub outcome: Option<OutcomeWatch>,
 }
 
+impl Submitted {
+    /// A submission turned away for `why`, with no job.
+    fn refused(why: Refusal) -> Self {
+        Self {
+            position: 0,
+            device: None,
+            joined: false,
+            queued: false,
+            refused: Some(why),
+            outcome: None,
+        }
+    }
+}
+
 /// A receiver of a job's outcome (`None` until it is done).
 pub type OutcomeWatch = watch::Receiver<Option<Arc<Outcome>>>;
 
-/// Why a submission under the id of a live job is turned away.
+/// Why a submission is turned away without a job of its own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum Refusal {
     /// The job of that id proves another request.
@@ -129,6 +143,11 @@ pub enum Refusal {
     /// The job of that id is being cancelled.
     #[error("the job of this id is being cancelled: submit it again once it has ended")]
     BeingCancelled,
+    /// The daemon takes no new job: it is draining the running ones to
+    /// exit. Not a job that failed, so that a scheduler counting failures
+    /// sends the request elsewhere or again later.
+    #[error("the daemon is shutting down: submit to another prover, or again once it has restarted")]
+    ShuttingDown,
 }
 
 /// A job's line in a status report.
@@ -229,8 +248,7 @@ impl<R> Jobs<R> {
             return answer;
         }
         if table.closed {
-            drop(table);
-            return self.reject(id, kind, "the daemon is shutting down".into(), fingerprint);
+            return Submitted::refused(Refusal::ShuttingDown);
         }
         let sequence = table.next_sequence;
         table.next_sequence += 1;
@@ -464,11 +482,16 @@ impl<R> Entry<R> {
 }
 
 impl<R> Table<R> {
-    /// Records how job `id` ended and wakes whoever awaits it.
+    /// Records how job `id` ended and wakes whoever awaits it; a job ends
+    /// once (one given up on at shutdown is cancelled, whatever its worker
+    /// says when it stops).
     fn finish(&mut self, id: &str, outcome: Outcome) {
         let Some(entry) = self.entries.get_mut(id) else {
             return;
         };
+        if entry.state == State::Done {
+            return;
+        }
         entry.state = State::Done;
         entry.finished = Some(Instant::now());
         // Its input (tens of megabytes for a 32 GiB PoRep) is not needed
@@ -835,6 +858,11 @@ mod tests {
             queued.watch("q").unwrap().borrow().as_deref(),
             Some(Outcome::Cancelled)
         ));
+        // After closing, a new submission gets no job: it is refused, so
+        // that it is not counted as a failed job.
+        let late = queued.submit("late", "porep", Priority::Normal, 1, 1);
+        assert_eq!(late.refused, Some(Refusal::ShuttingDown));
+        assert!(late.outcome.is_none() && queued.watch("late").is_none());
     }
 
     #[test]
@@ -911,6 +939,17 @@ mod tests {
         );
         jobs.finish(&running.id, Outcome::Cancelled);
         assert!(jobs.submit("x", "porep", Priority::Normal, 1, 1).queued);
+    }
+
+    #[test]
+    fn a_job_ends_once() {
+        let jobs = jobs();
+        jobs.submit("x", "porep", Priority::Normal, 1, 1);
+        let running = jobs.claim(0).unwrap();
+        jobs.finish(&running.id, Outcome::Cancelled);
+        jobs.finish(&running.id, Outcome::Failed("later".into()));
+        let outcome = jobs.watch("x").unwrap().borrow().clone();
+        assert!(matches!(outcome.as_deref(), Some(Outcome::Cancelled)));
     }
 
     #[test]

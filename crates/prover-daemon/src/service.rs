@@ -134,6 +134,7 @@ impl Intake {
             return Err(Box::new(match refusal {
                 Refusal::OtherRequest => Status::already_exists(message),
                 Refusal::BeingCancelled => Status::aborted(message),
+                Refusal::ShuttingDown => Status::unavailable(message),
             }));
         }
         let response = SubmitProofResponse {

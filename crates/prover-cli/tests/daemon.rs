@@ -522,6 +522,17 @@ fn bad_requests_fail_their_job_and_the_daemon_serves_on() {
         let mut unspecified = porep_request("unspecified", &sector, &wrapper);
         unspecified.set_proof_kind(ProofKind::Unspecified);
         failed(&prove(unspecified).await.unwrap(), "unspecified");
+        let mut unknown_kind = porep_request("unknown-kind", &sector, &wrapper);
+        unknown_kind.proof_kind = 7;
+        failed(
+            &prove(unknown_kind).await.unwrap(),
+            "proof_kind 7 is not one this daemon knows",
+        );
+        let mut unknown_priority = porep_request("unknown-priority", &sector, &wrapper);
+        unknown_priority.priority = 9;
+        let refused = prove(unknown_priority).await.unwrap_err();
+        assert_eq!(refused.code(), tonic::Code::InvalidArgument, "{refused:?}");
+        assert!(refused.message().contains("priority 9"), "{refused:?}");
         let long_id = porep_request(&"x".repeat(300), &sector, &wrapper);
         let refused = prove(long_id).await.unwrap_err();
         assert_eq!(refused.code(), tonic::Code::InvalidArgument, "{refused:?}");
@@ -555,7 +566,7 @@ fn bad_requests_fail_their_job_and_the_daemon_serves_on() {
         let status = get_status(&mut client).await;
         assert_eq!(
             (status.total_proofs_completed, status.total_proofs_failed),
-            (1, 10)
+            (1, 11)
         );
     });
 }
@@ -1000,6 +1011,10 @@ async fn prove_while_seal_runs(
     eprintln!(
         "{label}: WinningPoSt answered in {} ms ({} ms queued, {} ms setting its circuit up)",
         result.total_ms, result.queue_wait_ms, result.srs_load_ms
+    );
+    assert!(
+        result.queue_wait_ms + result.srs_load_ms <= result.total_ms,
+        "the load is not counted as waiting too: {result:?}"
     );
     assert_eq!(
         await_briefly(client, "seal").await,

@@ -353,7 +353,7 @@ impl Daemon {
                 let proven = self
                     .prove_job(slot, &job, &input, &circuit, &prover, memory)
                     .map(|mut proven| {
-                        proven.timings.load = std::mem::take(&mut setup);
+                        proven.timings.count_load(std::mem::take(&mut setup));
                         proven
                     });
                 self.end(job, proven);
@@ -457,7 +457,7 @@ impl Daemon {
                 set_up,
             )
         };
-        proven.timings.load = loading + set_up;
+        proven.timings.count_load(loading + set_up);
         Ok(Some(proven))
     }
 

@@ -69,6 +69,16 @@ pub struct Timings {
     pub total: Duration,
 }
 
+impl Timings {
+    /// Records `load`, the time between leaving the queue and starting to
+    /// prove spent loading the circuit, as loading and not as waiting:
+    /// `queue_wait` is measured up to the start.
+    pub fn count_load(&mut self, load: Duration) {
+        self.load = load;
+        self.queue_wait = self.queue_wait.saturating_sub(load);
+    }
+}
+
 /// A job's state.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum State {

@@ -120,6 +120,13 @@ impl Intake {
             request.request_id.clone()
         };
         let (kind, default_priority, parsed) = translate(&id, request.proof_kind(), &request);
+        if crate::proto::Priority::try_from(request.priority).is_err() {
+            return Err(Box::new(Status::invalid_argument(format!(
+                "priority {} is not one this daemon knows (0 the kind's own, 1 LOW, 2 NORMAL, \
+                 3 HIGH, 4 CRITICAL)",
+                request.priority
+            ))));
+        }
         let priority = match request.priority() {
             crate::proto::Priority::Unspecified => default_priority,
             crate::proto::Priority::Low => Priority::Low,
@@ -260,10 +267,17 @@ pub fn translate(
             Priority::Critical,
             post(PoStKind::Winning),
         ),
+        // prost reads a value the enum lacks as `Unspecified`.
         ProofKind::Unspecified => (
             "unspecified",
             Priority::Normal,
-            Err("proof_kind is unspecified".into()),
+            Err(match request.proof_kind {
+                0 => "proof_kind is unspecified".into(),
+                other => format!(
+                    "proof_kind {other} is not one this daemon knows (1 PoRep, 2 SnapDeals, \
+                     3 WindowPoSt partition, 4 WinningPoSt)"
+                ),
+            }),
         ),
     }
 }

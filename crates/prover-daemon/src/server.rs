@@ -8,7 +8,7 @@
 //! every waiting client, then closes the listener (and removes its socket
 //! file).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -64,7 +64,7 @@ pub fn run(config: Config) -> Result<(), ServeError> {
     let (bound, socket_file) = bind(&config.server.listen)?;
     let listening = Arc::new(AtomicBool::new(false));
     let stop = StopSignals::block()
-        .and_then(|signals| signals.wait(listening.clone(), socket_file.0.clone()))
+        .and_then(|signals| signals.wait(listening.clone(), socket_file.path()))
         .map_err(ServeError::Signals)?;
     // Every name known before the first circuit's minutes of loading.
     for name in &config.proving.preload {
@@ -114,12 +114,32 @@ enum Bound {
 
 /// A Unix socket's file, removed when the daemon stops (or fails to start;
 /// a stop signal before it serves removes it too: [`StopSignals::wait`]).
-struct SocketFile(Option<PathBuf>);
+struct SocketFile(Option<(PathBuf, FileId)>);
+
+/// A file's device, inode and change time: what tells this daemon's socket
+/// from one another daemon bound at the same path after this one stopped
+/// listening (whose inode may be the one just freed).
+type FileId = (u64, u64, i64, i64);
+
+fn file_id(path: &Path) -> Option<FileId> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::symlink_metadata(path)
+        .ok()
+        .map(|meta| (meta.dev(), meta.ino(), meta.ctime(), meta.ctime_nsec()))
+}
+
+impl SocketFile {
+    fn path(&self) -> Option<PathBuf> {
+        self.0.as_ref().map(|(path, _)| path.clone())
+    }
+}
 
 impl Drop for SocketFile {
     fn drop(&mut self) {
-        if let Some(path) = &self.0 {
-            let _ = std::fs::remove_file(path);
+        if let Some((path, id)) = &self.0 {
+            if file_id(path) == Some(*id) {
+                let _ = std::fs::remove_file(path);
+            }
         }
     }
 }
@@ -140,7 +160,10 @@ fn bind(listen: &str) -> Result<(Bound, SocketFile), ServeError> {
             remove_stale_socket(&path).map_err(listen_error)?;
             let listener = std::os::unix::net::UnixListener::bind(&path).map_err(listen_error)?;
             listener.set_nonblocking(true).map_err(listen_error)?;
-            (Bound::Unix(listener, path.clone()), SocketFile(Some(path)))
+            let id = file_id(&path).ok_or_else(|| {
+                listen_error(std::io::Error::other("the socket vanished as it was bound"))
+            })?;
+            (Bound::Unix(listener, path.clone()), SocketFile(Some((path, id))))
         }
     };
     Ok(bound)
@@ -266,4 +289,31 @@ async fn drain(daemon: &Daemon, grace: Duration) {
         cancelled = cancelled.len(),
         "jobs drained"
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A daemon that stopped listening may see another bind its path
+    /// before it exits: its exit leaves the other's socket alone.
+    #[test]
+    fn the_socket_file_is_removed_only_while_it_is_this_daemons() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("prover.sock");
+        let ours = std::os::unix::net::UnixListener::bind(&path).unwrap();
+        let own = SocketFile(Some((path.clone(), file_id(&path).unwrap())));
+        drop(ours);
+        std::fs::remove_file(&path).unwrap();
+        // A daemon starting takes far longer than the clock's tick, which
+        // may be coarse (the change time is then what differs).
+        std::thread::sleep(Duration::from_millis(50));
+        let _theirs = std::os::unix::net::UnixListener::bind(&path).unwrap();
+        drop(own);
+        assert!(path.exists(), "the other daemon's socket was removed");
+
+        let again = SocketFile(Some((path.clone(), file_id(&path).unwrap())));
+        drop(again);
+        assert!(!path.exists(), "its own socket is removed");
+    }
 }

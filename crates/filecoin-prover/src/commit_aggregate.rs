@@ -41,7 +41,7 @@ use proving_engine::chain;
 use rayon::prelude::*;
 use storage_proofs_core::merkle::MerkleTreeTrait;
 use storage_proofs_core::sector::SectorId;
-use tracing::info;
+use tracing::{info, warn};
 
 use crate::aggregate::{self, check_srs, VERSION};
 use crate::c1::{C1Error, SealedSector};
@@ -82,6 +82,13 @@ pub struct SectorsAggregate {
     pub verify: Duration,
 }
 
+/// The most sectors the miner actor's ProveCommitAggregate takes (its
+/// policy's `max_aggregated_sectors`).
+pub const MAX_AGGREGATED_SECTORS: usize = 819;
+
+/// The fewest sectors it takes (`min_aggregated_sectors`).
+pub const MIN_AGGREGATED_SECTORS: usize = 4;
+
 /// Aggregates `sectors`' proofs, in the order given, into one SnarkPack
 /// proof (version 2, as lotus and Curio aggregate), after checking each
 /// sector's proofs; with `prover_id`, every sector must name its sector
@@ -103,16 +110,35 @@ pub fn aggregate_sectors(
             expected: first.proof_type.to_string(),
         });
     }
-    let bounds = FIP92_MIN_NI_POREP_AGGREGATION_PROOFS..=FIP92_MAX_NI_POREP_AGGREGATION_PROOFS;
-    if first.proof_type.is_non_interactive() && !bounds.contains(&sectors.len()) {
+    let count = sectors.len();
+    if first.proof_type.is_non_interactive() {
+        let bounds = FIP92_MIN_NI_POREP_AGGREGATION_PROOFS..=FIP92_MAX_NI_POREP_AGGREGATION_PROOFS;
+        if !bounds.contains(&count) {
+            return Err(C2Error::AggregateCount {
+                sectors: count,
+                what: format!(
+                    "FIP-0092 aggregates {} to {} non-interactive sectors",
+                    bounds.start(),
+                    bounds.end()
+                ),
+            });
+        }
+    } else if count > MAX_AGGREGATED_SECTORS {
         return Err(C2Error::AggregateCount {
-            sectors: sectors.len(),
+            sectors: count,
             what: format!(
-                "FIP-0092 aggregates {} to {} non-interactive sectors",
-                bounds.start(),
-                bounds.end()
+                "the miner actor's ProveCommitAggregate takes at most {MAX_AGGREGATED_SECTORS} \
+                 sectors"
             ),
         });
+    } else if count < MIN_AGGREGATED_SECTORS {
+        // A valid aggregate, which tests and tools use; only the chain
+        // refuses it.
+        warn!(
+            sectors = count,
+            "the miner actor's ProveCommitAggregate refuses fewer than \
+             {MIN_AGGREGATED_SECTORS} sectors: submit these proofs one by one"
+        );
     }
     let config = first.proof_type.config();
     with_shape!(

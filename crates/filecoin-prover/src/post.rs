@@ -129,8 +129,17 @@ impl PoStProofType {
         5 * group + size
     }
 
-    /// Parses a name such as `StackedDrgWindow32GiBV1_2`.
+    /// Parses a name such as `StackedDrgWindow32GiBV1_2`, or Go's for the
+    /// same type, `StackedDrgWindow32GiBV1_1` (filecoin-proofs has no
+    /// WindowPoSt V1_1, so the name means nothing else).
     pub fn from_name(name: &str) -> Option<Self> {
+        let go_window = name
+            .strip_prefix("StackedDrgWindow")
+            .and_then(|rest| rest.strip_suffix("V1_1"));
+        let name = match go_window {
+            Some(size) => format!("StackedDrgWindow{size}V1_2"),
+            None => name.to_owned(),
+        };
         (0..15)
             .filter_map(Self::from_id)
             .find(|t| t.to_string() == name)
@@ -350,28 +359,54 @@ impl<'a, Tree: 'static + MerkleTreeTrait> PoStJob<'a, Tree> {
                 ),
             });
         }
-        let (inputs, proofs): (Vec<usize>, Vec<_>) = decoded.into_iter().unzip();
-        // storage-proofs' verifier takes a sector's comm_r_last from the
-        // root of its first inclusion proof, its circuit from the field
-        // beside them: a proof where the two differ passes the verifier and
-        // gives a SNARK that does not verify, so it is refused here.
-        for proof in &proofs {
-            let consistent = proof.vanilla_proof.sectors.iter().all(|sector| {
-                sector
-                    .inclusion_proofs
-                    .first()
-                    .is_none_or(|first| first.root() == sector.comm_r_last)
-            });
-            if !consistent {
-                return Err(C2Error::VanillaProofs {
-                    what: format!(
-                        "the vanilla proof of sector {}: its comm_r_last is not the root of its inclusion proofs",
-                        u64::from(proof.sector_id)
-                    ),
-                });
-            }
+        for (i, proof) in &decoded {
+            let source = self.input.vanilla_proofs[*i].source.display();
+            let sector = u64::from(proof.sector_id);
+            self.check_shape(proof)
+                .map_err(|what| C2Error::VanillaProofs {
+                    what: format!("{source} (sector {sector}): {what}"),
+                })?;
         }
+        let (inputs, proofs): (Vec<usize>, Vec<_>) = decoded.into_iter().unzip();
         Ok(SectorProofs { proofs, inputs })
+    }
+
+    /// Refuses a sector's vanilla proof that is not one sector's
+    /// `challenge_count` inclusion proofs whose root is the `comm_r_last`
+    /// beside them. storage-proofs' verifier indexes such a proof without
+    /// looking (it panics where there is none), takes the root of the first
+    /// inclusion proof for `comm_r_last` where the circuit takes the field
+    /// (a SNARK that does not verify), or says only that some proof of the
+    /// partition is wrong.
+    fn check_shape(&self, proof: &FallbackPoStSectorProof<Tree>) -> Result<(), String> {
+        let [sector] = proof.vanilla_proof.sectors.as_slice() else {
+            return Err(format!(
+                "it holds {} sector proofs where a PoSt vanilla proof holds one",
+                proof.vanilla_proof.sectors.len()
+            ));
+        };
+        let (found, wanted) = (sector.inclusion_proofs.len(), self.config.challenge_count);
+        if found != wanted {
+            let other = |kind: PoStKind| {
+                let other = PoStProofType {
+                    kind,
+                    ..self.input.proof_type
+                };
+                (kind != self.input.proof_type.kind && other.config().challenge_count == found)
+                    .then(|| format!(" (a {kind:?}PoSt vanilla proof?)"))
+            };
+            let guess = other(PoStKind::Winning)
+                .or_else(|| other(PoStKind::Window))
+                .unwrap_or_default();
+            return Err(format!(
+                "it holds {found} inclusion proofs where a {} vanilla proof holds {wanted}{guess}",
+                self.input.proof_type
+            ));
+        }
+        if sector.inclusion_proofs[0].root() != sector.comm_r_last {
+            return Err("its comm_r_last is not the root of its inclusion proofs".into());
+        }
+        Ok(())
     }
 
     fn safe<D: Domain>(bytes: &[u8; 32], name: &str) -> Result<D, C2Error> {
@@ -583,6 +618,12 @@ mod tests {
         let window = PoStProofType::from_name("StackedDrgWindow32GiBV1_2").unwrap();
         assert_eq!(window.id(), 13);
         assert_eq!(window.kind, PoStKind::Window);
+        // Go (go-state-types, Lotus, Curio) names ids 10–14 V1_1.
+        assert_eq!(
+            PoStProofType::from_name("StackedDrgWindow32GiBV1_1"),
+            Some(window)
+        );
+        assert_eq!(PoStProofType::from_name("StackedDrgWinning32GiBV1_1"), None);
         assert_eq!(
             PoStProofType::from_id(3).unwrap().to_string(),
             "StackedDrgWinning32GiBV1"

@@ -226,6 +226,13 @@ fn three_interactive_sectors_make_filecoin_proofs_aggregate() {
         aggregate_sectors(&[], None),
         Err(C2Error::NoInputs)
     ));
+    // Above the miner actor's 819 sectors: refused before any proof is
+    // checked (the chain would refuse the aggregate).
+    let many: Vec<SectorToAggregate> = sectors.iter().cycle().take(820).cloned().collect();
+    assert!(matches!(
+        aggregate_sectors(&many, None),
+        Err(C2Error::AggregateCount { sectors: 820, .. })
+    ));
 
     // One proof type per aggregate (refused before any proof is read).
     let work = dir.path().join("non-interactive");

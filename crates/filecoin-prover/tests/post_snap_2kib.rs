@@ -13,7 +13,7 @@ mod common;
 use common::{
     check_post, check_update, prove_post, prove_update, random_r_s, shared_parameter_cache, vanilla,
 };
-use filecoin_proofs::SectorShape2KiB;
+use filecoin_proofs::{FallbackPoStSectorProof, SectorShape2KiB};
 use filecoin_prover::c2::prover_id_of_miner;
 use filecoin_prover::circuits::ProofCircuit;
 use filecoin_prover::post::{PoStInput, PoStKind, PoStProofType};
@@ -147,6 +147,32 @@ fn post_and_snap_proofs_verify_and_equal_bellperson() {
     assert!(
         err.to_string()
             .contains("comm_r_last is not the root of its inclusion proofs"),
+        "{}",
+        proving_engine::chain(&err)
+    );
+    // A WinningPoSt vanilla proof (66 paths) given for a WindowPoSt (10),
+    // and one whose paths are gone: named, with what it holds.
+    let mut winning_for_window = window_input.clone();
+    winning_for_window.vanilla_proofs[1] = winning_input.vanilla_proofs[0].clone();
+    let err = prove_post(&winning_for_window, &random_r_s(1, 2)).unwrap_err();
+    assert!(
+        err.to_string().contains(&format!(
+            "winning[0] (sector {}): it holds 66 inclusion proofs where a \
+             StackedDrgWindow2KiBV1_2 vanilla proof holds 10 (a WinningPoSt vanilla proof?)",
+            u64::from(sectors[1].sector_id)
+        )),
+        "{}",
+        proving_engine::chain(&err)
+    );
+    let mut no_paths = window_input.clone();
+    let mut decoded: FallbackPoStSectorProof<SectorShape2KiB> =
+        bincode::deserialize(&no_paths.vanilla_proofs[0].bytes).unwrap();
+    decoded.vanilla_proof.sectors[0].inclusion_proofs.clear();
+    no_paths.vanilla_proofs[0].bytes = bincode::serialize(&decoded).unwrap();
+    let err = prove_post(&no_paths, &random_r_s(1, 2)).unwrap_err();
+    assert!(
+        err.to_string().contains("window[0] (sector ")
+            && err.to_string().contains("it holds 0 inclusion proofs"),
         "{}",
         proving_engine::chain(&err)
     );

@@ -1,5 +1,7 @@
 //! A known-answer test of an open device's kernels, run before the device
-//! is handed out: a G1 and a G2 MSM of a few terms and NTTs of 2^9
+//! is handed out: a G1 and a G2 MSM of a few to a few thousand terms (as
+//! many as make the bucket kernel run windows of a proof's kind on the
+//! device, [`msm_terms`]) and NTTs of 2^9
 //! (forward, and forward and inverse on the coset), each compared with the
 //! result computed on the host with blst.
 //!
@@ -23,33 +25,52 @@ use backend_api::plugin::PluginError;
 use blstrs::{G1Affine, G2Affine, Scalar};
 use ff::{Field, PrimeField};
 use group::prime::PrimeCurveAffine;
-use group::Curve as _;
+use group::{Curve as GroupCurve, Group as _};
 
 use crate::engine::Engine;
-use crate::msm::{self, Curve, GroupBases, G1, G2};
+use crate::msm::{self, Curve, GroupBases, MsmPlan, G1, G2};
 use crate::ntt;
 use crate::NTT_MAX_LOCAL_LOG;
 
 /// Log2 of the NTTs checked: one stage beyond the shared-memory stages.
 const NTT_LOG: u32 = NTT_MAX_LOCAL_LOG + 1;
 
-/// The MSM scalars: 1 and 0 (the terms the host splits off), -1 and two
-/// full-width values (every window, negative digits), a small one.
-fn msm_scalars() -> Vec<Scalar> {
+/// The scalars of the test MSM, `terms` of them: 1 and 0 (the terms the
+/// host splits off), -1, a small one, then full-width values (powers of a
+/// root of unity) to fill.
+fn msm_scalars(terms: usize) -> Vec<Scalar> {
     let full = Scalar::ROOT_OF_UNITY;
-    vec![
+    let special = [
         Scalar::ONE,
         Scalar::ZERO,
         -Scalar::ONE,
         Scalar::from(5u64),
-        full,
-        full.square(),
         Scalar::ONE,
-    ]
+    ];
+    let filler = std::iter::successors(Some(full), |s| Some(*s * full));
+    special
+        .into_iter()
+        .chain(filler)
+        .take(terms.max(special.len()))
+        .collect()
+}
+
+/// The fewest terms (a power of two, at most 2^16) with which the bucket
+/// kernel, on a device that runs `parallel_threads` of its threads at once,
+/// works in windows of at least three bits, as it does in a proof's MSMs:
+/// negative digits, several buckets a thread, digits that straddle the
+/// scalar's 64-bit words. Fewer terms make the plan take one-bit windows on
+/// a large GPU, which test none of these.
+pub fn msm_terms(parallel_threads: u32) -> usize {
+    (3..=16)
+        .map(|log| 1usize << log)
+        .find(|&terms| MsmPlan::new(terms, parallel_threads, u64::MAX).bits >= 3)
+        .unwrap_or(1 << 16)
 }
 
 /// Whether the device's MSM of `bases` (the multiples 2, 3, ... of the
-/// generator) by `scalars` equals blst's sum.
+/// generator) by `scalars` equals the host's sum, which, the bases being
+/// multiples of the generator, is one scalar multiplication.
 fn msm_matches<C: Curve, E: Engine, A: PrimeCurveAffine<Scalar = Scalar>>(
     engine: &E,
     scalars: &[Scalar],
@@ -58,13 +79,20 @@ fn msm_matches<C: Curve, E: Engine, A: PrimeCurveAffine<Scalar = Scalar>>(
 ) -> Result<bool, PluginError>
 where
     C::Point: Default + Copy,
+    A::Curve: GroupCurve<AffineRepr = A>,
 {
     let generator = A::generator().to_curve();
-    let bases: Vec<A::Curve> = (0..scalars.len() as u64)
-        .map(|i| generator * Scalar::from(i + 2))
-        .collect();
-    let expected: A::Curve = bases.iter().zip(scalars).map(|(b, s)| *b * s).sum();
-    let affine: Vec<A> = bases.iter().map(|b| b.to_affine()).collect();
+    let bases: Vec<A::Curve> =
+        std::iter::successors(Some(generator.double()), |b| Some(*b + generator))
+            .take(scalars.len())
+            .collect();
+    let factor: Scalar = (2u64..)
+        .zip(scalars)
+        .map(|(multiple, s)| Scalar::from(multiple) * s)
+        .sum();
+    let expected = generator * factor;
+    let mut affine = vec![A::identity(); bases.len()];
+    A::Curve::batch_normalize(&bases, &mut affine);
     let device_bases = GroupBases::resident(engine, as_device(&affine))?;
     let terms: Vec<pce_scalar> = scalars.iter().map(scalar_of).collect();
     let mut out = [C::Point::default()];
@@ -176,13 +204,15 @@ impl std::fmt::Display for Failure {
 /// results are wrong, or the one that failed outright and how.
 pub fn check<E: Engine>(engine: &E) -> Result<(), Failure> {
     let failed = |what: &'static str| move |e: PluginError| Failure::of_error(what, &e);
-    let scalars = msm_scalars();
+    let limits = engine.limits();
     let mut wrong = Vec::new();
+    let scalars = msm_scalars(msm_terms(G1::bucket_threads(&limits)));
     if !msm_matches::<G1, E, G1Affine>(engine, &scalars, g1_affines_as_pce, pce_g1_projectives)
         .map_err(failed("G1 MSM"))?
     {
         wrong.push("G1 MSM");
     }
+    let scalars = msm_scalars(msm_terms(G2::bucket_threads(&limits)));
     if !msm_matches::<G2, E, G2Affine>(engine, &scalars, g2_affines_as_pce, pce_g2_projectives)
         .map_err(failed("G2 MSM"))?
     {
@@ -193,5 +223,27 @@ pub fn check<E: Engine>(engine: &E) -> Result<(), Failure> {
         Ok(())
     } else {
         Err(Failure::of_wrong(wrong))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// On every device from a few threads to a large GPU's tens of
+    /// thousands, the test MSM runs windows of at least three bits (a
+    /// 7-term MSM ran one-bit windows on an H100's 33 792 threads).
+    #[test]
+    fn the_test_msm_runs_windows_of_a_proofs_kind_on_any_device() {
+        for parallel in [1u32, 8, 256, 4096, 33_792, 1 << 17] {
+            let terms = msm_terms(parallel);
+            let plan = MsmPlan::new(terms, parallel, u64::MAX);
+            assert!(plan.bits >= 3, "{parallel} threads: {plan:?}");
+            assert!(terms <= 1 << 16);
+        }
+        let scalars = msm_scalars(msm_terms(33_792));
+        assert!(scalars.contains(&-Scalar::ONE) && scalars.contains(&Scalar::ZERO));
+        assert_eq!(scalars.len(), 4096);
+        assert_eq!(msm_scalars(1).len(), 5, "the special scalars at least");
     }
 }

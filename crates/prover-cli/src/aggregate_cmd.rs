@@ -150,7 +150,9 @@ pub fn decode_proof(path: &Path, bytes: &[u8]) -> Result<Vec<u8>> {
         return Ok(bytes.to_vec());
     }
     // All ASCII, so UTF-8.
-    let text = std::str::from_utf8(bytes).map(str::trim).unwrap_or_default();
+    let text = std::str::from_utf8(bytes)
+        .map(str::trim)
+        .unwrap_or_default();
     if text.starts_with('{') {
         let doc: serde_json::Value = serde_json::from_str(text)
             .with_context(|| format!("{}: not valid JSON", path.display()))?;

@@ -156,7 +156,9 @@ pub enum Refusal {
     /// The daemon takes no new job: it is draining the running ones to
     /// exit. Not a job that failed, so that a scheduler counting failures
     /// sends the request elsewhere or again later.
-    #[error("the daemon is shutting down: submit to another prover, or again once it has restarted")]
+    #[error(
+        "the daemon is shutting down: submit to another prover, or again once it has restarted"
+    )]
     ShuttingDown,
 }
 

@@ -163,7 +163,10 @@ fn bind(listen: &str) -> Result<(Bound, SocketFile), ServeError> {
             let id = file_id(&path).ok_or_else(|| {
                 listen_error(std::io::Error::other("the socket vanished as it was bound"))
             })?;
-            (Bound::Unix(listener, path.clone()), SocketFile(Some((path, id))))
+            (
+                Bound::Unix(listener, path.clone()),
+                SocketFile(Some((path, id))),
+            )
         }
     };
     Ok(bound)

@@ -84,16 +84,31 @@ pub enum LoadError {
 
 /// A plugin call that failed.
 #[derive(Debug, Clone, thiserror::Error)]
-#[error("backend {backend}: {operation} failed ({status}): {message}")]
+#[error("backend {backend}{on}: {operation} failed ({status}): {message}", on = OnDevice(*device))]
 pub struct BackendError {
     /// Name of the backend.
     pub backend: String,
+    /// The device the call was on, for a device's calls: on a machine of
+    /// several GPUs, which one failed.
+    pub device: Option<u32>,
     /// The operation called.
     pub operation: &'static str,
     /// The status it returned.
     pub status: Status,
     /// The plugin's message (or the host's, for arguments refused before the call).
     pub message: String,
+}
+
+/// " device N" after a backend's name, or nothing.
+struct OnDevice(Option<u32>);
+
+impl std::fmt::Display for OnDevice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Some(index) => write!(f, " device {index}"),
+            None => Ok(()),
+        }
+    }
 }
 
 impl BackendError {

@@ -175,6 +175,7 @@ impl Backend {
     fn error(&self, operation: &'static str, status: Status, message: String) -> BackendError {
         BackendError {
             backend: self.inner.name.clone(),
+            device: None,
             operation,
             status,
             message,
@@ -258,6 +259,7 @@ impl Backend {
         Ok(Device {
             backend: self.clone(),
             handle,
+            index,
         })
     }
 }
@@ -266,6 +268,7 @@ impl Backend {
 pub struct Device {
     backend: Backend,
     handle: NonNull<pce_device>,
+    index: u32,
 }
 
 // SAFETY: the ABI requires plugins to accept calls on a device from any
@@ -388,6 +391,11 @@ impl Device {
         &self.backend
     }
 
+    /// Its index in the backend's list.
+    pub fn index(&self) -> u32 {
+        self.index
+    }
+
     /// Runs `call`, the plugin's `operation` on `elements` elements, under
     /// the watchdog's deadline ([`crate::watchdog`]).
     fn watched<T>(&self, operation: &str, elements: u64, call: impl FnOnce() -> T) -> T {
@@ -400,13 +408,28 @@ impl Device {
 
     /// An answer of the plugin that breaks the ABI's contract.
     fn plugin_bug(&self, operation: &'static str, message: &str) -> BackendError {
-        self.backend
-            .error(operation, Status(ffi::PCE_ERR_INTERNAL), message.to_owned())
+        self.error(operation, Status(ffi::PCE_ERR_INTERNAL), message.to_owned())
     }
 
     fn refuse(&self, operation: &'static str, message: String) -> BackendError {
+        self.error(operation, Status(ffi::PCE_ERR_INVALID_ARGUMENT), message)
+    }
+
+    fn error(&self, operation: &'static str, status: Status, message: String) -> BackendError {
+        BackendError {
+            device: Some(self.index),
+            ..self.backend.error(operation, status, message)
+        }
+    }
+
+    /// [`Backend::call`] for a call on this device.
+    fn call(&self, operation: &'static str, status: pce_status) -> Result<(), BackendError> {
         self.backend
-            .error(operation, Status(ffi::PCE_ERR_INVALID_ARGUMENT), message)
+            .call(operation, status)
+            .map_err(|e| BackendError {
+                device: Some(self.index),
+                ..e
+            })
     }
 
     /// Prepares NTTs of size `2^log_size`.
@@ -417,7 +440,7 @@ impl Device {
             // SAFETY: valid device handle and out-pointer.
             unsafe { (vt.ntt_domain_create)(self.handle.as_ptr(), log_size, &mut handle) }
         });
-        self.backend.call("ntt_domain_create", status)?;
+        self.call("ntt_domain_create", status)?;
         let handle = NonNull::new(handle)
             .ok_or_else(|| self.plugin_bug("ntt_domain_create", "returned a null domain"))?;
         Ok(NttDomain {
@@ -442,7 +465,7 @@ impl Device {
         let (mut free, mut total) = (0u64, 0u64);
         // SAFETY: a live device handle and two valid out-pointers.
         let status = unsafe { device_memory(self.handle.as_ptr(), &mut free, &mut total) };
-        self.backend.call("device_memory", status)?;
+        self.call("device_memory", status)?;
         if free > total {
             let bug = format!("reported {free} bytes free of {total} in all");
             return Err(self.plugin_bug("device_memory", &bug));
@@ -460,7 +483,7 @@ impl Device {
         let mut bytes = 0u64;
         // SAFETY: a live device handle and a valid out-pointer.
         let status = unsafe { ntt_scratch_bytes(self.handle.as_ptr(), log_size, &mut bytes) };
-        self.backend.call("ntt_scratch_bytes", status)?;
+        self.call("ntt_scratch_bytes", status)?;
         Ok(bytes)
     }
 
@@ -474,7 +497,7 @@ impl Device {
         let mut bytes = 0u64;
         // SAFETY: a live device handle and a valid out-pointer.
         let status = unsafe { device_host_bytes(self.handle.as_ptr(), &mut bytes) };
-        self.backend.call("device_host_bytes", status)?;
+        self.call("device_host_bytes", status)?;
         Ok(bytes)
     }
 
@@ -514,7 +537,7 @@ impl Device {
         if status == ffi::PCE_ERR_UNSUPPORTED {
             return Ok(false);
         }
-        self.backend.call("qap_h", status)?;
+        self.call("qap_h", status)?;
         Ok(true)
     }
 
@@ -555,7 +578,7 @@ impl Device {
                 )
             }
         });
-        self.backend.call("ntt", status)
+        self.call("ntt", status)
     }
 
     fn upload<'a, G: Group>(
@@ -578,7 +601,7 @@ impl Device {
                 )
             }
         });
-        self.backend.call("msm_bases_upload", status)?;
+        self.call("msm_bases_upload", status)?;
         let handle = NonNull::new(handle)
             .ok_or_else(|| self.plugin_bug("msm_bases_upload", "returned null bases"))?;
         Ok(MsmBases {
@@ -650,7 +673,7 @@ impl Device {
                 )
             }
         });
-        self.backend.call("msm", status)?;
+        self.call("msm", status)?;
         Ok(out)
     }
 }

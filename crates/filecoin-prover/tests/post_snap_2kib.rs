@@ -152,9 +152,11 @@ fn post_and_snap_proofs_verify_and_equal_bellperson() {
     );
     // A WinningPoSt vanilla proof (66 paths) given for a WindowPoSt (10),
     // and one whose paths are gone: named, with what it holds.
-    let mut winning_for_window = window_input.clone();
-    winning_for_window.vanilla_proofs[1] = winning_input.vanilla_proofs[0].clone();
-    let err = prove_post(&winning_for_window, &random_r_s(1, 2)).unwrap_err();
+    let winning_for_window = PoStInput {
+        vanilla_proofs: winning_input.vanilla_proofs.clone(),
+        ..window_input.clone()
+    };
+    let err = prove_post(&winning_for_window, &random_r_s(1, 1)).unwrap_err();
     assert!(
         err.to_string().contains(&format!(
             "winning[0] (sector {}): it holds 66 inclusion proofs where a \

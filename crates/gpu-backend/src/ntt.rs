@@ -108,6 +108,21 @@ pub struct Domain<B> {
 impl<B> Domain<B> {
     /// Uploads the twiddles of size `2^log_n`.
     pub fn new<E: Engine<Buffer = B>>(engine: &E, log_n: u32) -> Result<Self, PluginError> {
+        Self::with_uploads(engine.limits().max_alloc, log_n, |table| {
+            engine.upload(table)
+        })
+    }
+
+    /// Computes the twiddles of size `2^log_n` on the host and hands each
+    /// table to `upload` (which may take the device only for the copy:
+    /// the tables of 2^27 take seconds to compute, during which the
+    /// device's other users need not wait), on a device whose largest
+    /// buffer is `max_alloc` bytes.
+    pub fn with_uploads(
+        max_alloc: u64,
+        log_n: u32,
+        mut upload: impl FnMut(&[pce_fr]) -> Result<B, PluginError>,
+    ) -> Result<Self, PluginError> {
         if log_n > MAX_LOG_SIZE {
             return Err(PluginError::new(
                 PCE_ERR_UNSUPPORTED,
@@ -115,7 +130,6 @@ impl<B> Domain<B> {
             ));
         }
         let bytes = (1u64 << log_n) * size_of::<pce_fr>() as u64;
-        let max_alloc = engine.limits().max_alloc;
         if bytes > max_alloc {
             return Err(PluginError::new(
                 PCE_ERR_UNSUPPORTED,
@@ -125,8 +139,8 @@ impl<B> Domain<B> {
             ));
         }
         // One table on the host at a time.
-        let forward = engine.upload(&twiddles(log_n, false))?;
-        let inverse = engine.upload(&twiddles(log_n, true))?;
+        let forward = upload(&twiddles(log_n, false))?;
+        let inverse = upload(&twiddles(log_n, true))?;
         Ok(Self {
             log_n,
             forward,

@@ -363,7 +363,9 @@ impl<A: GpuApi> Plugin for GpuPlugin<A> {
     }
 
     fn ntt_domain(device: &Self::Device, log_size: u32) -> Result<Self::Domain, PluginError> {
-        ntt::Domain::new(&*device.engine(), log_size)
+        // The device is taken for each table's copy alone.
+        let max_alloc = device.engine().limits().max_alloc;
+        ntt::Domain::with_uploads(max_alloc, log_size, |table| device.engine().upload(table))
     }
 
     fn domain_size(domain: &Self::Domain) -> usize {

@@ -117,7 +117,12 @@ fn broken_backends_fail_cleanly() {
                 "the backend does not conform",
             ],
         ),
-        ("error", 1, &["simulated device failure in msm"]),
+        (
+            "error",
+            1,
+            // Which device failed, on a machine of several.
+            &["backend broken device 0: msm failed (DEVICE): simulated device failure in msm"],
+        ),
         ("panic", 1, &["plugin panicked: simulated bug in ntt"]),
         ("no-driver", 3, &["no simulated driver installed"]),
         (

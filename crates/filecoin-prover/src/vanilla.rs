@@ -64,6 +64,57 @@ impl VanillaBytes {
         })
     }
 
+    /// Reads the file `path`: one vanilla proof, or several as Curio
+    /// stores a sector's SnapDeals proofs (a JSON array of base64 strings,
+    /// Go's encoding of `[][]byte`), each then named `path[i]`.
+    pub fn read_all(path: &Path) -> Result<Vec<Self>, C2Error> {
+        let file = Self::read(path)?;
+        Ok(match file.json_array() {
+            Some(Ok(proofs)) => proofs
+                .into_iter()
+                .enumerate()
+                .map(|(i, bytes)| Self {
+                    source: PathBuf::from(format!("{}[{i}]", path.display())),
+                    bytes,
+                })
+                .collect(),
+            Some(Err(what)) => {
+                return Err(C2Error::BadVanillaProof {
+                    path: path.to_owned(),
+                    proof_type: "any proof type".into(),
+                    what,
+                })
+            }
+            None => vec![file],
+        })
+    }
+
+    /// The proofs of a JSON array of base64 strings; `None` where the
+    /// bytes are no JSON array (a bincode encoding may begin with `[`
+    /// too, but is never a JSON array of strings).
+    fn json_array(&self) -> Option<Result<Vec<Vec<u8>>, String>> {
+        use base64::Engine as _;
+        let text = std::str::from_utf8(&self.bytes).ok()?.trim_start();
+        if !text.starts_with('[') {
+            return None;
+        }
+        let strings: Vec<String> = serde_json::from_str(text).ok()?;
+        if strings.is_empty() {
+            return Some(Err("an empty JSON array: no vanilla proof".into()));
+        }
+        Some(
+            strings
+                .iter()
+                .enumerate()
+                .map(|(i, text)| {
+                    base64::engine::general_purpose::STANDARD
+                        .decode(text)
+                        .map_err(|e| format!("element {i} of the JSON array is not base64: {e}"))
+                })
+                .collect(),
+        )
+    }
+
     /// Decodes the bytes as a `T`, a vanilla proof of `proof_type`.
     pub fn decode<T: DeserializeOwned>(&self, proof_type: &str) -> Result<T, C2Error> {
         bincode::deserialize(&self.bytes).map_err(|e| C2Error::BadVanillaProof {
@@ -80,6 +131,31 @@ mod tests {
 
     /// A sealed sector named by mistake is refused by its length, before
     /// gigabytes are read; a proof-sized file is read whole.
+    /// Curio's file of a sector's SnapDeals proofs: one proof per element.
+    #[test]
+    fn a_json_array_of_base64_strings_is_several_proofs() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("snap-vproof.json");
+        std::fs::write(&path, br#"["AQID", "BAU="]"#).unwrap();
+        let proofs = VanillaBytes::read_all(&path).unwrap();
+        let bytes: Vec<&[u8]> = proofs.iter().map(|p| p.bytes.as_slice()).collect();
+        assert_eq!(bytes, [&[1u8, 2, 3][..], &[4, 5]]);
+        assert!(proofs[1]
+            .source
+            .to_str()
+            .unwrap()
+            .ends_with("snap-vproof.json[1]"));
+        // Bytes that begin with `[` but are no JSON array: one proof.
+        std::fs::write(&path, b"[\x00\x01binary").unwrap();
+        assert_eq!(VanillaBytes::read_all(&path).unwrap().len(), 1);
+        std::fs::write(&path, br#"["AQID", "not base64!"]"#).unwrap();
+        let error = VanillaBytes::read_all(&path).unwrap_err().to_string();
+        assert!(
+            error.contains("element 1 of the JSON array is not base64"),
+            "{error}"
+        );
+    }
+
     #[test]
     fn files_above_the_limit_are_refused_unread() {
         let dir = tempfile::tempdir().unwrap();

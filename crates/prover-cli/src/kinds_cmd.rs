@@ -3,7 +3,8 @@
 //!
 //! Each reads one vanilla proof per file (the bytes filecoin-proofs-api's
 //! `generate_single_vanilla_proof` or `generate_partition_proofs` return,
-//! as lotus and Curio keep them), proves through the same engine and
+//! as lotus and Curio keep them), or several from a JSON array of base64
+//! strings (Curio's file of a sector's SnapDeals proofs), proves through the same engine and
 //! backends as `c2`, and writes what filecoin-proofs-api returns for the
 //! same input, after filecoin-proofs' own verifier accepted it.
 
@@ -35,7 +36,9 @@ use crate::progress::{partitions_bar, step};
 #[derive(Args)]
 pub struct KindArgs {
     /// Vanilla proof files, one per sector (PoSt) or per partition
-    /// (SnapDeals), in order: the bincode bytes filecoin-proofs-api returns.
+    /// (SnapDeals), in order: the bincode bytes filecoin-proofs-api returns;
+    /// or a JSON array of them in base64, as Curio stores a sector's
+    /// SnapDeals proofs (its elements in order).
     #[arg(long, value_name = "FILE", required = true, num_args = 1..)]
     vanilla: Vec<PathBuf>,
     /// Sector size (2KiB, 8MiB, 512MiB, 32GiB, 64GiB): selects the current
@@ -159,11 +162,11 @@ impl KindArgs {
     }
 
     fn vanilla(&self) -> Result<Vec<VanillaBytes>> {
-        Ok(self
-            .vanilla
-            .iter()
-            .map(|path| VanillaBytes::read(path))
-            .collect::<Result<_, _>>()?)
+        let mut proofs = Vec::new();
+        for path in &self.vanilla {
+            proofs.extend(VanillaBytes::read_all(path)?);
+        }
+        Ok(proofs)
     }
 }
 

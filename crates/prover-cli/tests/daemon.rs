@@ -1711,6 +1711,64 @@ fn a_failing_backend_falls_back_to_the_cpu_or_fails_only_its_job() {
     assert!(daemon.terminate().success());
 }
 
+/// A device whose set-ups fail beside a good one (a GPU whose driver
+/// faults): it fails the job it took, then is suspended, and the good
+/// device proves the rest of the queue instead of seeing it failed in
+/// milliseconds.
+#[test]
+fn a_device_whose_setup_fails_is_suspended_while_the_other_proves_the_queue() {
+    let dir = tempfile::tempdir().unwrap();
+    let (sector, wrapper) = sector(29, dir.path());
+    let cpu = common::plugin_dir().join(backend_api::loader::plugin_file_name("cpu"));
+    let plugin = common::plugin_dir().join(backend_api::loader::plugin_file_name("broken"));
+    let daemon = Daemon::start_with_env(
+        "127.0.0.1:0",
+        dir.path(),
+        &["--backend", plugin.to_str().unwrap()],
+        &[
+            (pce_backend_broken::MODE_ENV, "second-broken"),
+            (
+                pce_backend_broken::forwarding::DELEGATE_ENV,
+                cpu.to_str().unwrap(),
+            ),
+        ],
+    );
+    let results = runtime().block_on(async {
+        let client = daemon.client().await;
+        let calls: Vec<_> = (0..3)
+            .map(|k| {
+                let request = porep_request(&format!("job-{k}"), &sector, &wrapper);
+                tokio::spawn(prove(client.clone(), request))
+            })
+            .collect();
+        let mut results = Vec::new();
+        for call in calls {
+            results.push(call.await.unwrap());
+        }
+        results
+    });
+    let failed: Vec<&AwaitProofResponse> = results
+        .iter()
+        .filter(|r| r.status() != Status::Completed)
+        .collect();
+    let log = daemon.log();
+    assert!(failed.len() <= 1, "{failed:?}\n{log}");
+    for result in &failed {
+        assert!(
+            result
+                .error_message
+                .contains("simulated device failure in msm_bases_upload"),
+            "{result:?}"
+        );
+    }
+    for result in results.iter().filter(|r| r.status() == Status::Completed) {
+        assert!(sector.verify(&result.proof).unwrap());
+    }
+    if !failed.is_empty() {
+        assert!(log.contains("the device takes no job meanwhile"), "{log}");
+    }
+}
+
 /// The bytes the daemon reserved for job `id`, from its `log`.
 fn reserved_by(log: &str, id: &str) -> u64 {
     let started = log

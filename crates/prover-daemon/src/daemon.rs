@@ -43,6 +43,7 @@ use crate::requests::{
 };
 use crate::residency::{Circuits, JobBackends, Resident};
 use crate::service_manager;
+use crate::suspension::Suspension;
 
 /// Why the daemon cannot start.
 #[derive(Debug, thiserror::Error)]
@@ -91,6 +92,8 @@ pub struct DeviceSlot {
     pub info: DeviceInfo,
     /// It, open.
     pub device: Device,
+    /// Whether its set-ups have failed lately ([`crate::suspension`]).
+    pub suspension: Suspension,
 }
 
 /// A device's line in the status.
@@ -181,7 +184,11 @@ impl Daemon {
         for info in chosen {
             let device = backend.open(info.index).map_err(devices_error)?;
             info!(index = info.index, name = %info.name, "device ready");
-            devices.push(DeviceSlot { info, device });
+            devices.push(DeviceSlot {
+                info,
+                device,
+                suspension: Suspension::default(),
+            });
         }
         let fallback_device =
             open_fallback(config.proving.fallback_backend().as_deref(), backend.name())
@@ -257,6 +264,9 @@ impl Daemon {
         let index = self.devices[slot].info.index;
         let mut next = None;
         loop {
+            if next.is_none() && !self.wait_while_suspended(slot) {
+                return;
+            }
             let claimed = next
                 .take()
                 .or_else(|| self.claim_opened(|| self.jobs.claim(index)));
@@ -265,6 +275,18 @@ impl Daemon {
             };
             next = self.prove_while_same_circuit(slot, job, input);
         }
+    }
+
+    /// Waits while device `slot` is suspended ([`crate::suspension`]);
+    /// whether to go on (not once the daemon stops).
+    fn wait_while_suspended(&self, slot: usize) -> bool {
+        while let Some(left) = self.devices[slot].suspension.remaining() {
+            if self.stopping.load(Ordering::Relaxed) {
+                return false;
+            }
+            std::thread::sleep(left.min(Duration::from_millis(200)));
+        }
+        true
     }
 
     /// The next job `claim` gives whose input opens (is well formed and
@@ -469,8 +491,16 @@ impl Daemon {
         circuit: &'a Resident,
     ) -> Result<DeviceProver<'a>, String> {
         let slot = &self.devices[slot];
-        let prover = DeviceProver::new(&slot.device, &slot.info.name, circuit)
-            .map_err(|error| chain(&error))?;
+        let prover = match DeviceProver::new(&slot.device, &slot.info.name, circuit) {
+            Ok(prover) => prover,
+            Err(error) => {
+                let message = chain(&error);
+                let pause = slot.suspension.failed();
+                warn!(device = slot.info.index, ?pause, "setting a circuit up on the device failed ({message}); the device takes no job meanwhile, the others prove the queue");
+                return Err(message);
+            }
+        };
+        slot.suspension.succeeded();
         Ok(prover.with_fallback(self.proving.fallback_device.as_ref()))
     }
 
@@ -689,7 +719,8 @@ impl Daemon {
         Ok((already, took))
     }
 
-    /// Makes `PreloadSRS` loads give up: the daemon is stopping.
+    /// Makes `PreloadSRS` loads give up, and the workers of suspended
+    /// devices end: the daemon is stopping.
     pub fn stop_preloads(&self) {
         self.stopping.store(true, Ordering::Relaxed);
     }

@@ -36,6 +36,7 @@ pub mod server;
 pub mod service;
 pub mod service_manager;
 pub mod stop_signals;
+pub mod suspension;
 
 /// The `cuzk.v1` protocol (generated code).
 #[allow(missing_docs, clippy::all)]

@@ -12,6 +12,10 @@
 //!   the file [`reached`] names, so that the test knows a call is held.
 //! - `qap-h-dirty`: `qap_h` declines every call as unsupported, having
 //!   changed the data first, which the ABI forbids;
+//! - `second-broken`: two devices, both the delegate's first; the
+//!   second's bases uploads fail (`PCE_ERR_DEVICE`), as a GPU's whose
+//!   driver faults, so that a test sees one bad device beside a good one
+//!   (it has no optional operation: they would need its own handle);
 //! - `large-scratch`: every NTT says it needs [`LARGE_SCRATCH`] bytes of
 //!   host scratch (`ntt_scratch_bytes`), more than any test machine has, so
 //!   that a test sees where the scratch is counted.
@@ -65,29 +69,29 @@ static G2_BASES: Mutex<Option<HashSet<usize>>> = Mutex::new(None);
 
 thread_local! {
     /// Whether this thread's last error is ours rather than the delegate's.
-    static REFUSED: Cell<bool> = const { Cell::new(false) };
+    static REFUSED: Cell<Option<&'static [u8]>> = const { Cell::new(None) };
 }
 
 unsafe extern "C" fn last_error(buf: *mut c_char, cap: usize) -> usize {
-    if !REFUSED.get() {
+    let Some(message) = REFUSED.get() else {
         // SAFETY: forwarded unchanged.
         return unsafe { (delegate().last_error)(buf, cap) };
-    }
-    let n = REFUSAL.len().min(cap.saturating_sub(1));
+    };
+    let n = message.len().min(cap.saturating_sub(1));
     if cap > 0 {
         // SAFETY: the host's buffer holds `cap` bytes; `n + 1 <= cap`.
         unsafe {
-            std::ptr::copy_nonoverlapping(REFUSAL.as_ptr(), buf.cast::<u8>(), n);
+            std::ptr::copy_nonoverlapping(message.as_ptr(), buf.cast::<u8>(), n);
             *buf.add(n) = 0;
         }
     }
-    REFUSAL.len()
+    message.len()
 }
 
 macro_rules! forward {
     ($name:ident ( $($arg:ident : $ty:ty),* ) $(-> $ret:ty)?) => {
         unsafe extern "C" fn $name($($arg: $ty),*) $(-> $ret)? {
-            REFUSED.set(false);
+            REFUSED.set(None);
             // SAFETY: the host's arguments, forwarded unchanged to the same operation.
             unsafe { (delegate().$name)($($arg),*) }
         }
@@ -98,10 +102,11 @@ macro_rules! forward {
 pub const LARGE_SCRATCH: u64 = 1 << 40;
 
 unsafe extern "C" fn get_proc_address(name: *const c_char) -> *mut c_void {
-    REFUSED.set(false);
+    REFUSED.set(None);
     // SAFETY: the host passes a NUL-terminated name.
     let asked = unsafe { std::ffi::CStr::from_ptr(name) };
     match crate::mode().as_str() {
+        "second-broken" => return std::ptr::null_mut(),
         "large-scratch" if asked == ffi::PCE_PROC_NTT_SCRATCH_BYTES => {
             return large_ntt_scratch_bytes as ffi::pce_ntt_scratch_bytes_fn as *mut c_void;
         }
@@ -122,7 +127,7 @@ unsafe extern "C" fn dirty_qap_h(
     // SAFETY: the host passes at least one element (a domain has two or
     // more).
     unsafe { (*data).l[0] ^= 1 };
-    REFUSED.set(true);
+    REFUSED.set(Some(REFUSAL));
     ffi::PCE_ERR_UNSUPPORTED
 }
 
@@ -136,13 +141,122 @@ unsafe extern "C" fn large_ntt_scratch_bytes(
     ffi::PCE_OK
 }
 
-forward!(device_count(count: *mut u32) -> pce_status);
-forward!(device_info(index: u32, info: *mut pce_device_info) -> pce_status);
-forward!(device_open(index: u32, device: *mut *mut pce_device) -> pce_status);
-forward!(device_close(device: *mut pce_device));
-forward!(ntt_domain_create(device: *mut pce_device, log_size: u32, domain: *mut *mut pce_ntt_domain) -> pce_status);
+/// `second-broken` mode's message for its second device's uploads.
+const SECOND_BROKEN: &[u8] = b"simulated device failure in msm_bases_upload";
+
+unsafe extern "C" fn device_count(count: *mut u32) -> pce_status {
+    REFUSED.set(None);
+    // SAFETY: forwarded unchanged.
+    let status = unsafe { (delegate().device_count)(count) };
+    if status == ffi::PCE_OK && crate::mode() == "second-broken" {
+        // SAFETY: the host's out-pointer, written by the delegate.
+        unsafe { *count = 2 };
+    }
+    status
+}
+
+/// The delegate's device standing for device `index`: in `second-broken`
+/// mode, its first for both.
+fn delegate_index(index: u32) -> u32 {
+    if crate::mode() == "second-broken" {
+        0
+    } else {
+        index
+    }
+}
+
+unsafe extern "C" fn device_info(index: u32, info: *mut pce_device_info) -> pce_status {
+    REFUSED.set(None);
+    // SAFETY: the host's out-pointer, forwarded.
+    unsafe { (delegate().device_info)(delegate_index(index), info) }
+}
+
+unsafe extern "C" fn device_open(index: u32, device: *mut *mut pce_device) -> pce_status {
+    REFUSED.set(None);
+    // SAFETY: the host's out-pointer, forwarded.
+    let status = unsafe { (delegate().device_open)(delegate_index(index), device) };
+    if status == ffi::PCE_OK && index == 1 && crate::mode() == "second-broken" {
+        // The delegate may hand out one handle for both devices: the
+        // second gets a handle of its own, a box holding the delegate's.
+        // SAFETY: the delegate wrote the handle on success.
+        let wrapper = Box::into_raw(Box::new(unsafe { *device })).cast::<pce_device>();
+        let mut second = SECOND_DEVICES.lock().unwrap_or_else(|e| e.into_inner());
+        second
+            .get_or_insert_with(HashSet::new)
+            .insert(wrapper as usize);
+        // SAFETY: the host's out-pointer.
+        unsafe { *device = wrapper };
+    }
+    status
+}
+
+/// `second-broken` mode's handles of its second device.
+static SECOND_DEVICES: Mutex<Option<HashSet<usize>>> = Mutex::new(None);
+
+/// Whether `device` is `second-broken` mode's second device.
+fn is_second(device: *mut pce_device) -> bool {
+    let second = SECOND_DEVICES.lock().unwrap_or_else(|e| e.into_inner());
+    second
+        .as_ref()
+        .is_some_and(|set| set.contains(&(device as usize)))
+}
+
+/// The delegate's handle of `device`.
+fn delegate_device(device: *mut pce_device) -> *mut pce_device {
+    if is_second(device) {
+        // SAFETY: a box device_open made, not yet closed.
+        unsafe { *device.cast::<*mut pce_device>() }
+    } else {
+        device
+    }
+}
+
+unsafe extern "C" fn device_close(device: *mut pce_device) {
+    REFUSED.set(None);
+    let inner = delegate_device(device);
+    if is_second(device) {
+        let mut second = SECOND_DEVICES.lock().unwrap_or_else(|e| e.into_inner());
+        second.as_mut().map(|set| set.remove(&(device as usize)));
+        // SAFETY: the box device_open made, freed once.
+        drop(unsafe { Box::from_raw(device.cast::<*mut pce_device>()) });
+    }
+    // SAFETY: the delegate's handle.
+    unsafe { (delegate().device_close)(inner) }
+}
+
+unsafe extern "C" fn ntt_domain_create(
+    device: *mut pce_device,
+    log_size: u32,
+    domain: *mut *mut pce_ntt_domain,
+) -> pce_status {
+    REFUSED.set(None);
+    // SAFETY: the delegate's handle and the host's out-pointer.
+    unsafe { (delegate().ntt_domain_create)(delegate_device(device), log_size, domain) }
+}
+
+unsafe extern "C" fn ntt(
+    device: *mut pce_device,
+    domain: *const pce_ntt_domain,
+    direction: u32,
+    flags: u32,
+    data: *mut pce_fr,
+    batch: u32,
+) -> pce_status {
+    REFUSED.set(None);
+    // SAFETY: the delegate's handle, the host's other arguments.
+    unsafe {
+        (delegate().ntt)(
+            delegate_device(device),
+            domain,
+            direction,
+            flags,
+            data,
+            batch,
+        )
+    }
+}
+
 forward!(ntt_domain_destroy(domain: *mut pce_ntt_domain));
-forward!(ntt(device: *mut pce_device, domain: *const pce_ntt_domain, direction: u32, flags: u32, data: *mut pce_fr, batch: u32) -> pce_status);
 
 unsafe extern "C" fn msm_bases_upload(
     device: *mut pce_device,
@@ -152,11 +266,15 @@ unsafe extern "C" fn msm_bases_upload(
     flags: u32,
     bases: *mut *mut pce_msm_bases,
 ) -> pce_status {
+    if is_second(device) {
+        REFUSED.set(Some(SECOND_BROKEN));
+        return ffi::PCE_ERR_DEVICE;
+    }
     if group == ffi::PCE_G2 && crate::mode() == "g1-only-bases" {
-        REFUSED.set(true);
+        REFUSED.set(Some(REFUSAL));
         return ffi::PCE_ERR_UNSUPPORTED;
     }
-    REFUSED.set(false);
+    REFUSED.set(None);
     // SAFETY: forwarded unchanged.
     let status =
         unsafe { (delegate().msm_bases_upload)(device, group, points, count, flags, bases) };
@@ -170,7 +288,7 @@ unsafe extern "C" fn msm_bases_upload(
 }
 
 unsafe extern "C" fn msm_bases_release(bases: *mut pce_msm_bases) {
-    REFUSED.set(false);
+    REFUSED.set(None);
     // Forgotten first: the allocator may give a later (G1) upload the same
     // address, which must not be refused as G2.
     let mut g2 = G2_BASES.lock().unwrap_or_else(|e| e.into_inner());
@@ -204,12 +322,13 @@ unsafe extern "C" fn msm(
         .as_ref()
         .is_some_and(|set| set.contains(&(bases as usize)))
     {
-        REFUSED.set(true);
+        REFUSED.set(Some(REFUSAL));
         return ffi::PCE_ERR_UNSUPPORTED;
     }
     drop(g2);
-    REFUSED.set(false);
-    // SAFETY: forwarded unchanged.
+    REFUSED.set(None);
+    let device = delegate_device(device);
+    // SAFETY: the delegate's handle, the host's other arguments.
     unsafe { (delegate().msm)(device, bases, offset, count, scalars, batch, out) }
 }
 
@@ -233,6 +352,12 @@ pub static G1_ONLY_BASES: pce_backend_vtable = vtable_of_this_module!(
 pub static QAP_H_DIRTY: pce_backend_vtable = vtable_of_this_module!(
     c"qap-h-dirty",
     c"test plugin: a real backend whose qap_h declines with the data changed"
+);
+
+/// The `second-broken` vtable.
+pub static SECOND_BROKEN_VTABLE: pce_backend_vtable = vtable_of_this_module!(
+    c"second-broken",
+    c"test plugin: a real backend with a second device whose bases uploads fail"
 );
 
 /// The `gated` vtable.

@@ -217,6 +217,7 @@ pub unsafe extern "C" fn pce_backend_entry(
         "gated" => Some(&forwarding::GATED),
         "large-scratch" => Some(&forwarding::LARGE_SCRATCH_VTABLE),
         "qap-h-dirty" => Some(&forwarding::QAP_H_DIRTY),
+        "second-broken" => Some(&forwarding::SECOND_BROKEN_VTABLE),
         _ => None,
     };
     if let Some(vtable) = raw {

@@ -225,7 +225,12 @@ impl Circuits {
         let start = Instant::now();
         let load = || self.load(circuit, &name, wait, cancel, evicting);
         let got = match wait {
-            Wait::Yes(_) => self.registry.get_or_load(&name, load).map(Some),
+            // Behind another caller's load only while the job is not
+            // cancelled: that load may wait minutes for memory.
+            Wait::Yes(_) => self
+                .registry
+                .get_or_load_while(&name, || cancelled(cancel, &name), load)
+                .map(Some),
             // Not behind another caller's load, which may wait for memory
             // this caller's paused job holds.
             Wait::No => self.registry.try_get_or_load(&name, load),

@@ -178,6 +178,33 @@ impl<T> Registry<T> {
         fill(&slot, load)
     }
 
+    /// [`Registry::get_or_load`], waiting for another caller's load of `id`
+    /// (which may take minutes) only while `go_on` says to: its error ends
+    /// the wait (a job cancelled meanwhile), checked every 50 ms.
+    pub fn get_or_load_while<E>(
+        &self,
+        id: &str,
+        go_on: impl Fn() -> Result<(), E>,
+        load: impl FnOnce() -> Result<T, E>,
+    ) -> Result<Arc<T>, E> {
+        let slot = self.slot(id);
+        loop {
+            if let Some(circuit) = slot.loaded.get() {
+                return Ok(circuit.clone());
+            }
+            match slot.loading.try_lock() {
+                Ok(_loading) => return fill(&slot, load),
+                Err(TryLockError::Poisoned(poisoned)) => {
+                    let _loading = poisoned.into_inner();
+                    return fill(&slot, load);
+                }
+                Err(TryLockError::WouldBlock) => {}
+            }
+            go_on()?;
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    }
+
     /// [`Registry::get_or_load`], without waiting: `None` while another
     /// caller loads circuit `id`.
     pub fn try_get_or_load<E>(
@@ -269,8 +296,21 @@ mod tests {
             Ok(Some(Arc::new(1)))
         );
         assert_eq!(registry.evict("small").as_deref(), Some(&1));
+        // A caller that waits for the load gives up when told to.
+        let calls = std::sync::atomic::AtomicU32::new(0);
+        let go_on = || match calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed) {
+            0..=2 => Ok(()),
+            _ => Err("cancelled"),
+        };
+        let given_up = registry.get_or_load_while("large", go_on, || unreachable!());
+        assert_eq!(given_up, Err("cancelled"));
         finish.send(()).unwrap();
         assert_eq!(*loader.join().unwrap().unwrap(), 2);
         assert_eq!(registry.loaded().len(), 1);
+        assert_eq!(
+            registry.get_or_load_while::<()>("large", || Err(()), || unreachable!()),
+            Ok(Arc::new(2)),
+            "a loaded circuit is no wait"
+        );
     }
 }

@@ -273,6 +273,12 @@ impl Daemon {
             let Some((job, input)) = claimed else {
                 return;
             };
+            if self.devices[slot].suspension.remaining().is_some() {
+                // Claimed while another worker of this device found its
+                // set-up failing: back to the queue, for another device.
+                self.jobs.requeue(job);
+                continue;
+            }
             next = self.prove_while_same_circuit(slot, job, input);
         }
     }
@@ -320,7 +326,6 @@ impl Daemon {
     ) -> Option<(Claimed<Request>, Opened)> {
         let index = self.devices[slot].info.index;
         let device = &self.devices[slot].device;
-        let started = Instant::now();
         let prepared = unless_panics("loading its circuit and reserving its memory", || {
             let ticket = self.proving.gate.line_up();
             self.proving.prepare(
@@ -331,8 +336,8 @@ impl Daemon {
                 Wait::Yes(&ticket),
             )
         });
-        let (circuit, memory) = match prepared {
-            Ok(Some((circuit, memory, _))) => (circuit, memory),
+        let (circuit, memory, loading) = match prepared {
+            Ok(Some(prepared)) => prepared,
             // Not from a job that waits for memory; an error all the same.
             Ok(None) => {
                 self.end(first, Err("no memory for it".into()));
@@ -343,6 +348,7 @@ impl Daemon {
                 return None;
             }
         };
+        let setting_up = Instant::now();
         let prover = match unless_panics("setting its circuit up on the device", || {
             self.device_prover(slot, &circuit)
         }) {
@@ -353,7 +359,9 @@ impl Daemon {
                 return None;
             }
         };
-        let mut setup = started.elapsed();
+        // Loading the circuit and setting it up; waiting for the memory of
+        // its partitions is the job's queue wait.
+        let mut setup = loading + setting_up.elapsed();
         info!(
             circuit = circuit.name,
             device = index,
@@ -416,7 +424,12 @@ impl Daemon {
         paused: Paused<'_, '_>,
     ) {
         let index = self.devices[slot].info.index;
-        while let Some((job, input)) = self.claim_opened(|| self.jobs.claim_above(index, priority))
+        let suspension = &self.devices[slot].suspension;
+        while let Some((job, input)) = suspension
+            .remaining()
+            .is_none()
+            .then(|| self.claim_opened(|| self.jobs.claim_above(index, priority)))
+            .flatten()
         {
             // Whatever happens from here, the claimed job is ended or put
             // back: a panic must not leave it running for ever.
@@ -516,8 +529,9 @@ impl Daemon {
         prover: &DeviceProver<'_>,
         memory: JobMemory<'_>,
     ) -> Result<Proven, String> {
+        // The circuit's load, if this job had it, is taken out by the caller.
         let queue_wait = job.submitted.elapsed();
-        info!(job = %job.id, kind = job.request.kind(), device = self.devices[slot].info.index, ?queue_wait, reserved = memory.bytes(), in_flight = memory.in_flight(), "job started");
+        info!(job = %job.id, kind = job.request.kind(), device = self.devices[slot].info.index, since_submitted = ?queue_wait, reserved = memory.bytes(), in_flight = memory.in_flight(), "job started");
         self.tell_service_manager();
         let between_partitions = self.interleave_urgent_jobs.then(|| {
             let (daemon, priority, circuit) = (self.clone(), job.priority, circuit.clone());

@@ -719,23 +719,22 @@ impl Daemon {
 
     /// Loads circuit `name` unless it is loaded; returns whether it was,
     /// and how long loading took. Idle circuits are evicted if it needs
-    /// their room. Gives up once `cancel` is set (its caller gone, or the
-    /// daemon stopping).
-    pub fn preload(&self, name: &str, cancel: &AtomicBool) -> Result<(bool, Duration), String> {
+    /// their room. Gives up once the daemon stops ([`Self::stop_preloads`]).
+    pub fn preload(&self, name: &str) -> Result<(bool, Duration), String> {
         let circuit = circuit_named(name)?;
         let already = self.proving.circuits.has(&circuit_name(circuit));
         let ticket = self.proving.gate.line_up();
         let (_, took) = self
             .proving
             .circuits
-            .get(circuit, Wait::Yes(&ticket), cancel)?
+            .get(circuit, Wait::Yes(&ticket), &self.stopping)?
             .expect("a load that waits for memory gets it or an error");
         info!(circuit = name, ?took, already, "circuit preloaded");
         Ok((already, took))
     }
 
-    /// Makes the workers of suspended devices end, and `PreloadSRS` calls
-    /// answer (their loads then give up): the daemon is stopping.
+    /// Makes `PreloadSRS` loads give up, and the workers of suspended
+    /// devices end: the daemon is stopping.
     pub fn stop_preloads(&self) {
         self.stopping.store(true, Ordering::Relaxed);
     }

@@ -210,16 +210,6 @@ impl Service {
     }
 }
 
-/// A flag set when it is dropped.
-#[derive(Default)]
-struct CancelOnDrop(Arc<std::sync::atomic::AtomicBool>);
-
-impl Drop for CancelOnDrop {
-    fn drop(&mut self) {
-        self.0.store(true, Ordering::Relaxed);
-    }
-}
-
 /// The job a request describes: its kind, the priority its kind has when
 /// the request names none, and what to prove (or why it cannot be).
 /// Public for the fuzz tests, which feed it what a client could send.
@@ -408,15 +398,10 @@ impl ProvingEngine for Service {
         let name = request.into_inner().circuit_id;
         requests::circuit_named(&name).map_err(Status::invalid_argument)?;
         let daemon = self.daemon.clone();
-        // Set when this call ends whichever way, its client gone included:
-        // a load no one waits for gives up at its next step rather than
-        // taking the memory line and evicting circuits jobs use.
-        let cancel = CancelOnDrop::default();
-        let flag = cancel.0.clone();
-        let load = tokio::task::spawn_blocking(move || daemon.preload(&name, &flag));
+        let load = tokio::task::spawn_blocking(move || daemon.preload(&name));
         // A stop does not wait for a step of the load (decoding 32 GiB
         // parameters takes minutes): the call is answered, the load left
-        // to give up or to end with the process.
+        // to end with the process.
         let stopping = async {
             while !self.daemon.is_stopping() {
                 tokio::time::sleep(Duration::from_millis(100)).await;

@@ -129,8 +129,6 @@ impl VanillaBytes {
 mod tests {
     use super::*;
 
-    /// A sealed sector named by mistake is refused by its length, before
-    /// gigabytes are read; a proof-sized file is read whole.
     /// Curio's file of a sector's SnapDeals proofs: one proof per element.
     #[test]
     fn a_json_array_of_base64_strings_is_several_proofs() {
@@ -156,6 +154,8 @@ mod tests {
         );
     }
 
+    /// A sealed sector named by mistake is refused by its length, before
+    /// gigabytes are read; a proof-sized file is read whole.
     #[test]
     fn files_above_the_limit_are_refused_unread() {
         let dir = tempfile::tempdir().unwrap();

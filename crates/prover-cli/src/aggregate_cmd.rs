@@ -140,19 +140,16 @@ fn pair_proofs(c1_paths: &[PathBuf], proofs: &[PathBuf]) -> Result<Vec<PathBuf>>
 /// bytes are told from text by their content: a raw proof begins with a
 /// compressed point, whose first byte has its top bit set, but a raw
 /// non-interactive aggregate begins with a field element, whose first byte
-/// is anything; kilobytes of random bytes are never all printable text.
+/// is anything; kilobytes of random bytes are never valid UTF-8.
 pub fn decode_proof(path: &Path, bytes: &[u8]) -> Result<Vec<u8>> {
-    if bytes.is_empty() {
-        bail!("{}: empty", path.display());
-    }
-    let printable = |b: &u8| b.is_ascii_graphic() || b.is_ascii_whitespace();
-    if bytes[0] >= 0x80 || !bytes.iter().all(printable) {
-        return Ok(bytes.to_vec());
-    }
-    // All ASCII, so UTF-8.
-    let text = std::str::from_utf8(bytes)
-        .map(str::trim)
-        .unwrap_or_default();
+    let text = match bytes.first() {
+        None => bail!("{}: empty", path.display()),
+        Some(&first) if first >= 0x80 => return Ok(bytes.to_vec()),
+        Some(_) => match std::str::from_utf8(bytes) {
+            Ok(text) => text.trim(),
+            Err(_) => return Ok(bytes.to_vec()),
+        },
+    };
     if text.starts_with('{') {
         let doc: serde_json::Value = serde_json::from_str(text)
             .with_context(|| format!("{}: not valid JSON", path.display()))?;

@@ -116,16 +116,17 @@ enum Bound {
 /// a stop signal before it serves removes it too: [`StopSignals::wait`]).
 struct SocketFile(Option<(PathBuf, FileId)>);
 
-/// A file's device, inode and change time: what tells this daemon's socket
-/// from one another daemon bound at the same path after this one stopped
-/// listening (whose inode may be the one just freed).
-type FileId = (u64, u64, i64, i64);
+/// A file's device, inode and creation time: what tells this daemon's
+/// socket from one another daemon bound at the same path after this one
+/// stopped listening (whose inode may be the one just freed). Not the
+/// change time, which a `chmod` of the socket for its clients changes.
+type FileId = (u64, u64, Option<std::time::SystemTime>);
 
 fn file_id(path: &Path) -> Option<FileId> {
     use std::os::unix::fs::MetadataExt;
     std::fs::symlink_metadata(path)
         .ok()
-        .map(|meta| (meta.dev(), meta.ino(), meta.ctime(), meta.ctime_nsec()))
+        .map(|meta| (meta.dev(), meta.ino(), meta.created().ok()))
 }
 
 impl SocketFile {
@@ -305,12 +306,16 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("prover.sock");
         let ours = std::os::unix::net::UnixListener::bind(&path).unwrap();
-        let own = SocketFile(Some((path.clone(), file_id(&path).unwrap())));
+        let id = file_id(&path).unwrap();
+        let own = SocketFile(Some((path.clone(), id)));
+        // Its clients may be let in after it started: not another socket.
+        let mode = std::os::unix::fs::PermissionsExt::from_mode(0o660);
+        std::fs::set_permissions(&path, mode).unwrap();
+        assert_eq!(file_id(&path), Some(id), "a chmod keeps it this daemon's");
         drop(ours);
-        std::fs::remove_file(&path).unwrap();
-        // A daemon starting takes far longer than the clock's tick, which
-        // may be coarse (the change time is then what differs).
-        std::thread::sleep(Duration::from_millis(50));
+        // Moved aside rather than removed, so that the other socket cannot
+        // get its inode.
+        std::fs::rename(&path, dir.path().join("moved.sock")).unwrap();
         let _theirs = std::os::unix::net::UnixListener::bind(&path).unwrap();
         drop(own);
         assert!(path.exists(), "the other daemon's socket was removed");

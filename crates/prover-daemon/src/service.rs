@@ -119,7 +119,7 @@ impl Intake {
         } else {
             request.request_id.clone()
         };
-        let (kind, default_priority, parsed) = translate(&id, request.proof_kind(), &request);
+        // Before the payload is parsed: no job, nothing to parse it for.
         if crate::proto::Priority::try_from(request.priority).is_err() {
             return Err(Box::new(Status::invalid_argument(format!(
                 "priority {} is not one this daemon knows (0 the kind's own, 1 LOW, 2 NORMAL, \
@@ -127,6 +127,7 @@ impl Intake {
                 request.priority
             ))));
         }
+        let (kind, default_priority, parsed) = translate(&id, request.proof_kind(), &request);
         let priority = match request.priority() {
             crate::proto::Priority::Unspecified => default_priority,
             crate::proto::Priority::Low => Priority::Low,

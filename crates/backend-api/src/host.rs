@@ -416,9 +416,14 @@ impl Device {
     }
 
     fn error(&self, operation: &'static str, status: Status, message: String) -> BackendError {
+        self.on_this_device(self.backend.error(operation, status, message))
+    }
+
+    /// `error`, said of this device.
+    fn on_this_device(&self, error: BackendError) -> BackendError {
         BackendError {
             device: Some(self.index),
-            ..self.backend.error(operation, status, message)
+            ..error
         }
     }
 
@@ -426,10 +431,7 @@ impl Device {
     fn call(&self, operation: &'static str, status: pce_status) -> Result<(), BackendError> {
         self.backend
             .call(operation, status)
-            .map_err(|e| BackendError {
-                device: Some(self.index),
-                ..e
-            })
+            .map_err(|e| self.on_this_device(e))
     }
 
     /// Prepares NTTs of size `2^log_size`.

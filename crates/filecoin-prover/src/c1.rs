@@ -86,19 +86,21 @@ fn sector_size_of(output: &Map<String, Value>) -> Option<u64> {
     (depth < 58).then(|| 32u64 << depth)
 }
 
-/// The largest C1 output file read: a 32 GiB sector's is about 50 MB,
-/// a 64 GiB sector's about twice that. A file above it (a sealed sector named by mistake) is
-/// refused before it is read.
+/// The largest C1 output file read: a 32 GiB sector's is about 50 MB, a
+/// 64 GiB sector's about twice that. A file above it (a sealed sector
+/// named by mistake) is refused before it is read.
 pub const MAX_C1_BYTES: u64 = 1 << 30;
 
 impl C1Input {
-    /// Reads and recognises `path` (at most [`MAX_C1_BYTES`]). `proof_type` overrides detection for
-    /// filecoin-proofs' format, which does not name its proof type.
+    /// Reads and recognises `path` (at most [`MAX_C1_BYTES`]). `proof_type`
+    /// overrides detection for filecoin-proofs' format, which does not name
+    /// its proof type.
     pub fn read(path: &Path, proof_type: Option<ProofType>) -> Result<Self, C1Error> {
-        let text = crate::vanilla::read_at_most(path, MAX_C1_BYTES).map_err(|what| C1Error {
-            path: path.to_owned(),
-            what,
-        })?;
+        let text =
+            crate::bounded_read::read_at_most(path, MAX_C1_BYTES).map_err(|what| C1Error {
+                path: path.to_owned(),
+                what,
+            })?;
         Self::parse(path, &text, proof_type)
     }
 

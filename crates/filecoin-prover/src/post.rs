@@ -387,17 +387,19 @@ impl<'a, Tree: 'static + MerkleTreeTrait> PoStJob<'a, Tree> {
         };
         let (found, wanted) = (sector.inclusion_proofs.len(), self.config.challenge_count);
         if found != wanted {
-            let other = |kind: PoStKind| {
-                let other = PoStProofType {
-                    kind,
-                    ..self.input.proof_type
-                };
-                (kind != self.input.proof_type.kind && other.config().challenge_count == found)
-                    .then(|| format!(" (a {kind:?}PoSt vanilla proof?)"))
+            let kind = match self.input.proof_type.kind {
+                PoStKind::Winning => PoStKind::Window,
+                PoStKind::Window => PoStKind::Winning,
             };
-            let guess = other(PoStKind::Winning)
-                .or_else(|| other(PoStKind::Window))
-                .unwrap_or_default();
+            let other = PoStProofType {
+                kind,
+                ..self.input.proof_type
+            };
+            let guess = if other.config().challenge_count == found {
+                format!(" (a {kind:?}PoSt vanilla proof?)")
+            } else {
+                String::new()
+            };
             return Err(format!(
                 "it holds {found} inclusion proofs where a {} vanilla proof holds {wanted}{guess}",
                 self.input.proof_type

@@ -61,7 +61,7 @@ fn msm_scalars(terms: usize) -> Vec<Scalar> {
 /// negative digits, several buckets a thread, digits that straddle the
 /// scalar's 64-bit words. Fewer terms make the plan take one-bit windows on
 /// a large GPU, which test none of these.
-pub fn msm_terms(parallel_threads: u32) -> usize {
+fn msm_terms(parallel_threads: u32) -> usize {
     (3..=16)
         .map(|log| 1usize << log)
         .find(|&terms| bucket_plan(terms, parallel_threads).bits >= 3)

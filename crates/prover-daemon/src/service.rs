@@ -34,7 +34,6 @@ pub const MAX_REQUEST_ID_BYTES: usize = 256;
 
 /// The service over a daemon.
 pub struct Service {
-    daemon: Arc<Daemon>,
     intake: Arc<Intake>,
 }
 
@@ -55,12 +54,15 @@ impl Service {
     pub fn new(daemon: Arc<Daemon>) -> Self {
         Self {
             intake: Arc::new(Intake {
-                daemon: daemon.clone(),
+                daemon,
                 unnamed: AtomicU64::new(0),
                 fingerprints: RandomState::new(),
             }),
-            daemon,
         }
+    }
+
+    fn daemon(&self) -> &Arc<Daemon> {
+        &self.intake.daemon
     }
 
     /// Submits `request` on a blocking thread (see the module doc).
@@ -298,7 +300,7 @@ impl ProvingEngine for Service {
     ) -> Result<Response<AwaitProofResponse>, Status> {
         let request = request.into_inner();
         let id = request.job_id;
-        let watch = self.daemon.jobs.watch(&id);
+        let watch = self.daemon().jobs.watch(&id);
         Ok(Response::new(
             Self::await_result(&id, watch, request.timeout_ms).await,
         ))
@@ -324,7 +326,7 @@ impl ProvingEngine for Service {
         request: Request<CancelProofRequest>,
     ) -> Result<Response<CancelProofResponse>, Status> {
         let id = request.into_inner().job_id;
-        match self.daemon.jobs.cancel(&id) {
+        match self.daemon().jobs.cancel(&id) {
             Some(was_running) => Ok(Response::new(CancelProofResponse { was_running })),
             None => Err(Status::not_found(format!(
                 "no queued or running job {id:?}"
@@ -336,7 +338,7 @@ impl ProvingEngine for Service {
         &self,
         _: Request<GetStatusRequest>,
     ) -> Result<Response<GetStatusResponse>, Status> {
-        let status = self.daemon.status();
+        let status = self.daemon().status();
         let gpus = status
             .devices
             .iter()
@@ -388,7 +390,7 @@ impl ProvingEngine for Service {
         &self,
         _: Request<GetMetricsRequest>,
     ) -> Result<Response<GetMetricsResponse>, Status> {
-        let prometheus_text = self.daemon.metrics.render(&self.daemon.gauges());
+        let prometheus_text = self.daemon().metrics.render(&self.daemon().gauges());
         Ok(Response::new(GetMetricsResponse { prometheus_text }))
     }
 
@@ -398,13 +400,13 @@ impl ProvingEngine for Service {
     ) -> Result<Response<PreloadSrsResponse>, Status> {
         let name = request.into_inner().circuit_id;
         requests::circuit_named(&name).map_err(Status::invalid_argument)?;
-        let daemon = self.daemon.clone();
+        let daemon = self.daemon().clone();
         let load = tokio::task::spawn_blocking(move || daemon.preload(&name));
         // A stop does not wait for a step of the load (decoding 32 GiB
         // parameters takes minutes): the call is answered, the load left
         // to end with the process.
         let stopping = async {
-            while !self.daemon.is_stopping() {
+            while !self.daemon().is_stopping() {
                 tokio::time::sleep(Duration::from_millis(100)).await;
             }
         };
@@ -425,7 +427,7 @@ impl ProvingEngine for Service {
         request: Request<EvictSrsRequest>,
     ) -> Result<Response<EvictSrsResponse>, Status> {
         let name = request.into_inner().circuit_id;
-        let daemon = self.daemon.clone();
+        let daemon = self.daemon().clone();
         // Freeing a circuit nothing else holds takes a while: not on the
         // runtime's threads.
         let evicted = tokio::task::spawn_blocking(move || daemon.evict(&name))

@@ -192,13 +192,8 @@ impl<T> Registry<T> {
             if let Some(circuit) = slot.loaded.get() {
                 return Ok(circuit.clone());
             }
-            match slot.loading.try_lock() {
-                Ok(_loading) => return fill(&slot, load),
-                Err(TryLockError::Poisoned(poisoned)) => {
-                    let _loading = poisoned.into_inner();
-                    return fill(&slot, load);
-                }
-                Err(TryLockError::WouldBlock) => {}
+            if let Some(_loading) = loading_turn(&slot) {
+                return fill(&slot, load);
             }
             go_on()?;
             std::thread::sleep(std::time::Duration::from_millis(50));
@@ -216,10 +211,8 @@ impl<T> Registry<T> {
         if let Some(circuit) = slot.loaded.get() {
             return Ok(Some(circuit.clone()));
         }
-        let _loading = match slot.loading.try_lock() {
-            Ok(loading) => loading,
-            Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
-            Err(TryLockError::WouldBlock) => return Ok(None),
+        let Some(_loading) = loading_turn(&slot) else {
+            return Ok(None);
         };
         fill(&slot, load).map(Some)
     }
@@ -248,6 +241,16 @@ impl<T> Registry<T> {
             .iter()
             .filter_map(|(id, slot)| Some(f(id, slot.loaded.get()?)))
             .collect()
+    }
+}
+
+/// The slot's loading lock, unless another caller holds it (poisoning
+/// ignored, as for the map).
+fn loading_turn<T>(slot: &Slot<T>) -> Option<MutexGuard<'_, ()>> {
+    match slot.loading.try_lock() {
+        Ok(loading) => Some(loading),
+        Err(TryLockError::Poisoned(poisoned)) => Some(poisoned.into_inner()),
+        Err(TryLockError::WouldBlock) => None,
     }
 }
 

@@ -149,7 +149,7 @@ pub struct Daemon {
     /// Circuits, memory and backend shared by the workers.
     pub proving: Proving,
     /// Counters and histograms.
-    pub metrics: Metrics,
+    pub metrics: Arc<Metrics>,
     devices: Vec<DeviceSlot>,
     workers_per_device: usize,
     /// Whether urgent jobs are proven between a running job's partitions.
@@ -192,8 +192,7 @@ impl Daemon {
         }
         let fallback_device =
             open_fallback(config.proving.fallback_backend().as_deref(), backend.name())
-                .map_err(|e| StartError::Fallback(chain(&e)))?
-                .map(|(device, _)| device);
+                .map_err(|e| StartError::Fallback(chain(&e)))?;
         let budget = config.memory_budget()?.unwrap_or_else(default_budget);
         let gate = Arc::new(MemoryGate::new(budget));
         // What each device holds while it is open (a GPU's staging
@@ -204,7 +203,7 @@ impl Daemon {
                 gate.hold_always(&format!("device {}", slot.info.index), held);
             }
         }
-        if let Some(device) = &fallback_device {
+        if let Some((device, _)) = &fallback_device {
             let held = device
                 .device_host_bytes()
                 .map_err(|e| StartError::Fallback(chain(&e)))?;
@@ -212,15 +211,18 @@ impl Daemon {
                 gate.hold_always("fallback device", held);
             }
         }
-        let jobs = Arc::new(Jobs::new(Duration::from_secs(
-            config.server.keep_results_seconds,
-        )));
+        let metrics = Arc::new(Metrics::default());
+        let counted = metrics.clone();
+        let jobs = Arc::new(
+            Jobs::new(Duration::from_secs(config.server.keep_results_seconds))
+                .observed(move |kind, outcome| counted.job_ended(kind, outcome)),
+        );
         // Workers idle with an evicted circuit let go of it.
         let wake = jobs.clone();
         let slots: Vec<&Device> = devices.iter().map(|slot| &slot.device).collect();
         let circuits = Circuits::new(
             gate.clone(),
-            JobBackends::of(&slots, fallback_device.as_ref()),
+            JobBackends::of(&slots, fallback_device.as_ref().map(|(device, _)| device)),
             Box::new(move || wake.wake_workers()),
         );
         Ok(Arc::new(Self {
@@ -232,7 +234,7 @@ impl Daemon {
                 fallback_device,
                 partitions_in_flight: config.proving.partitions_in_flight,
             },
-            metrics: Metrics::default(),
+            metrics,
             devices,
             workers_per_device: config.proving.workers_per_device,
             interleave_urgent_jobs: config.proving.interleave_urgent_jobs,
@@ -514,7 +516,8 @@ impl Daemon {
             }
         };
         slot.suspension.succeeded();
-        Ok(prover.with_fallback(self.proving.fallback_device.as_ref()))
+        let fallback = self.proving.fallback_device.as_ref();
+        Ok(prover.with_fallback(fallback.map(|(device, name)| (device, name.as_str()))))
     }
 
     /// Proves `job` in `memory` with `prover`, a prover of its circuit on
@@ -582,14 +585,12 @@ impl Daemon {
     fn end(&self, job: Claimed<Request>, proven: Result<Proven, String>) {
         let kind = job.request.kind();
         let cancelled = job.cancel.load(Ordering::Relaxed);
+        let mut fell_back = 0;
         let outcome = match proven {
             Ok(mut proven) => {
                 proven.timings.total = job.submitted.elapsed();
                 info!(job = %job.id, total = ?proven.timings.total, "job completed");
-                self.metrics
-                    .job_ended(kind, "completed", Some(&proven.timings));
-                self.metrics
-                    .partitions_fell_back(kind, proven.fallback_partitions);
+                fell_back = proven.fallback_partitions;
                 Outcome::Completed {
                     proof: proven.proof,
                     timings: proven.timings,
@@ -597,12 +598,10 @@ impl Daemon {
             }
             Err(_) if cancelled => {
                 info!(job = %job.id, "job cancelled");
-                self.metrics.job_ended(kind, "cancelled", None);
                 Outcome::Cancelled
             }
             Err(message) => {
                 warn!(job = %job.id, "job failed: {message}");
-                self.metrics.job_ended(kind, "failed", None);
                 Outcome::Failed(message)
             }
         };
@@ -611,7 +610,11 @@ impl Daemon {
         // hears the job ended, so that what the process holds is what the
         // budget counts.
         release_free_memory();
-        self.jobs.finish(&job.id, outcome);
+        // The metrics count the outcome as the job ends (Jobs::observed):
+        // not this one if shutdown gave up on the job first.
+        if self.jobs.finish(&job.id, outcome) {
+            self.metrics.partitions_fell_back(kind, fell_back);
+        }
         self.tell_service_manager();
     }
 
@@ -646,11 +649,7 @@ impl Daemon {
             }
             Err(message) => {
                 warn!(job = %id, kind, "request refused: {message}");
-                let submitted = self.jobs.reject(id, kind, message, fingerprint);
-                if !submitted.joined && submitted.refused.is_none() {
-                    self.metrics.job_ended(kind, "failed", None);
-                }
-                submitted
+                self.jobs.reject(id, kind, message, fingerprint)
             }
         }
     }

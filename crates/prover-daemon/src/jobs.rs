@@ -144,6 +144,10 @@ impl Submitted {
 /// A receiver of a job's outcome (`None` until it is done).
 pub type OutcomeWatch = watch::Receiver<Option<Arc<Outcome>>>;
 
+/// Told of each job as it ends, once, with its proof kind and outcome
+/// ([`Jobs::observed`]).
+pub type EndObserver = Box<dyn Fn(&'static str, &Outcome) + Send + Sync>;
+
 /// Why a submission is turned away without a job of its own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum Refusal {
@@ -212,6 +216,7 @@ struct Table<R> {
     next_sequence: u64,
     finished: VecDeque<String>,
     closed: bool,
+    ended: Option<EndObserver>,
 }
 
 /// Every job of the daemon.
@@ -231,10 +236,26 @@ impl<R> Jobs<R> {
                 next_sequence: 0,
                 finished: VecDeque::new(),
                 closed: false,
+                ended: None,
             }),
             queued: Condvar::new(),
             keep_results,
         }
+    }
+
+    /// These jobs, telling `ended` of each job as it ends: a job ends in
+    /// one place whichever way it does (proven, failed, refused at once,
+    /// cancelled while queued, at shutdown, or given up on with the
+    /// process), so that counts of outcomes agree with what clients hear.
+    pub fn observed(
+        mut self,
+        ended: impl Fn(&'static str, &Outcome) + Send + Sync + 'static,
+    ) -> Self {
+        self.table
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .ended = Some(Box::new(ended));
+        self
     }
 
     fn lock(&self) -> MutexGuard<'_, Table<R>> {
@@ -313,7 +334,8 @@ impl<R> Jobs<R> {
         if let Some(answer) = table.existing(id, fingerprint) {
             return answer;
         }
-        let (outcome, watch) = watch::channel(Some(Arc::new(Outcome::Failed(message))));
+        let (outcome, watch) = watch::channel(None);
+        // Never in the queue: it ends as it is entered, under the lock.
         table.entries.insert(
             id.to_owned(),
             Entry {
@@ -322,15 +344,15 @@ impl<R> Jobs<R> {
                 sequence: 0,
                 request: None,
                 fingerprint,
-                state: State::Done,
+                state: State::Queued,
                 submitted: Instant::now(),
-                finished: Some(Instant::now()),
+                finished: None,
                 cancel: Arc::new(AtomicBool::new(false)),
                 outcome,
             },
         );
         table.finished.retain(|old| old != id);
-        table.finished.push_back(id.to_owned());
+        table.finish(id, Outcome::Failed(message));
         Submitted {
             position: 0,
             device: None,
@@ -412,9 +434,10 @@ impl<R> Jobs<R> {
         self.queued.notify_one();
     }
 
-    /// Records how job `id` ended and wakes whoever awaits it.
-    pub fn finish(&self, id: &str, outcome: Outcome) {
-        self.lock().finish(id, outcome);
+    /// Records how job `id` ended and wakes whoever awaits it; `false`
+    /// if it had already ended (given up on at shutdown) or is unknown.
+    pub fn finish(&self, id: &str, outcome: Outcome) -> bool {
+        self.lock().finish(id, outcome)
     }
 
     /// Cancels job `id`: a queued job ends at once, a running one at its
@@ -494,23 +517,28 @@ impl<R> Entry<R> {
 }
 
 impl<R> Table<R> {
-    /// Records how job `id` ended and wakes whoever awaits it; a job ends
-    /// once (one given up on at shutdown is cancelled, whatever its worker
-    /// says when it stops).
-    fn finish(&mut self, id: &str, outcome: Outcome) {
+    /// Records how job `id` ended, tells the observer and wakes whoever
+    /// awaits it; a job ends once (one given up on at shutdown is
+    /// cancelled, whatever its worker says when it stops): `false` if it
+    /// had ended, or is unknown.
+    fn finish(&mut self, id: &str, outcome: Outcome) -> bool {
         let Some(entry) = self.entries.get_mut(id) else {
-            return;
+            return false;
         };
         if entry.state == State::Done {
-            return;
+            return false;
         }
         entry.state = State::Done;
         entry.finished = Some(Instant::now());
         // Its input (tens of megabytes for a 32 GiB PoRep) is not needed
         // to answer for it.
         entry.request = None;
+        if let Some(ended) = &self.ended {
+            ended(entry.kind, &outcome);
+        }
         entry.outcome.send_replace(Some(Arc::new(outcome)));
         self.finished.push_back(id.to_owned());
+        true
     }
 
     /// The answer to a submission under job `id` of a request whose
@@ -875,6 +903,51 @@ mod tests {
         let late = queued.submit("late", "porep", Priority::Normal, 1, 1);
         assert_eq!(late.refused, Some(Refusal::ShuttingDown));
         assert!(late.outcome.is_none() && queued.watch("late").is_none());
+    }
+
+    #[test]
+    fn the_observer_hears_of_each_job_once_however_it_ends() {
+        let heard = Arc::new(Mutex::new(Vec::new()));
+        let log = heard.clone();
+        let jobs = jobs().observed(move |kind, outcome| {
+            let outcome = match outcome {
+                Outcome::Completed { .. } => "completed",
+                Outcome::Failed(_) => "failed",
+                Outcome::Cancelled => "cancelled",
+            };
+            log.lock().unwrap().push(format!("{kind} {outcome}"));
+        });
+        jobs.reject("bad", "wpost", "unreadable".into(), 0);
+        jobs.submit("queued", "porep", Priority::Normal, 1, 1);
+        jobs.submit("proven", "porep", Priority::High, 2, 2);
+        jobs.submit("given-up", "winning", Priority::Critical, 3, 3);
+        jobs.submit("at-close", "snap", Priority::Low, 4, 4);
+        assert_eq!(jobs.cancel("queued"), Some(false));
+        let given_up = jobs.claim(0).unwrap();
+        let proven = jobs.claim(1).unwrap();
+        assert!(jobs.finish(&proven.id, Outcome::Failed("device".into())));
+        assert!(!jobs.finish(&proven.id, Outcome::Cancelled), "ends once");
+        assert_eq!(jobs.close(), ["given-up"]);
+        // Shutdown gives up on it; its worker's later word is not counted.
+        assert!(jobs.finish(&given_up.id, Outcome::Cancelled));
+        let timings = Timings::default();
+        let late = Outcome::Completed {
+            proof: vec![],
+            timings,
+        };
+        assert!(!jobs.finish(&given_up.id, late));
+        let mut heard = heard.lock().unwrap().clone();
+        heard.sort();
+        assert_eq!(
+            heard,
+            [
+                "porep cancelled",
+                "porep failed",
+                "snap cancelled",
+                "winning cancelled",
+                "wpost failed"
+            ]
+        );
     }
 
     #[test]

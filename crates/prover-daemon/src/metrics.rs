@@ -14,7 +14,7 @@ use std::fmt::Write;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use crate::jobs::Timings;
+use crate::jobs::{Outcome, Timings};
 
 /// Upper bounds of the duration histograms, seconds: from a 2 KiB
 /// partition on a GPU to a 64 GiB sector on a CPU.
@@ -85,9 +85,17 @@ struct Inner {
 }
 
 impl Metrics {
-    /// Counts a job of `kind` that ended with `outcome` (`completed`,
-    /// `failed`, `cancelled`), with its stages when it completed.
-    pub fn job_ended(&self, kind: &'static str, outcome: &'static str, timings: Option<&Timings>) {
+    /// Counts a job of `kind` that ended with `outcome`, with its stages
+    /// when it completed.
+    pub fn job_ended(&self, kind: &'static str, outcome: &Outcome) {
+        match outcome {
+            Outcome::Completed { timings, .. } => self.count_job(kind, "completed", Some(timings)),
+            Outcome::Failed(_) => self.count_job(kind, "failed", None),
+            Outcome::Cancelled => self.count_job(kind, "cancelled", None),
+        }
+    }
+
+    fn count_job(&self, kind: &'static str, outcome: &'static str, timings: Option<&Timings>) {
         let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         *inner.jobs.entry((kind, outcome)).or_default() += 1;
         if let Some(t) = timings {
@@ -300,8 +308,14 @@ mod tests {
             total: Duration::from_secs(3),
             ..Timings::default()
         };
-        metrics.job_ended("porep", "completed", Some(&timings));
-        metrics.job_ended("porep", "failed", None);
+        metrics.job_ended(
+            "porep",
+            &Outcome::Completed {
+                proof: vec![],
+                timings,
+            },
+        );
+        metrics.job_ended("porep", &Outcome::Failed("no".into()));
         metrics.partitions_fell_back("porep", 2);
         metrics.partitions_fell_back("porep", 0);
         metrics.job_interleaved("winning");

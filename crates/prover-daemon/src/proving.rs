@@ -30,9 +30,9 @@ pub struct Proving {
     pub gate: Arc<MemoryGate>,
     /// The backend that proves a partition again when a device fails it.
     pub fallback: Option<String>,
-    /// A device of that backend, for the MSMs a device does not support,
-    /// and for what the engine's own device of it takes per job.
-    pub fallback_device: Option<Device>,
+    /// A device of that backend and its name: the one the jobs' failed
+    /// partitions and the MSMs a device does not support go to.
+    pub fallback_device: Option<(Device, String)>,
     /// Partitions of a job in memory at once: one proven while the others'
     /// witnesses are generated (`[proving] partitions_in_flight`).
     pub partitions_in_flight: usize,
@@ -128,9 +128,15 @@ impl Proving {
         // The engine's plan counts the device's own host memory as static,
         // so the budget given to it below does too (the gate holds it
         // resident from the daemon's start). The fallback's share is the
-        // job's own: the engine opens a fallback device for each job.
-        let backend = BackendMemory::of(&[device], self.fallback_device.as_ref(), log_n)
-            .map_err(|e| e.to_string())?;
+        // job's own: the engine sets a prover up on the fallback device
+        // for each job, with NTT tables of its own (the device's own host
+        // memory, held from the start, is counted again: none on a CPU).
+        let backend = BackendMemory::of(
+            &[device],
+            self.fallback_device.as_ref().map(|(device, _)| device),
+            log_n,
+        )
+        .map_err(|e| e.to_string())?;
         let model = MemoryModel::new(
             circuit.pce.size(),
             circuit.params.shape(),

@@ -64,6 +64,9 @@ pub struct DeviceProver<'a> {
     pub name: String,
     /// The prover on it.
     pub prover: Prover<'a>,
+    /// The fallback backend's device and its name
+    /// ([`DeviceProver::with_fallback`]).
+    fallback: Option<(&'a Device, &'a str)>,
 }
 
 impl<'a> DeviceProver<'a> {
@@ -78,17 +81,21 @@ impl<'a> DeviceProver<'a> {
         Ok(Self {
             name: name.to_owned(),
             prover: Prover::new(device, circuit.bases()).map_err(EngineError::Prover)?,
+            fallback: None,
         })
     }
 
     /// Sends the MSMs this device does not support (a backend with G1
-    /// MSMs only) to `fallback`, if given ([`Prover::with_fallback`]).
-    pub fn with_fallback(self, fallback: Option<&'a Device>) -> Self {
+    /// MSMs only) to `fallback` (a device and its name), if given
+    /// ([`Prover::with_fallback`]), and the partitions this device fails
+    /// when [`run_with`] proves on it.
+    pub fn with_fallback(self, fallback: Option<(&'a Device, &'a str)>) -> Self {
         Self {
             prover: match fallback {
-                Some(device) => self.prover.with_fallback(device),
+                Some((device, _)) => self.prover.with_fallback(device),
                 None => self.prover,
             },
+            fallback,
             ..self
         }
     }
@@ -127,25 +134,35 @@ pub fn run<J: Job>(
     randomness(options, jobs.iter().map(Job::partitions).sum())?;
     let setup = Setup::open(options)?;
     let devices: Vec<&Device> = setup.devices.iter().map(|(device, _)| device).collect();
-    let per_operation = open_fallback(
+    let fallback_device = open_fallback(
         options.fallback.as_deref(),
         setup.devices[0].0.backend().name(),
     )?;
-    let fallback_device = per_operation.as_ref().map(|(device, _)| device);
-    plan(circuit, &devices, fallback_device, options)?;
+    let fallback = fallback_device
+        .as_ref()
+        .map(|(device, name)| (device, name.as_str()));
+    plan(
+        circuit,
+        &devices,
+        fallback.map(|(device, _)| device),
+        options,
+    )?;
     let provers = setup
         .devices
         .iter()
         .map(|(device, name)| {
             let prover = DeviceProver::new(device, name, circuit)?;
-            Ok(prover.with_fallback(fallback_device))
+            Ok(prover.with_fallback(fallback))
         })
         .collect::<Result<Vec<_>, EngineError>>()?;
     run_with(circuit, &provers, jobs, options, observer, done)
 }
 
-/// [`run`] on devices already set up for `circuit` (`options.backend` and
-/// `options.devices` are not used).
+/// [`run`] on devices already set up for `circuit`, with the first one's
+/// fallback device ([`DeviceProver::with_fallback`]): `options.backend`,
+/// `options.devices` and `options.fallback` are not used, so that a
+/// process that keeps its devices (the daemon) opens its fallback once and
+/// counts what it holds once.
 pub fn run_with<J: Job>(
     circuit: &LoadedCircuit,
     provers: &[DeviceProver<'_>],
@@ -161,18 +178,14 @@ pub fn run_with<J: Job>(
     let counts: Vec<usize> = jobs.iter().map(Job::partitions).collect();
     let randomness = randomness(options, counts.iter().sum())?;
     let devices: Vec<&Device> = provers.iter().map(|p| p.prover.device()).collect();
-    let fallback_device = open_fallback(
-        options.fallback.as_deref(),
-        first.prover.device().backend().name(),
-    )?;
     let mut plan = plan(
         circuit,
         &devices,
-        fallback_device.as_ref().map(|(device, _)| device),
+        first.fallback.map(|(device, _)| device),
         options,
     )?;
-    let fallback = fallback_device
-        .as_ref()
+    let fallback = first
+        .fallback
         .map(|(device, name)| DeviceProver::new(device, &format!("{name} (fallback)"), circuit))
         .transpose()?;
     observer(Event::Ready { plan: &plan });

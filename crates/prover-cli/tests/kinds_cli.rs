@@ -283,6 +283,10 @@ fn params_record_writes_the_pce_files_and_replaces_a_damaged_one() {
 /// `--insecure-production-size`, before anything is written.
 #[test]
 fn params_gen_keeps_a_lone_verifying_key_and_refuses_production_sizes() {
+    // filecoin-proofs reads the cache directory once per process, at the
+    // first use by any test here (`files()` below): the one the others
+    // verify in, whichever test comes first.
+    shared_parameter_cache();
     let cache = tempfile::tempdir().unwrap();
     let args = [
         "params",
@@ -309,7 +313,27 @@ fn params_gen_keeps_a_lone_verifying_key_and_refuses_production_sizes() {
 
     let output = pce_prover(&[&args[..], &["--force"]].concat(), cache.path());
     assert_eq!(output.status.code(), Some(0), "{}", text(&output));
-    assert_ne!(std::fs::read(&vk).unwrap(), b"a published key");
+    let key = std::fs::read(&vk).unwrap();
+    assert_ne!(key, b"a published key");
+
+    // Parameters whose key is lost (they may be the published ones) are
+    // kept: they get the key they begin with.
+    let params = vk.with_extension("params");
+    let kept = std::fs::read(&params).unwrap();
+    std::fs::remove_file(&vk).unwrap();
+    let output = pce_prover(&args, cache.path());
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert_eq!(std::fs::read(&params).unwrap(), kept);
+    assert_eq!(std::fs::read(&vk).unwrap(), key);
+    // Unreadable ones are an error naming them, and stay as they are.
+    std::fs::write(&params, b"not parameters").unwrap();
+    std::fs::remove_file(&vk).unwrap();
+    let output = pce_prover(&args, cache.path());
+    let said = text(&output);
+    assert_ne!(output.status.code(), Some(0), "{said}");
+    assert!(said.contains(&params.display().to_string()), "{said}");
+    assert_eq!(std::fs::read(&params).unwrap(), b"not parameters");
+    assert!(!vk.exists());
 
     let empty = tempfile::tempdir().unwrap();
     for size in ["32GiB", "64GiB"] {

@@ -9,10 +9,13 @@
 //! itself survives a power loss. An abandoned temporary file is removed;
 //! one left by a killed writer (no destructor runs on SIGKILL) is removed
 //! by the next writer of the same path: at 32 GiB a PCE is 4 GiB, too much
-//! to leak on every kill. A writer holds a lock on its temporary file until
-//! it is renamed, and a lock dies with its process, so a temporary file no
-//! one holds is an orphan, whatever process or container wrote it (two
-//! containers sharing a parameter cache see different process ids).
+//! to leak on every kill. A writer locks its temporary file before writing
+//! to it and holds the lock until it is renamed, and a lock dies with its
+//! process, so a temporary file no one holds is an orphan once written to,
+//! or once a minute old, whatever process or container wrote it (two
+//! containers sharing a parameter cache see different process ids). Where
+//! the file system has no locks, only a file an hour old whose writer's id
+//! is gone from this system is taken for one.
 //!
 //! [`AtomicFile`] is the primitive (for writers that seek, such as a file
 //! whose header is written last); [`write_atomically`] and
@@ -38,6 +41,9 @@ pub struct AtomicFile {
     path: PathBuf,
     tmp: PathBuf,
     file: Option<File>,
+    /// Renamed into place: the temporary name is free, perhaps another
+    /// writer's already.
+    renamed: bool,
 }
 
 impl AtomicFile {
@@ -75,6 +81,7 @@ impl AtomicFile {
             path: path.to_owned(),
             tmp,
             file: Some(file),
+            renamed: false,
         })
     }
 
@@ -97,6 +104,7 @@ impl AtomicFile {
     pub fn commit(mut self) -> io::Result<()> {
         self.sync()?;
         std::fs::rename(&self.tmp, &self.path)?;
+        self.renamed = true;
         sync_parent(&self.path);
         Ok(())
     }
@@ -128,9 +136,11 @@ impl AtomicFile {
 
 impl Drop for AtomicFile {
     fn drop(&mut self) {
-        // After a rename there is nothing under the temporary name; after a
-        // failure or a hard link, the temporary name is removed.
-        let _ = std::fs::remove_file(&self.tmp);
+        // After a failure or a hard link, the temporary name is removed;
+        // after a rename it is not ours any more.
+        if !self.renamed {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
     }
 }
 
@@ -146,10 +156,16 @@ fn temporary_owner(file: &OsStr, name: &OsStr) -> Option<u32> {
     pid.parse().ok()
 }
 
-/// A temporary file no one holds locked is an orphan once this old, or at
-/// once if its writer's process id is gone from this system: a writer
-/// that has created its file may not have locked it yet.
+/// An empty temporary file no one holds locked is an orphan once this
+/// old: a writer that has just created its file may not have locked it
+/// yet.
 const ORPHAN_MIN_AGE: Duration = Duration::from_secs(60);
+
+/// Where the file system has no locks, a temporary file is an orphan once
+/// this old and named for a process gone from this system: a live writer
+/// of another host or container may seem gone, and writes a 32 GiB
+/// sector's PCE for minutes.
+const LOCKLESS_ORPHAN_MIN_AGE: Duration = Duration::from_secs(3600);
 
 /// Removes the temporary files of `path` whose writer is gone. Best
 /// effort: a file another process removes first, or an unreadable
@@ -178,7 +194,7 @@ fn remove_orphans(path: &Path, name: &OsStr) {
 /// this lock): an unlocked file would later pass for an orphan once it is a
 /// minute old, and be removed under its writer, so the lock is retried
 /// until it is taken. Where the file system has no locks, orphans are told
-/// by their writer's process id instead.
+/// by their age and their writer's process id instead.
 fn lock_own(file: &File) {
     for _ in 0..1000 {
         match file.try_lock() {
@@ -191,21 +207,27 @@ fn lock_own(file: &File) {
 }
 
 /// Whether the temporary file `tmp`, named for process `pid`, is no
-/// longer written: locked by no one, and older than [`ORPHAN_MIN_AGE`] or
-/// named for a process this system no longer has. Where the file system
-/// has no locks, only the latter tells.
+/// longer written: locked by no one, and written to (its writer locked it
+/// first) or older than [`ORPHAN_MIN_AGE`]; where the file system has no
+/// locks, older than [`LOCKLESS_ORPHAN_MIN_AGE`] and named for a process
+/// this system no longer has. An empty file's writer may be between
+/// creating and locking it, and its process id means nothing here when it
+/// runs in another container.
 fn is_orphan(tmp: &Path, pid: u32) -> bool {
     let Ok(file) = File::open(tmp) else {
         return false;
     };
+    let metadata = file.metadata().ok();
+    let written = metadata.as_ref().is_some_and(|m| m.len() > 0);
+    let modified = metadata.and_then(|m| m.modified().ok());
+    let age = modified.and_then(|t| t.elapsed().ok());
+    let older_than = |min: Duration| age.is_some_and(|age| age >= min);
     match file.try_lock() {
-        Ok(()) => {
-            let modified = file.metadata().and_then(|m| m.modified()).ok();
-            let age = modified.and_then(|t| t.elapsed().ok());
-            age.is_some_and(|age| age >= ORPHAN_MIN_AGE) || process_gone(pid)
-        }
+        Ok(()) => written || older_than(ORPHAN_MIN_AGE),
         Err(std::fs::TryLockError::WouldBlock) => false,
-        Err(std::fs::TryLockError::Error(_)) => process_gone(pid),
+        Err(std::fs::TryLockError::Error(_)) => {
+            older_than(LOCKLESS_ORPHAN_MIN_AGE) && process_gone(pid)
+        }
     }
 }
 
@@ -347,12 +369,18 @@ mod tests {
     fn a_temporary_name_another_container_took_is_passed_over() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("proof");
-        // A writer elsewhere with this process's id, holding the names this
-        // process would take next.
+        // A writer elsewhere with this process's id, holding (locked, as
+        // it writes them) the names this process would take next.
         let next = NEXT_TEMPORARY.load(Ordering::Relaxed);
+        let mut held = Vec::new();
         for serial in next..next + 8 {
-            let taken = format!("proof.{}.{serial}.tmp", std::process::id());
-            std::fs::write(dir.path().join(taken), b"theirs").unwrap();
+            let taken = dir
+                .path()
+                .join(format!("proof.{}.{serial}.tmp", std::process::id()));
+            std::fs::write(&taken, b"theirs").unwrap();
+            let file = File::open(&taken).unwrap();
+            file.try_lock().unwrap();
+            held.push(file);
         }
         write_atomically(&path, |out| out.write_all(b"ours")).unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), b"ours");
@@ -391,23 +419,36 @@ mod tests {
         let dead = child.id();
         child.wait().unwrap();
         let alive = std::process::id();
-        // Left by writers that died (no destructor ran): one whose process
-        // is gone, at once; one named for a process alive here (as another
-        // container's writer may seem, or a reused id), once old.
-        let dead_writers = dir.path().join(format!("proof.{dead}.0.tmp"));
-        let old = dir.path().join(format!("proof.{alive}.99.tmp"));
-        // Just created by a live writer that has not locked it yet.
-        let young = format!("proof.{alive}.98.tmp");
-        let others = [format!("other.{dead}.0.tmp"), format!("proof.{dead}.tmp")];
-        let planted = [dead_writers, old.clone(), dir.path().join(&young)];
-        for file in planted
+        // Left by writers that died (no destructor ran): written to, or
+        // empty and old, whether their process is gone or named for one
+        // alive here (as another container's writer may seem, or a reused
+        // id).
+        let written = dir.path().join(format!("proof.{alive}.97.tmp"));
+        let old = [
+            dir.path().join(format!("proof.{dead}.0.tmp")),
+            dir.path().join(format!("proof.{alive}.99.tmp")),
+        ];
+        std::fs::write(&written, b"partial").unwrap();
+        // Just created by live writers that have not locked them yet, one
+        // in another container (its id unknown here).
+        let young = [
+            format!("proof.{alive}.98.tmp"),
+            format!("proof.{dead}.1.tmp"),
+        ];
+        for file in old
             .iter()
             .cloned()
-            .chain(others.iter().map(|n| dir.path().join(n)))
+            .chain(young.iter().map(|n| dir.path().join(n)))
         {
-            std::fs::write(file, b"partial").unwrap();
+            std::fs::write(file, b"").unwrap();
         }
-        age(&old, 2 * ORPHAN_MIN_AGE);
+        for old in &old {
+            age(old, 2 * ORPHAN_MIN_AGE);
+        }
+        let others = [format!("other.{dead}.0.tmp"), format!("proof.{dead}.tmp")];
+        for file in &others {
+            std::fs::write(dir.path().join(file), b"partial").unwrap();
+        }
         // Another writer of the same path, still writing (its lock held)
         // for longer than the minimum age.
         let mut writing = AtomicFile::create(&path).unwrap();
@@ -418,15 +459,15 @@ mod tests {
         let writing_name = writing.temporary_path().file_name().unwrap();
         let mut expected = vec![
             "proof".to_owned(),
-            young,
             writing_name.to_string_lossy().into_owned(),
         ];
+        expected.extend(young);
         expected.extend(others);
         expected.sort();
         assert_eq!(
             names(dir.path()),
             expected,
-            "only the temporaries of this path no one holds, old or of a dead process, go"
+            "only the temporaries of this path no one holds, written to or old, go"
         );
         writing.commit().unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), b"partial");

@@ -152,6 +152,11 @@ impl C1Input {
                     .ok_or_else(|| fail("missing registered_proof".into()))?;
                 let named = ProofType::from_name(name)
                     .ok_or_else(|| fail(format!("unknown registered_proof {name:?}")))?;
+                if let Some(given) = proof_type.filter(|&given| given != named) {
+                    return Err(fail(format!(
+                        "registered_proof is {named}, where the proof type given is {given}"
+                    )));
+                }
                 // Unwrap {"StackedDrg2KiBV1": [[...]]} into the raw partitions.
                 let wrapped = object
                     .remove("vanilla_proofs")

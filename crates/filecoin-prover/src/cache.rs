@@ -6,7 +6,8 @@
 //! the sector shape and PoRep variant. The pre-compiled circuit of each
 //! circuit id is kept next to them as `pce-v1-<circuit id>.pce`: extracted
 //! from the blank circuit on first use, checksummed, written atomically, and
-//! rebuilt (with a warning) when it is corrupt or from another format version.
+//! rebuilt (with a warning) when it is corrupt; one that cannot be read
+//! (another user's) is an error, neither replaced nor recorded at each run.
 
 use std::fs::File;
 use std::io::Read;
@@ -142,6 +143,17 @@ impl CircuitFiles {
             Ok(pce) => return Ok(CachedPce::Loaded(pce)),
             Err(PceError::Format(FormatError::Io { source, .. }))
                 if source.kind() == std::io::ErrorKind::NotFound => {}
+            // A file this process may not read (another user's, 0600) is
+            // not replaced, nor recorded again at every run: the operator
+            // is told.
+            Err(PceError::Format(FormatError::Io { path, source }))
+                if !matches!(
+                    source.kind(),
+                    std::io::ErrorKind::UnexpectedEof | std::io::ErrorKind::InvalidData
+                ) =>
+            {
+                return Err(C2Error::io("reading the circuit's PCE file", &path)(source));
+            }
             Err(e) => warn!(
                 "{}; extracting the circuit again",
                 proving_engine::chain(&e)
@@ -178,6 +190,8 @@ pub enum CachedPce {
 
 #[cfg(test)]
 mod tests {
+    use std::path::Path;
+
     use filecoin_proofs::with_shape;
 
     use super::*;
@@ -202,23 +216,47 @@ mod tests {
         }
     }
 
-    /// A cache where the PCE cannot be written (here its path is taken by
-    /// a directory; in production, a read-only mount): the recording
-    /// serves the run instead of failing it.
+    fn square_files(dir: &Path) -> CircuitFiles {
+        CircuitFiles {
+            id: "square".into(),
+            params: dir.join("square.params"),
+            vk: dir.join("square.vk"),
+            pce: dir.join("square.pce"),
+        }
+    }
+
+    /// A cache where the PCE cannot be written (here procfs, where not
+    /// even root creates files; in production, a read-only mount): the
+    /// recording serves the run instead of failing it.
     #[test]
     fn a_pce_that_cannot_be_saved_is_used_from_memory() {
-        let dir = tempfile::tempdir().unwrap();
-        let files = CircuitFiles {
-            id: "square".into(),
-            params: dir.path().join("square.params"),
-            vk: dir.path().join("square.vk"),
-            pce: dir.path().join("square.pce"),
-        };
-        std::fs::create_dir(&files.pce).unwrap();
+        let files = square_files(Path::new("/proc/self"));
         let recorded = files
-            .load_or_record("test", || Ok(PrecompiledCircuit::extract(Square)?))
+            .cached_or_recorded("test", || Ok(PrecompiledCircuit::extract(Square)?))
             .unwrap();
-        assert_eq!(recorded.num_constraints(), 3, "one, and a row per input");
+        let CachedPce::Recorded { pce, saved } = recorded else {
+            panic!("nothing to load");
+        };
+        assert_eq!(pce.num_constraints(), 3, "one, and a row per input");
+        assert!(saved.is_err() && !files.pce.exists());
+        let served = files.load_or_record("test", || Ok(PrecompiledCircuit::extract(Square)?));
+        assert_eq!(served.unwrap().num_constraints(), 3);
+    }
+
+    /// A PCE file that cannot be read (another user's; here a directory
+    /// in its place) is an error naming it: recording the circuit again
+    /// at every run, and replacing the file where the directory allows,
+    /// would hide it at the cost of minutes and gigabytes each time.
+    #[test]
+    fn a_pce_that_cannot_be_read_is_an_error_and_not_recorded_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let files = square_files(dir.path());
+        std::fs::create_dir(&files.pce).unwrap();
+        let error = files
+            .load_or_record("test", || panic!("recorded again"))
+            .unwrap_err();
+        let said = proving_engine::chain(&error);
+        assert!(said.contains(&files.pce.display().to_string()), "{said}");
         assert!(files.pce.is_dir(), "nothing written in its place");
     }
 

@@ -9,6 +9,7 @@
 use std::io::Write;
 
 use groth16_prover::setup::generate_random_parameters;
+use groth16_prover::verifying_key_bytes_of_parameters;
 use pce_core::PrecompiledCircuit;
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
@@ -47,13 +48,15 @@ pub fn generate_test_params(
 }
 
 /// Makes sure test parameters for `circuit` exist in the cache,
-/// generating them (and the PCE) when `force` is set or the key is
-/// missing (the parameters alone are what a generation stopped between
-/// the two files leaves). Returns the circuit's files and whether
-/// parameters were generated. A key without its parameters is an error
-/// unless `force` is set: a node that only verifies (lotus) keeps the
-/// published verifying keys without their parameters, and an insecure key
-/// written over one would make it accept forged proofs.
+/// generating them (and the PCE) when `force` is set or neither file
+/// exists. Returns the circuit's files and whether parameters were
+/// generated. Unless `force` is set, files that exist are never replaced:
+/// parameters without their key (a generation stopped between the two
+/// files, or a download that lost the key) get the key they begin with,
+/// since they may be the published ones; a key without its parameters is
+/// an error, since a node that only verifies (lotus) keeps the published
+/// verifying keys without their parameters, and an insecure key written
+/// over one would make it accept forged proofs.
 pub fn ensure_test_params(
     circuit: impl Into<ProofCircuit>,
     seed: u64,
@@ -70,7 +73,15 @@ pub fn ensure_test_params(
                     absent: files.params,
                 })
             }
-            _ => {}
+            (true, false) => {
+                let key = verifying_key_bytes_of_parameters(&files.params)
+                    .map_err(|e| C2Error::Engine(e.into()))?;
+                write_atomically(&files.vk, |out| out.write_all(&key))
+                    .map_err(C2Error::io("writing the parameters' own key", &files.vk))?;
+                info!(vk = %files.vk.display(), "the parameters' verifying key written beside them");
+                return Ok((files, false));
+            }
+            (false, false) => {}
         }
     }
     let pce = circuit.pce()?;

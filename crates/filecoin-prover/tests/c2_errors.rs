@@ -56,6 +56,34 @@ fn bad_inputs_are_clear_errors_and_a_corrupt_pce_is_rebuilt() {
         "are for 2048-byte sectors, not for StackedDrg8MiBV1_1",
     );
 
+    // A proof type given that the file's own contradicts is an error, not
+    // ignored.
+    let api_path = work.path().join("api.json");
+    let raw = api["vanilla_proofs"]["StackedDrg8MiBV1"].take();
+    api["vanilla_proofs"] = serde_json::json!({ "StackedDrg2KiBV1": raw });
+    api["registered_proof"] = serde_json::json!("StackedDrg2KiBV1_1");
+    std::fs::write(&api_path, api.to_string()).unwrap();
+    let ni_given = ProofType {
+        variant: Variant::NonInteractive,
+        ..ProofType::interactive(2048).unwrap()
+    };
+    let err = C1Input::read(&api_path, Some(ni_given))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("api.json")
+            && err
+                .contains("registered_proof is StackedDrg2KiBV1_1, where the proof type given is"),
+        "{err}"
+    );
+    let interactive = ProofType::interactive(2048).unwrap();
+    assert_eq!(
+        C1Input::read(&api_path, Some(interactive))
+            .unwrap()
+            .proof_type,
+        interactive
+    );
+
     // filecoin-proofs JSON names no proof type: the variant follows from
     // the number of partitions (a non-interactive 2 KiB sector has more).
     let ni = ProofType {

@@ -15,4 +15,7 @@ pub mod srs;
 pub mod unchecked;
 
 pub use prover::{Bases, ProveError, Prover, PROOF_BYTES};
-pub use srs::{read_verifying_key, G1Query, Srs, SrsError, SrsFile, SrsShape};
+pub use srs::{
+    read_verifying_key, verifying_key_bytes_of_parameters, G1Query, Srs, SrsError, SrsFile,
+    SrsShape,
+};

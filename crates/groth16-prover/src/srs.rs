@@ -38,7 +38,7 @@ const G2_BYTES: usize = 192;
 /// Why a parameter file could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum SrsError {
-    /// The file could not be opened or mapped.
+    /// The file could not be opened or read.
     #[error("{path}")]
     Io {
         /// The file.
@@ -523,6 +523,23 @@ pub fn read_verifying_key(path: &Path) -> Result<VerifyingKey<Bls12>, SrsError> 
     let (vk, _) = cursor.vk()?;
     cursor.finish()?;
     Ok(vk)
+}
+
+/// The bytes of the verifying key the parameter file at `path` begins
+/// with (checked to be a whole key), as a `.vk` file holds them: what
+/// completes a cache whose parameters lost, or never got, their key.
+pub fn verifying_key_bytes_of_parameters(path: &Path) -> Result<Vec<u8>, SrsError> {
+    let (file, len) = open_sized(path)?;
+    let mut cursor = Cursor {
+        path,
+        file: &file,
+        len,
+        offset: 0,
+    };
+    cursor.vk()?;
+    let mut bytes = vec![0; cursor.offset as usize];
+    file.read_exact_at(&mut bytes, 0).map_err(io_error(path))?;
+    Ok(bytes)
 }
 
 // Sizes the layout above relies on.

@@ -86,8 +86,9 @@ impl PrecompiledCircuit {
 impl PceSize {
     /// The size of the circuit saved at `path`, from its section headers
     /// alone: what loading it will hold, before its gigabytes are read.
-    /// Each section's length is checked against the shape and the file's
-    /// size; the checksum is not verified (loading does).
+    /// Every section's length is checked against the file's size, and the
+    /// densities' and the matrices' row counts against the shape; the
+    /// columns and the checksum are not (loading checks them).
     pub fn of_file(path: &Path) -> Result<Self, PceError> {
         let mut input = FileReader::open(path, MAGIC, FORMAT_VERSION)?;
         let [num_inputs, num_aux, num_constraints] = read_shape(&mut input)?;

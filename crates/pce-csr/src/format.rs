@@ -228,7 +228,14 @@ impl FileReader {
     /// Opens `path` and checks its header against `magic` and `version`.
     pub fn open(path: &Path, magic: [u8; 8], version: u32) -> Result<Self, FormatError> {
         let file = File::open(path).map_err(io_error(path))?;
-        let actual = file.metadata().map_err(io_error(path))?.len();
+        let metadata = file.metadata().map_err(io_error(path))?;
+        if !metadata.is_file() {
+            // A directory or device in the file's place: not a damaged
+            // file to rebuild, but a path to correct.
+            let error = io::Error::new(io::ErrorKind::InvalidInput, "not a regular file");
+            return Err(io_error(path)(error));
+        }
+        let actual = metadata.len();
         let mut input = BufReader::with_capacity(1 << 20, file);
         let mut header = [0u8; HEADER_LEN as usize];
         if actual < HEADER_LEN {

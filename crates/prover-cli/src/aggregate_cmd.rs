@@ -60,7 +60,12 @@ pub fn aggregate(args: AggregateArgs) -> Result<ExitCode> {
     let prover_id = args.prover.prover_id()?;
     let c1_paths = expand_inputs(&args.c1)?;
     let proof_paths = pair_proofs(&c1_paths, &args.proof)?;
-    check_writable([args.out.as_path()])?;
+    let inputs: Vec<&Path> = c1_paths
+        .iter()
+        .chain(&proof_paths)
+        .map(PathBuf::as_path)
+        .collect();
+    check_writable(&[args.out.as_path()], &inputs)?;
 
     let sectors = step(
         &format!("reading {} sector(s)", c1_paths.len()),

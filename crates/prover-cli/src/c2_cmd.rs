@@ -22,7 +22,7 @@ use filecoin_prover::circuits::ProofCircuit;
 use filecoin_prover::proof_type::ProofType;
 use proving_engine::chain;
 use proving_engine::memory::{gib, parse_size};
-use proving_engine::{pick_devices, Devices, EngineOptions, Event, Observer};
+use proving_engine::{Devices, EngineOptions, Event, Observer};
 use serde_json::json;
 
 use crate::output::{
@@ -72,7 +72,8 @@ pub struct C2Args {
     #[arg(long, value_name = "N")]
     sector_id: Option<u64>,
     /// Proof type, for filecoin-proofs JSON whose variant cannot be detected
-    /// (e.g. StackedDrg2KiBV1_1_Feat_SyntheticPoRep).
+    /// (e.g. StackedDrg2KiBV1_1_Feat_SyntheticPoRep); files that name
+    /// their own (lotus-bench, Curio, filecoin-proofs-api) must agree.
     #[arg(long, value_name = "NAME")]
     proof_type: Option<String>,
     /// Also write a JSON report (times per stage, peak memory, memory
@@ -303,7 +304,7 @@ pub fn c2(args: C2Args) -> Result<ExitCode> {
                     inputs[0].proof_type
                 );
                 eprintln!("error: {error}");
-                unreadable.push(json!({"c1": path, "error": error}));
+                unreadable.push(json!({"c1": path.display().to_string(), "error": error}));
             }
             Ok(input) => {
                 inputs.push(input);
@@ -312,7 +313,7 @@ pub fn c2(args: C2Args) -> Result<ExitCode> {
             Err(e) if paths.len() == 1 => return Err(e.into()),
             Err(e) => {
                 eprintln!("error: {e}");
-                unreadable.push(json!({"c1": path, "error": e.to_string()}));
+                unreadable.push(json!({"c1": path.display().to_string(), "error": e.to_string()}));
             }
         }
     }
@@ -320,14 +321,18 @@ pub fn c2(args: C2Args) -> Result<ExitCode> {
         bail!("none of the {} C1 outputs could be read", paths.len());
     }
     let outs = outs_of_inputs;
-    check_writable(outs.iter().chain(&args.report).map(PathBuf::as_path))?;
+    let outputs: Vec<&Path> = outs
+        .iter()
+        .chain(&args.report)
+        .map(PathBuf::as_path)
+        .collect();
+    let read: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
+    check_writable(&outputs, &read)?;
     let options = args
         .prove
         .options(prover_id, args.sector_id, args.circuit_proofs);
-    // Checked before minutes of recording or decoding: a missing driver
-    // or device is said at once.
-    let backend = backend_api::Backend::load(&options.engine.backend)?;
-    pick_devices(&backend, options.engine.devices.indices())?;
+    // Checked before minutes of recording or decoding.
+    options.engine.check_backends()?;
     let circuit = ProofCircuit::from(inputs[0].proof_type);
     let pce = circuit.files()?.pce;
     if !pce.exists() {
@@ -338,7 +343,8 @@ pub fn c2(args: C2Args) -> Result<ExitCode> {
         );
     }
     let start = Instant::now();
-    let (run, write_errors) = prove_and_write(&inputs, &options, &outs, args.format)?;
+    let (run, unwritten) = prove_and_write(&inputs, &options, &outs, args.format)?;
+    let write_errors = unwritten.iter().flatten().count();
     let wall = start.elapsed();
     let failed = run.outcomes.iter().filter(|o| o.is_err()).count() + unreadable.len();
     if run.devices.len() > 1 {
@@ -350,12 +356,23 @@ pub fn c2(args: C2Args) -> Result<ExitCode> {
         eprintln!("partitions per device: {}", shares.join("; "));
     }
     if let Some(path) = &args.report {
+        // A proof that could not be written is reported with why.
+        let sector_report = |outcome, unwritten: &Option<String>| {
+            let mut report = report(outcome);
+            if let Some(error) = unwritten {
+                report["write_error"] = json!(error);
+            }
+            report
+        };
         let mut doc = match &run.outcomes[..] {
-            [Ok(outcome)] if unreadable.is_empty() => report(outcome),
+            [Ok(outcome)] if unreadable.is_empty() => sector_report(outcome, &unwritten[0]),
             outcomes => json!({
-                "sectors": inputs.iter().zip(outcomes).map(|(input, outcome)| match outcome {
-                    Ok(outcome) => json!({"c1": input.path, "report": report(outcome)}),
-                    Err(e) => json!({"c1": input.path, "error": chain(e)}),
+                "sectors": inputs.iter().zip(outcomes).zip(&unwritten).map(|((input, outcome), unwritten)| {
+                    let c1 = input.path.display().to_string();
+                    match outcome {
+                        Ok(outcome) => json!({"c1": c1, "report": sector_report(outcome, unwritten)}),
+                        Err(e) => json!({"c1": c1, "error": chain(e)}),
+                    }
                 }).chain(unreadable).collect::<Vec<_>>(),
                 "wall_seconds": wall.as_secs_f64(),
                 "peak_rss_bytes": peak_rss_bytes(),
@@ -380,17 +397,17 @@ pub fn c2(args: C2Args) -> Result<ExitCode> {
 }
 
 /// Proves `inputs` with a progress bar, writing the proof of input `i` to
-/// `outs[i]` on this thread as soon as it is done; returns the run and how
-/// many proofs could not be written.
+/// `outs[i]` on this thread as soon as it is done; returns the run and,
+/// per input, why its proof could not be written.
 fn prove_and_write(
     inputs: &[C1Input],
     options: &C2Options,
     outs: &[PathBuf],
     format: Format,
-) -> Result<(C2Run, usize)> {
+) -> Result<(C2Run, Vec<Option<String>>)> {
     let total: usize = inputs.iter().map(C1Input::num_partitions).sum();
     let bar = partitions_bar(total as u64);
-    let mut write_errors = 0;
+    let mut unwritten = vec![None; inputs.len()];
     let say = |line: String| bar.suspend(|| eprintln!("{line}"));
     let observe = |event: Event<'_>| match event {
         Event::Ready { plan } => say(format!(
@@ -420,7 +437,7 @@ fn prove_and_write(
                     Ok(()) => say(format!("proof written to {}", outs[sector].display())),
                     Err(e) => {
                         say(format!("error: {e:#}"));
-                        write_errors += 1;
+                        unwritten[sector] = Some(format!("{e:#}"));
                     }
                 }
             }
@@ -428,5 +445,5 @@ fn prove_and_write(
         }
     });
     bar.finish_and_clear();
-    Ok((run?, write_errors))
+    Ok((run?, unwritten))
 }

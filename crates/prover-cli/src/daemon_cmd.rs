@@ -172,7 +172,7 @@ pub struct ProveArgs {
 /// Sends a C1 output to a daemon as Curio does, and writes the proof.
 pub fn prove(args: ProveArgs) -> Result<ExitCode> {
     let input = C1Input::read(&args.c1, None)?;
-    check_writable([args.out.as_path()])?;
+    check_writable(&[args.out.as_path()], &[args.c1.as_path()])?;
     let Some(sector) = args.sector_number.or(input.sector_num) else {
         bail!(
             "{}: no SectorNum in the file: pass --sector-number",

@@ -8,7 +8,7 @@
 //! backends as `c2`, and writes what filecoin-proofs-api returns for the
 //! same input, after filecoin-proofs' own verifier accepted it.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -42,8 +42,13 @@ pub struct KindArgs {
     #[arg(long, value_name = "FILE", required = true, num_args = 1..)]
     vanilla: Vec<PathBuf>,
     /// Sector size (2KiB, 8MiB, 512MiB, 32GiB, 64GiB): selects the current
-    /// proof type of that size. Or give --proof-type.
-    #[arg(long, value_name = "SIZE", required_unless_present = "proof_type")]
+    /// proof type of that size. Or give --proof-type (not both).
+    #[arg(
+        long,
+        value_name = "SIZE",
+        required_unless_present = "proof_type",
+        conflicts_with = "proof_type"
+    )]
     sector_size: Option<String>,
     /// Registered proof type, by name (StackedDrgWindow32GiBV1_2) or
     /// numeric id as Lotus and Curio send it.
@@ -151,7 +156,8 @@ impl KindArgs {
             return Ok(None);
         };
         let request = request()?;
-        check_writable([self.out.as_path()])?;
+        let inputs: Vec<&Path> = self.vanilla.iter().map(PathBuf::as_path).collect();
+        check_writable(&[self.out.as_path()], &inputs)?;
         let proof = prove_remotely(address, request)?;
         write_proof(
             &self.out,
@@ -333,16 +339,19 @@ fn run_kind(
         &mut dyn FnMut(usize, &KindResult),
     ) -> Result<KindRun, filecoin_prover::C2Error>,
 ) -> Result<ExitCode> {
-    check_writable(
-        std::iter::once(&args.out)
-            .chain(&args.report)
-            .map(PathBuf::as_path),
-    )?;
+    let outputs: Vec<&Path> = std::iter::once(&args.out)
+        .chain(&args.report)
+        .map(PathBuf::as_path)
+        .collect();
+    let inputs: Vec<&Path> = args.vanilla.iter().map(PathBuf::as_path).collect();
+    check_writable(&outputs, &inputs)?;
+    let options = args.prove.options(None, None, false).engine;
+    // Checked before minutes of recording or decoding.
+    options.check_backends()?;
     let start = Instant::now();
     let loaded = step(&format!("loading the {circuit} circuit"), || {
         circuit.load(partitions > 1)
     })?;
-    let options = args.prove.options(None, None, false).engine;
     let bar = partitions_bar(partitions as u64);
     let observe = |event: Event<'_>| {
         if let Event::PartitionProven { .. } = event {

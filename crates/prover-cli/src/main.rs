@@ -70,7 +70,9 @@ enum Command {
     /// Every partition proof is verified against the public inputs derived
     /// from the C1 output before anything is written; with the prover id
     /// and sector number, the whole proof is also checked with
-    /// filecoin-proofs' verify_seal.
+    /// filecoin-proofs' verify_seal (not the partition proofs of a
+    /// non-interactive sector that --circuit-proofs writes: `aggregate`
+    /// checks those).
     ///
     /// The output is what filecoin-proofs' seal_commit_phase2 returns: for
     /// non-interactive PoRep, the SnarkPack aggregate of the partition

@@ -142,10 +142,72 @@ pub fn plan_json(plan: &MemoryPlan) -> serde_json::Value {
     })
 }
 
-/// Writes `bytes` to `path` atomically.
+/// Where an output path is written.
+#[derive(Debug, PartialEq, Eq)]
+enum Destination {
+    /// A regular file (or a name for a new one), replaced atomically: the
+    /// path given or, through links, the file they name (the links stay).
+    File(PathBuf),
+    /// A device, a pipe or the process's own stream (`/dev/null`, a FIFO,
+    /// `/dev/stdout`), written in place: a file renamed over it would
+    /// replace it (as root, `/dev/null` itself).
+    Special,
+}
+
+/// Where writing `path` goes; an error for a directory, or a name ending
+/// in `/`, which no file can take.
+fn destination(path: &Path) -> Result<Destination> {
+    if path.as_os_str().as_encoded_bytes().ends_with(b"/") {
+        bail!(
+            "cannot write {}: a file name, not a directory, is needed here",
+            path.display()
+        );
+    }
+    // The process's own streams, whatever they are redirected to (a log
+    // opened for appending must not be replaced).
+    let streams = ["/dev/stdout", "/dev/stderr", "/dev/fd", "/proc/self/fd"];
+    if streams.iter().any(|stream| path.starts_with(stream)) {
+        return Ok(Destination::Special);
+    }
+    match std::fs::metadata(path) {
+        Ok(metadata) if metadata.is_dir() => bail!(
+            "cannot write {}: it is a directory (name a file, or give directories with \
+             --out-dir where the command takes one)",
+            path.display()
+        ),
+        Ok(metadata) if metadata.is_file() => Ok(Destination::File(
+            std::fs::canonicalize(path).with_context(|| format!("resolving {}", path.display()))?,
+        )),
+        Ok(_) => Ok(Destination::Special),
+        // A new file, or a link to one not there yet.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let mut path = path.to_owned();
+            for _ in 0..40 {
+                let Ok(target) = std::fs::read_link(&path) else {
+                    return Ok(Destination::File(path));
+                };
+                path = path.parent().unwrap_or(Path::new("")).join(target);
+            }
+            bail!("cannot write {}: too many levels of links", path.display())
+        }
+        Err(e) => Err(e).with_context(|| format!("cannot write {}", path.display())),
+    }
+}
+
+/// Writes `bytes` to `path`: atomically to a file, in place to a device or
+/// a pipe.
 pub fn write_output(path: &Path, bytes: &[u8]) -> Result<()> {
-    atomic_write::write_atomically(path, |out| std::io::Write::write_all(out, bytes))
-        .with_context(|| format!("writing {}", path.display()))
+    let written = match destination(path)? {
+        Destination::File(file) => {
+            atomic_write::write_atomically(&file, |out| std::io::Write::write_all(out, bytes))
+        }
+        // Appending: a stream redirected to a file keeps what it holds.
+        Destination::Special => std::fs::OpenOptions::new()
+            .append(true)
+            .open(path)
+            .and_then(|mut out| std::io::Write::write_all(&mut out, bytes)),
+    };
+    written.with_context(|| format!("writing {}", path.display()))
 }
 
 /// Largest proof whose bytes an error message carries.
@@ -178,25 +240,65 @@ pub fn proof_file(dir: &Path, input: &Path) -> Result<PathBuf> {
     Ok(dir.join(name))
 }
 
-/// Checks that each of `paths` can be created (its directory exists and
-/// takes new files) before anything is proven, so that a mistyped output
-/// directory fails in milliseconds, not after the proof.
-pub fn check_writable<'a>(paths: impl IntoIterator<Item = &'a Path>) -> Result<()> {
-    for path in paths {
-        // A directory takes the temporary file, but not the rename onto it
-        // after the proof.
-        if path.is_dir() {
+/// Checks, before anything is proven, that each of `outputs` can be
+/// written (a file's directory exists and takes new files, a device opens
+/// for writing), and that no two of them, and none of them and an input,
+/// are the same file: a mistyped output directory fails in milliseconds,
+/// not after the proof, and a report is never written over the proof, nor
+/// a proof over its input.
+pub fn check_writable(outputs: &[&Path], inputs: &[&Path]) -> Result<()> {
+    let mut files: Vec<(PathBuf, &Path)> = Vec::new();
+    for &path in outputs {
+        match destination(path)? {
+            Destination::File(file) => {
+                // Dropped uncommitted: the temporary file is removed again.
+                atomic_write::AtomicFile::create(&file)
+                    .with_context(|| format!("cannot write {}", path.display()))?;
+                let same = same_file_as(&file);
+                if let Some((_, other)) = files.iter().find(|(seen, _)| *seen == same) {
+                    bail!(
+                        "{} and {} are the same file: one output would replace the other",
+                        other.display(),
+                        path.display()
+                    );
+                }
+                files.push((same, path));
+            }
+            // Not opened for writing here: a pipe's open waits for its reader.
+            Destination::Special => {}
+        }
+    }
+    for &input in inputs {
+        let same = same_file_as(input);
+        if let Some((_, output)) = files.iter().find(|(seen, _)| *seen == same) {
             bail!(
-                "cannot write {}: it is a directory (name a file, or give directories with \
-                 --out-dir where the command takes one)",
-                path.display()
+                "{} is both an input and an output: the output would replace it",
+                output.display()
             );
         }
-        // Dropped uncommitted: the temporary file is removed again.
-        atomic_write::AtomicFile::create(path)
-            .with_context(|| format!("cannot write {}", path.display()))?;
     }
     Ok(())
+}
+
+/// `path` resolved so that two names of one file compare equal: through
+/// links, and through its directory where the file does not exist yet.
+fn same_file_as(path: &Path) -> PathBuf {
+    if let Ok(resolved) = std::fs::canonicalize(path) {
+        return resolved;
+    }
+    match (path.parent(), path.file_name()) {
+        (Some(dir), Some(name)) => {
+            let dir = if dir.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                dir
+            };
+            std::fs::canonicalize(dir)
+                .map(|dir| dir.join(name))
+                .unwrap_or_else(|_| path.to_owned())
+        }
+        _ => path.to_owned(),
+    }
 }
 
 /// The C1 files named by `paths`: files as given, directories replaced by
@@ -226,6 +328,72 @@ pub fn expand_inputs(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Links are written through (they stay links, the file they name is
+    /// replaced or created), pipes and devices in place (a file renamed
+    /// over `/dev/null` would replace it), and a name that needs a
+    /// directory is refused before anything is written.
+    #[test]
+    fn outputs_through_links_and_into_pipes_stay_what_they_are() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("target.bin");
+        let link = dir.path().join("link.bin");
+        std::os::unix::fs::symlink("target.bin", &link).unwrap();
+        write_output(&link, b"created").unwrap();
+        assert_eq!(std::fs::read(&target).unwrap(), b"created");
+        write_output(&link, b"replaced").unwrap();
+        assert_eq!(std::fs::read(&target).unwrap(), b"replaced");
+        assert!(link.symlink_metadata().unwrap().file_type().is_symlink());
+
+        let fifo = dir.path().join("fifo");
+        let name = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::read(fifo).unwrap())
+        };
+        write_output(&fifo, b"through the pipe").unwrap();
+        assert_eq!(reader.join().unwrap(), b"through the pipe");
+        assert!(std::os::unix::fs::FileTypeExt::is_fifo(
+            &fifo.metadata().unwrap().file_type()
+        ));
+
+        let missing = dir.path().join("missing/");
+        let error = write_output(&missing, b"x").unwrap_err();
+        assert!(format!("{error:#}").contains("a file name, not a directory"));
+        assert!(!dir.path().join("missing").exists());
+    }
+
+    /// Two names of one file among the outputs, or an output that is an
+    /// input, are refused; devices may take several outputs.
+    #[test]
+    fn outputs_that_are_one_file_or_an_input_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let proof = dir.path().join("proof.bin");
+        let input = dir.path().join("c1.json");
+        std::fs::write(&input, b"{}").unwrap();
+        let via_dot = dir.path().join(".").join("proof.bin");
+        let clash = check_writable(&[&proof, &via_dot], &[]).unwrap_err();
+        assert!(
+            format!("{clash:#}").contains("are the same file"),
+            "{clash:#}"
+        );
+        let link = dir.path().join("link.json");
+        std::os::unix::fs::symlink(&input, &link).unwrap();
+        let over_input = check_writable(&[&link], &[&input]).unwrap_err();
+        assert!(
+            format!("{over_input:#}").contains("is both an input and an output"),
+            "{over_input:#}"
+        );
+        let null = Path::new("/dev/null");
+        check_writable(&[&proof, null, null], &[&input]).unwrap();
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            2,
+            "nothing left"
+        );
+    }
 
     #[test]
     fn a_proof_file_keeps_every_dot_of_its_inputs_name_but_the_last() {

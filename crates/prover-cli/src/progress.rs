@@ -5,8 +5,9 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-/// Runs `work` under a spinner saying `message`, then prints how long it took.
-pub fn step<T>(message: &str, work: impl FnOnce() -> T) -> T {
+/// Runs `work` under a spinner saying `message`, then prints how long it
+/// took, and whether it failed (the caller says why).
+pub fn step<T, E>(message: &str, work: impl FnOnce() -> Result<T, E>) -> Result<T, E> {
     let spinner = ProgressBar::new_spinner();
     spinner.set_style(
         ProgressStyle::with_template("{spinner} {msg} ({elapsed})").expect("valid template"),
@@ -15,10 +16,11 @@ pub fn step<T>(message: &str, work: impl FnOnce() -> T) -> T {
     spinner.enable_steady_tick(Duration::from_millis(120));
     let result = work();
     spinner.finish_and_clear();
-    eprintln!(
-        "{message}: done in {:.1} s",
-        spinner.elapsed().as_secs_f64()
-    );
+    let seconds = spinner.elapsed().as_secs_f64();
+    match &result {
+        Ok(_) => eprintln!("{message}: done in {seconds:.1} s"),
+        Err(_) => eprintln!("{message}: failed after {seconds:.1} s"),
+    }
     result
 }
 

@@ -231,6 +231,11 @@ fn failures_leave_no_output_behind() {
             &empty,
             "backend cpu has no device 5 (it lists 1)",
         ),
+        (
+            &["--fallback", "/nowhere/libfallback.so"],
+            &empty,
+            "/nowhere/libfallback.so",
+        ),
     ] {
         let output = c2(&c1, extra, env);
         let said = text(&output);
@@ -238,6 +243,54 @@ fn failures_leave_no_output_behind() {
         assert!(said.contains(expected), "{said}");
         assert!(!said.contains("missing parameters"), "{said}");
     }
+
+    // Outputs that are one file, or an input: refused before anything is
+    // read or proven, and nothing replaced.
+    let report = out.to_str().unwrap();
+    let output = c2(&c1, &["--report", report], &empty);
+    let said = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{said}");
+    assert!(said.contains("are the same file"), "{said}");
+    assert!(!out.exists());
+    let input = std::fs::read(&c1).unwrap();
+    let output = common::pce_prover(
+        &[
+            "c2",
+            "--c1",
+            c1.to_str().unwrap(),
+            "--out",
+            c1.to_str().unwrap(),
+        ],
+        &empty,
+    );
+    let said = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{said}");
+    assert!(said.contains("is both an input and an output"), "{said}");
+    assert_eq!(std::fs::read(&c1).unwrap(), input);
+
+    // Unreadable inputs whose names are not UTF-8 are reported by name
+    // like the others.
+    let odd = work.path().join("odd");
+    std::fs::create_dir_all(&odd).unwrap();
+    std::fs::write(odd.join("a.json"), "{ truncated").unwrap();
+    let name = <OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(b"s\xff.json");
+    std::fs::write(odd.join(name), "{ truncated").unwrap();
+    let output = pce_prover(
+        &[
+            "c2",
+            "--c1",
+            odd.to_str().unwrap(),
+            "--out-dir",
+            work.path().join("odd-proofs").to_str().unwrap(),
+        ],
+        &empty_cache,
+    );
+    let said = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("none of the 2 C1 outputs could be read"),
+        "{said}"
+    );
 
     // An input of another proof type than the first (a non-interactive
     // sector's 13 partitions) fails alone, before anything is proven.

@@ -130,6 +130,22 @@ impl fmt::Debug for BetweenPartitions {
 }
 
 impl EngineOptions {
+    /// Checks that the backend lists the devices these options name, and
+    /// that the fallback backend loads and lists one, without opening
+    /// any: a missing driver, a wrong `--device` or a mistyped fallback is
+    /// said at once, not after minutes of loading the circuit.
+    pub fn check_backends(&self) -> Result<(), EngineError> {
+        let backend = Backend::load(&self.backend)?;
+        pick_devices(&backend, self.devices.indices())?;
+        match self.fallback.as_deref() {
+            Some(fallback) if fallback != backend.name() => {
+                pick_devices(&Backend::load(fallback)?, &[])?;
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// One partition at a time on `backend`'s first device, witnesses two
     /// ahead, under the default budget, with nothing else set: a starting
     /// point for tests and benchmarks to change field by field.

@@ -514,13 +514,7 @@ impl Srs {
 /// Reads a `.vk` file (the verifying key alone).
 pub fn read_verifying_key(path: &Path) -> Result<VerifyingKey<Bls12>, SrsError> {
     let (file, len) = open_sized(path)?;
-    let mut cursor = Cursor {
-        path,
-        file: &file,
-        len,
-        offset: 0,
-    };
-    let (vk, _) = cursor.vk()?;
+    let (vk, cursor) = leading_key(path, &file, len)?;
     cursor.finish()?;
     Ok(vk)
 }
@@ -530,16 +524,27 @@ pub fn read_verifying_key(path: &Path) -> Result<VerifyingKey<Bls12>, SrsError> 
 /// completes a cache whose parameters lost, or never got, their key.
 pub fn verifying_key_bytes_of_parameters(path: &Path) -> Result<Vec<u8>, SrsError> {
     let (file, len) = open_sized(path)?;
-    let mut cursor = Cursor {
-        path,
-        file: &file,
-        len,
-        offset: 0,
-    };
-    cursor.vk()?;
+    let (_, cursor) = leading_key(path, &file, len)?;
     let mut bytes = vec![0; cursor.offset as usize];
     file.read_exact_at(&mut bytes, 0).map_err(io_error(path))?;
     Ok(bytes)
+}
+
+/// The verifying key `file` (`len` bytes, at `path`) begins with, and the
+/// cursor just past it.
+fn leading_key<'a>(
+    path: &'a Path,
+    file: &'a File,
+    len: u64,
+) -> Result<(VerifyingKey<Bls12>, Cursor<'a>), SrsError> {
+    let mut cursor = Cursor {
+        path,
+        file,
+        len,
+        offset: 0,
+    };
+    let (vk, _) = cursor.vk()?;
+    Ok((vk, cursor))
 }
 
 // Sizes the layout above relies on.

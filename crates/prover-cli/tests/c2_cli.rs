@@ -275,18 +275,19 @@ fn failures_leave_no_output_behind() {
     std::fs::write(odd.join("a.json"), "{ truncated").unwrap();
     let name = <OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(b"s\xff.json");
     std::fs::write(odd.join(name), "{ truncated").unwrap();
-    let output = pce_prover(
-        &[
-            "c2",
-            "--c1",
-            odd.to_str().unwrap(),
-            "--out-dir",
-            work.path().join("odd-proofs").to_str().unwrap(),
-        ],
-        &empty_cache,
-    );
-    let said = text(&output);
-    assert_eq!(output.status.code(), Some(1), "{said}");
+    // `c2 --c1 dir --out-dir`, which fails: what it says.
+    let failing_c2_of_dir = |dir: &Path| {
+        let out_dir = dir.with_extension("proofs");
+        let args = ["c2", "--c1", dir.to_str().unwrap(), "--out-dir"];
+        let output = pce_prover(
+            &[&args[..], &[out_dir.to_str().unwrap()]].concat(),
+            &empty_cache,
+        );
+        let said = text(&output);
+        assert_eq!(output.status.code(), Some(1), "{said}");
+        said
+    };
+    let said = failing_c2_of_dir(&odd);
     assert!(
         said.contains("none of the 2 C1 outputs could be read"),
         "{said}"
@@ -301,18 +302,7 @@ fn failures_leave_no_output_behind() {
     let partition = many["vanilla_proofs"][0].clone();
     many["vanilla_proofs"] = serde_json::Value::Array(vec![partition; 13]);
     std::fs::write(dir.join("b.json"), many.to_string()).unwrap();
-    let output = pce_prover(
-        &[
-            "c2",
-            "--c1",
-            dir.to_str().unwrap(),
-            "--out-dir",
-            work.path().join("proofs").to_str().unwrap(),
-        ],
-        &empty_cache,
-    );
-    let said = text(&output);
-    assert_eq!(output.status.code(), Some(1), "{said}");
+    let said = failing_c2_of_dir(&dir);
     assert!(
         said.contains("b.json: a StackedDrg2KiBV1_2_Feat_NonInteractivePoRep sector, where this run proves StackedDrg2KiBV1_1 (one proof type per run)"),
         "{said}"

@@ -76,7 +76,10 @@ impl AtomicFile {
                 Err(e) => return Err(e),
             }
         };
-        lock_own(&file);
+        if let Err(e) = lock_own(&file) {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(e);
+        }
         Ok(Self {
             path: path.to_owned(),
             tmp,
@@ -191,19 +194,24 @@ fn remove_orphans(path: &Path, name: &OsStr) {
 
 /// Locks a temporary file just created. Another writer looking for
 /// orphans may hold its lock for a moment (between the file's creation and
-/// this lock): an unlocked file would later pass for an orphan once it is a
-/// minute old, and be removed under its writer, so the lock is retried
-/// until it is taken. Where the file system has no locks, orphans are told
-/// by their age and their writer's process id instead.
-fn lock_own(file: &File) {
-    for _ in 0..1000 {
+/// this lock), and a file written unlocked would pass for an orphan and be
+/// removed under its writer: the lock is retried until it is taken, and
+/// the write given up (an error) if it is not within ten seconds. Where
+/// the file system has no locks, orphans are told by their age and their
+/// writer's process id instead.
+fn lock_own(file: &File) -> io::Result<()> {
+    for _ in 0..10_000 {
         match file.try_lock() {
             Err(std::fs::TryLockError::WouldBlock) => {
                 std::thread::sleep(Duration::from_millis(1));
             }
-            _ => return,
+            _ => return Ok(()),
         }
     }
+    Err(io::Error::new(
+        io::ErrorKind::WouldBlock,
+        "the new temporary file stayed locked by another process",
+    ))
 }
 
 /// Whether the temporary file `tmp`, named for process `pid`, is no
@@ -314,7 +322,7 @@ mod tests {
             std::thread::sleep(Duration::from_millis(30));
             drop(checker);
         });
-        lock_own(&own);
+        lock_own(&own).unwrap();
         release.join().unwrap();
         let other = File::open(&path).unwrap();
         assert!(matches!(

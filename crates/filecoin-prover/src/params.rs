@@ -34,8 +34,8 @@ pub fn generate_test_params(
             .map_err(C2Error::io("creating the parameter cache directory", dir))?;
     }
     // The key last: a run stopped between the two leaves the parameters
-    // alone, which the next run writes again ([`ensure_test_params`]),
-    // never a key alone, which it must not touch.
+    // alone, whose key the next run writes from them
+    // ([`ensure_test_params`]), never a key alone, which it must not touch.
     write_atomically(&files.params, |out| {
         params.write(&mut *out)?;
         out.flush()

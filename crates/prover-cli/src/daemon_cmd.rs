@@ -194,7 +194,8 @@ pub fn prove(args: ProveArgs) -> Result<ExitCode> {
     };
     let proof = prove_remotely(&args.addr, request)?;
     write_proof(&args.out, &proof)?;
-    println!("{} bytes written to {}", proof.len(), args.out.display());
+    // On stderr: the proof may go to stdout.
+    eprintln!("{} bytes written to {}", proof.len(), args.out.display());
     Ok(ExitCode::SUCCESS)
 }
 

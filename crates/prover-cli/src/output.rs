@@ -1,6 +1,7 @@
 //! What the commands write: proof encodings, JSON reports, atomic files,
 //! and the input lists they read.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
@@ -199,13 +200,24 @@ fn destination(path: &Path) -> Result<Destination> {
 pub fn write_output(path: &Path, bytes: &[u8]) -> Result<()> {
     let written = match destination(path)? {
         Destination::File(file) => {
-            atomic_write::write_atomically(&file, |out| std::io::Write::write_all(out, bytes))
+            atomic_write::write_atomically(&file, |out| out.write_all(bytes))
         }
-        // Appending: a stream redirected to a file keeps what it holds.
-        Destination::Special => std::fs::OpenOptions::new()
-            .append(true)
-            .open(path)
-            .and_then(|mut out| std::io::Write::write_all(&mut out, bytes)),
+        Destination::Special => match path.to_str() {
+            // Through the process's own handle, where what it prints
+            // after goes too.
+            Some("/dev/stdout" | "/dev/fd/1" | "/proc/self/fd/1") => {
+                let mut out = std::io::stdout().lock();
+                out.write_all(bytes).and_then(|()| out.flush())
+            }
+            Some("/dev/stderr" | "/dev/fd/2" | "/proc/self/fd/2") => {
+                std::io::stderr().lock().write_all(bytes)
+            }
+            // Appending: a stream redirected to a file keeps what it holds.
+            _ => std::fs::OpenOptions::new()
+                .append(true)
+                .open(path)
+                .and_then(|mut out| out.write_all(bytes)),
+        },
     };
     written.with_context(|| format!("writing {}", path.display()))
 }
@@ -241,9 +253,10 @@ pub fn proof_file(dir: &Path, input: &Path) -> Result<PathBuf> {
 }
 
 /// Checks, before anything is proven, that each of `outputs` can be
-/// written (a file's directory exists and takes new files, a device opens
-/// for writing), and that no two of them, and none of them and an input,
-/// are the same file: a mistyped output directory fails in milliseconds,
+/// written (a file's directory exists and takes new files; devices, pipes
+/// and the process's streams are taken as they are, since opening a pipe
+/// waits for its reader), and that no two files among them, and none of
+/// them and an input, are the same file: a mistyped output directory fails in milliseconds,
 /// not after the proof, and a report is never written over the proof, nor
 /// a proof over its input.
 pub fn check_writable(outputs: &[&Path], inputs: &[&Path]) -> Result<()> {

@@ -190,7 +190,10 @@ fn generate(args: GenArgs) -> Result<ExitCode> {
         ensure_test_params(circuit, args.seed, args.force)
     })?;
     if !generated {
-        eprintln!("parameters already exist (use --force to replace them)");
+        eprintln!(
+            "parameters already exist: kept (a missing .vk is written from them; \
+             --force generates new ones)"
+        );
     }
     println!("{}", files.params.display());
     println!("{}", files.vk.display());

@@ -583,17 +583,15 @@ impl Daemon {
 
     /// Records how `job` ended.
     fn end(&self, job: Claimed<Request>, proven: Result<Proven, String>) {
-        let kind = job.request.kind();
         let cancelled = job.cancel.load(Ordering::Relaxed);
-        let mut fell_back = 0;
         let outcome = match proven {
             Ok(mut proven) => {
                 proven.timings.total = job.submitted.elapsed();
                 info!(job = %job.id, total = ?proven.timings.total, "job completed");
-                fell_back = proven.fallback_partitions;
                 Outcome::Completed {
                     proof: proven.proof,
                     timings: proven.timings,
+                    fallback_partitions: proven.fallback_partitions,
                 }
             }
             Err(_) if cancelled => {
@@ -610,11 +608,10 @@ impl Daemon {
         // hears the job ended, so that what the process holds is what the
         // budget counts.
         release_free_memory();
-        // The metrics count the outcome as the job ends (Jobs::observed):
-        // not this one if shutdown gave up on the job first.
-        if self.jobs.finish(&job.id, outcome) {
-            self.metrics.partitions_fell_back(kind, fell_back);
-        }
+        // The metrics count the outcome as the job ends (Jobs::observed),
+        // before its clients hear of it: not this one if shutdown gave up
+        // on the job first.
+        self.jobs.finish(&job.id, outcome);
         self.tell_service_manager();
     }
 

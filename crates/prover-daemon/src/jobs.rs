@@ -45,6 +45,8 @@ pub enum Outcome {
         proof: Vec<u8>,
         /// Where the time went.
         timings: Timings,
+        /// Partitions its device failed and the fallback backend proved.
+        fallback_partitions: usize,
     },
     /// Not proven: why.
     Failed(String),
@@ -934,6 +936,7 @@ mod tests {
         let late = Outcome::Completed {
             proof: vec![],
             timings,
+            fallback_partitions: 0,
         };
         assert!(!jobs.finish(&given_up.id, late));
         let mut heard = heard.lock().unwrap().clone();
@@ -985,6 +988,7 @@ mod tests {
             Outcome::Completed {
                 proof: vec![7],
                 timings: Timings::default(),
+                fallback_partitions: 0,
             },
         );
         assert!(

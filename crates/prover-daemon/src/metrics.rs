@@ -89,7 +89,14 @@ impl Metrics {
     /// when it completed.
     pub fn job_ended(&self, kind: &'static str, outcome: &Outcome) {
         match outcome {
-            Outcome::Completed { timings, .. } => self.count_job(kind, "completed", Some(timings)),
+            Outcome::Completed {
+                timings,
+                fallback_partitions,
+                ..
+            } => {
+                self.count_job(kind, "completed", Some(timings));
+                self.partitions_fell_back(kind, *fallback_partitions);
+            }
             Outcome::Failed(_) => self.count_job(kind, "failed", None),
             Outcome::Cancelled => self.count_job(kind, "cancelled", None),
         }
@@ -118,7 +125,7 @@ impl Metrics {
 
     /// Counts `partitions` of a completed job of `kind` that its device
     /// failed and the fallback backend proved.
-    pub fn partitions_fell_back(&self, kind: &'static str, partitions: usize) {
+    fn partitions_fell_back(&self, kind: &'static str, partitions: usize) {
         let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         *inner.fallback_partitions.entry(kind).or_default() += partitions as u64;
     }
@@ -308,16 +315,17 @@ mod tests {
             total: Duration::from_secs(3),
             ..Timings::default()
         };
-        metrics.job_ended(
-            "porep",
-            &Outcome::Completed {
-                proof: vec![],
+        for fallback_partitions in [2, 0] {
+            let timings = timings.clone();
+            let proof = vec![];
+            let completed = Outcome::Completed {
+                proof,
                 timings,
-            },
-        );
+                fallback_partitions,
+            };
+            metrics.job_ended("porep", &completed);
+        }
         metrics.job_ended("porep", &Outcome::Failed("no".into()));
-        metrics.partitions_fell_back("porep", 2);
-        metrics.partitions_fell_back("porep", 0);
         metrics.job_interleaved("winning");
         let mut gauges = Gauges {
             peak_rss: 123,
@@ -328,12 +336,12 @@ mod tests {
         gauges.queues.insert("porep", (2, 1));
         let text = metrics.render(&gauges);
         assert!(
-            text.contains("pce_prover_jobs_total{kind=\"porep\",outcome=\"completed\"} 1"),
+            text.contains("pce_prover_jobs_total{kind=\"porep\",outcome=\"completed\"} 2"),
             "{text}"
         );
         assert!(
             text.contains(
-                "pce_prover_stage_seconds_bucket{kind=\"porep\",stage=\"prove\",le=\"1\"} 1"
+                "pce_prover_stage_seconds_bucket{kind=\"porep\",stage=\"prove\",le=\"1\"} 2"
             ),
             "{text}"
         );
@@ -369,7 +377,7 @@ mod tests {
             ),
             "{text}"
         );
-        assert_eq!(metrics.total("completed"), 1);
+        assert_eq!(metrics.total("completed"), 2);
         // Every sample line belongs to a family declared before it.
         let declared: Vec<&str> = text
             .lines()

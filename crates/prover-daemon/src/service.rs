@@ -186,7 +186,7 @@ impl Service {
             }
         };
         match outcome.as_deref() {
-            Some(Outcome::Completed { proof, timings }) => {
+            Some(Outcome::Completed { proof, timings, .. }) => {
                 response.set_status(AwaitStatus::Completed);
                 response.proof = proof.clone();
                 let ms = |d: Duration| d.as_millis() as u64;

@@ -8,6 +8,10 @@
 //! from the blank circuit on first use, checksummed, written atomically, and
 //! rebuilt (with a warning) when it is corrupt; one that cannot be read
 //! (another user's) is an error, neither replaced nor recorded at each run.
+//! The format version is part of the name, so that two versions of the
+//! prover sharing a cache never read each other's files; the files of older
+//! versions (4 GiB each at 32 GiB) are removed once the current one is in
+//! place.
 
 use std::fs::File;
 use std::io::Read;
@@ -51,7 +55,7 @@ impl CircuitFiles {
     pub fn named(id: String) -> Self {
         let params = parameter_cache_params_path(&id);
         let vk = parameter_cache_verifying_key_path(&id);
-        let pce = params.with_file_name(format!("pce-v{}-{id}.pce", pce_core::FORMAT_VERSION));
+        let pce = params.with_file_name(pce_file_name(&id, pce_core::FORMAT_VERSION));
         Self {
             id,
             params,
@@ -140,7 +144,10 @@ impl CircuitFiles {
         record: impl FnOnce() -> Result<PrecompiledCircuit, C2Error>,
     ) -> Result<CachedPce, C2Error> {
         match PrecompiledCircuit::load(&self.pce) {
-            Ok(pce) => return Ok(CachedPce::Loaded(pce)),
+            Ok(pce) => {
+                self.remove_older_versions();
+                return Ok(CachedPce::Loaded(pce));
+            }
             Err(PceError::Format(FormatError::Io { source, .. }))
                 if source.kind() == std::io::ErrorKind::NotFound => {}
             // A file this process may not read (another user's, 0600) is
@@ -170,9 +177,34 @@ impl CircuitFiles {
         .and_then(|()| Ok(pce.save(&self.pce)?));
         if saved.is_ok() {
             info!(elapsed = ?start.elapsed(), path = %self.pce.display(), "PCE saved");
+            self.remove_older_versions();
         }
         Ok(CachedPce::Recorded { pce, saved })
     }
+
+    /// Removes this circuit's PCE files of older format versions, which no
+    /// version of the prover from this one on reads. An older prover still
+    /// proving from one keeps its open file; one started later records its
+    /// circuit again. A file that cannot be removed (a read-only cache) is
+    /// left, with a warning.
+    fn remove_older_versions(&self) {
+        let Some(dir) = self.pce.parent() else {
+            return;
+        };
+        for version in 0..pce_core::FORMAT_VERSION {
+            let old = dir.join(pce_file_name(&self.id, version));
+            match std::fs::remove_file(&old) {
+                Ok(()) => info!(path = %old.display(), "removed the PCE file of an older version"),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => warn!(path = %old.display(), error = %e, "could not remove the PCE file of an older version"),
+            }
+        }
+    }
+}
+
+/// The name of the PCE file of circuit `id` in format `version`.
+fn pce_file_name(id: &str, version: u32) -> String {
+    format!("pce-v{version}-{id}.pce")
 }
 
 /// A pre-compiled circuit as [`CircuitFiles::cached_or_recorded`] found it.
@@ -221,7 +253,7 @@ mod tests {
             id: "square".into(),
             params: dir.join("square.params"),
             vk: dir.join("square.vk"),
-            pce: dir.join("square.pce"),
+            pce: dir.join(pce_file_name("square", pce_core::FORMAT_VERSION)),
         }
     }
 
@@ -258,6 +290,32 @@ mod tests {
         let said = proving_engine::chain(&error);
         assert!(said.contains(&files.pce.display().to_string()), "{said}");
         assert!(files.pce.is_dir(), "nothing written in its place");
+    }
+
+    /// Once the current PCE is in place, by recording or loading, the
+    /// files of older format versions are removed; other circuits' files
+    /// and newer versions' are left.
+    #[test]
+    fn older_versions_of_the_pce_are_removed_once_the_current_one_is_in_place() {
+        let dir = tempfile::tempdir().unwrap();
+        let files = square_files(dir.path());
+        let current = pce_core::FORMAT_VERSION;
+        let old = dir.path().join(pce_file_name("square", current - 1));
+        let newer = dir.path().join(pce_file_name("square", current + 1));
+        let other = dir.path().join(pce_file_name("cube", current - 1));
+        for path in [&old, &newer, &other] {
+            std::fs::write(path, b"an older recording").unwrap();
+        }
+        let record = || Ok(PrecompiledCircuit::extract(Square)?);
+        files.load_or_record("test", record).unwrap();
+        assert!(files.pce.exists() && !old.exists());
+        assert!(newer.exists() && other.exists());
+
+        std::fs::write(&old, b"an older recording").unwrap();
+        files
+            .load_or_record("test", || panic!("recorded again"))
+            .unwrap();
+        assert!(!old.exists(), "removed after a load too");
     }
 
     /// filecoin-proofs chose the non-interactive partition counts so that

@@ -84,6 +84,31 @@ pub enum ProveError {
         /// Index in the batch.
         index: usize,
     },
+    /// A proof does not verify, and its witness is to blame: it breaks a
+    /// constraint of the circuit, so no backend could prove it.
+    #[error(
+        "proof {index} of the batch does not verify, and its witness breaks constraint \
+         {constraint} of the pre-compiled circuit: the witness was computed wrongly, or the \
+         PCE was recorded from another version of the circuit; no backend can prove it"
+    )]
+    Unsatisfied {
+        /// Index in the batch.
+        index: usize,
+        /// The first constraint broken (a row of the PCE's matrices).
+        constraint: usize,
+    },
+    /// A proof does not verify because its witness was computed for other
+    /// public inputs than those it is verified against.
+    #[error(
+        "proof {index} of the batch does not verify: its witness was computed for other public \
+         inputs than those it is checked against (input {input} differs)"
+    )]
+    OtherInputs {
+        /// Index in the batch.
+        index: usize,
+        /// The first public input that differs (0: the first after ONE).
+        input: usize,
+    },
     /// The verifier itself failed (e.g. the wrong number of public inputs).
     #[error("verifying proof {index} of the batch")]
     Verifier {
@@ -513,15 +538,21 @@ impl<'a> Prover<'a> {
             })
             .collect();
 
-        timed("verification", || self.verify(&proofs, public_inputs))?;
+        timed("verification", || {
+            self.verify(&proofs, public_inputs, pce, witnesses)
+        })?;
         Ok(proofs)
     }
 
-    /// Checks each proof against its public inputs.
+    /// Checks each proof against its public inputs; a proof that fails is
+    /// blamed on the parameter file, its witness or the backend, in that
+    /// order (the error says which).
     fn verify(
         &self,
         proofs: &[Proof<Bls12>],
         public_inputs: &[&[Scalar]],
+        pce: &PrecompiledCircuit,
+        witnesses: &[Witness],
     ) -> Result<(), ProveError> {
         for (index, (proof, inputs)) in proofs.iter().zip(public_inputs).enumerate() {
             let valid = verify_proof(&self.pvk, proof, inputs)
@@ -532,9 +563,29 @@ impl<'a> Prover<'a> {
                 if let Queries::Streamed(file) = &self.queries {
                     file.check_points()?;
                 }
-                return Err(ProveError::Invalid { index });
+                return Err(blame_witness(pce, &witnesses[index], inputs, index)?
+                    .unwrap_or(ProveError::Invalid { index }));
             }
         }
         Ok(())
     }
+}
+
+/// Why the proof of `witness` cannot verify whatever the backend computed,
+/// if it cannot: it was made for other public inputs than `inputs`, or it
+/// breaks a constraint ([`PrecompiledCircuit::first_unsatisfied`]).
+fn blame_witness(
+    pce: &PrecompiledCircuit,
+    witness: &Witness,
+    inputs: &[Scalar],
+    index: usize,
+) -> Result<Option<ProveError>, ProveError> {
+    let own = witness.inputs.get(1..).unwrap_or_default();
+    if let Some(input) = (0..own.len().max(inputs.len())).find(|&i| own.get(i) != inputs.get(i)) {
+        return Ok(Some(ProveError::OtherInputs { index, input }));
+    }
+    let unsatisfied = timed("looking for a broken constraint", || {
+        pce.first_unsatisfied(witness)
+    })?;
+    Ok(unsatisfied.map(|constraint| ProveError::Unsatisfied { index, constraint }))
 }

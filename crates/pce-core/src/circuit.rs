@@ -165,7 +165,7 @@ impl PrecompiledCircuit {
         self.matrices().iter().map(|m| m.size_bytes()).sum()
     }
 
-    fn check_witness(&self, witness: &Witness) -> Result<(), PceError> {
+    pub(crate) fn check_witness(&self, witness: &Witness) -> Result<(), PceError> {
         if witness.inputs.len() != self.num_inputs || witness.aux.len() != self.num_aux {
             return Err(PceError::WitnessShape {
                 inputs: witness.inputs.len(),

@@ -15,6 +15,8 @@
 //! - [`sha256_witness`] and [`poseidon_witness`] allocate what
 //!   bellperson's SHA-256 gadget and neptune's Poseidon gadget do, without
 //!   building the linear combinations those gadgets build eagerly;
+//! - [`PrecompiledCircuit::first_unsatisfied`] names the constraint a
+//!   witness breaks, when a proof does not verify;
 //! - [`EnforcingCS`] is the enforce-time path ported from bellperson's
 //!   prover, kept as the reference the PCE is checked and benchmarked against.
 //!
@@ -32,6 +34,7 @@ mod error;
 mod placed_cs;
 pub mod poseidon_witness;
 mod recording_cs;
+mod satisfaction;
 pub mod sha256_witness;
 mod synthesis;
 mod witness_cs;

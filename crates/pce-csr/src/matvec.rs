@@ -90,34 +90,44 @@ impl CsrMatrix {
         }
         out.par_chunks_mut(BLOCK_ROWS)
             .enumerate()
-            .for_each(|(block, out)| {
-                self.for_each_row_in_block(block, |row, mut terms| {
-                    let Some((col, coefficient)) = terms.next() else {
-                        out[row] = Scalar::ZERO;
-                        return;
-                    };
-                    let value = x.get(col as usize);
-                    let acc = &mut out[row];
-                    *acc = match coefficient {
-                        Coefficient::One => *value,
-                        Coefficient::MinusOne => -value,
-                        Coefficient::Other(_) if *value == Scalar::ZERO => Scalar::ZERO,
-                        Coefficient::Other(c) if *value == Scalar::ONE => *c,
-                        Coefficient::Other(c) => *value * c,
-                    };
-                    for (col, coefficient) in terms {
-                        let value = x.get(col as usize);
-                        match coefficient {
-                            Coefficient::One => *acc += value,
-                            Coefficient::MinusOne => *acc -= value,
-                            Coefficient::Other(_) if *value == Scalar::ZERO => {}
-                            Coefficient::Other(c) if *value == Scalar::ONE => *acc += c,
-                            Coefficient::Other(c) => *acc += *value * c,
-                        }
-                    }
-                })
-            });
+            .for_each(|(block, out)| self.mul_vec_block(block, x, out));
         Ok(())
+    }
+
+    /// Computes the rows of row block `block` of `self · x` into `out`
+    /// (one entry per row of the block, [`BLOCK_ROWS`] but for the last
+    /// block): the product a piece at a time, for a caller that checks
+    /// rows without holding the whole product.
+    ///
+    /// # Panics
+    /// If `block` is out of range, `out` is shorter than the block or
+    /// `x` shorter than the matrix's columns.
+    pub fn mul_vec_block(&self, block: usize, x: SplitVector<'_>, out: &mut [Scalar]) {
+        self.for_each_row_in_block(block, |row, mut terms| {
+            let Some((col, coefficient)) = terms.next() else {
+                out[row] = Scalar::ZERO;
+                return;
+            };
+            let value = x.get(col as usize);
+            let acc = &mut out[row];
+            *acc = match coefficient {
+                Coefficient::One => *value,
+                Coefficient::MinusOne => -value,
+                Coefficient::Other(_) if *value == Scalar::ZERO => Scalar::ZERO,
+                Coefficient::Other(c) if *value == Scalar::ONE => *c,
+                Coefficient::Other(c) => *value * c,
+            };
+            for (col, coefficient) in terms {
+                let value = x.get(col as usize);
+                match coefficient {
+                    Coefficient::One => *acc += value,
+                    Coefficient::MinusOne => *acc -= value,
+                    Coefficient::Other(_) if *value == Scalar::ZERO => {}
+                    Coefficient::Other(c) if *value == Scalar::ONE => *acc += c,
+                    Coefficient::Other(c) => *acc += *value * c,
+                }
+            }
+        })
     }
 
     /// Computes `self · x` into a new vector.

@@ -87,7 +87,7 @@ fn results_reach_the_caller_in_order_and_a_failing_job_stops_no_other() {
     match &run.results[1] {
         Err(TestError::Engine(EngineError::Prove {
             partition: 1,
-            source: ProveError::Invalid { .. },
+            source: ProveError::OtherInputs { index: 0, input: 1 },
         })) => {}
         other => panic!("a proof of a false statement must be refused: {other:?}"),
     }
@@ -115,6 +115,56 @@ fn results_reach_the_caller_in_order_and_a_failing_job_stops_no_other() {
         "every honest partition was proven"
     );
     assert!(run.memory.peak_in_flight >= 1 && run.memory.peak_in_flight <= run.memory.slots);
+}
+
+/// A statement no backend can prove (a witness breaking a constraint, or
+/// made for other public inputs) fails at once, saying which, and is not
+/// proven again on the fallback backend; the other partitions still are.
+#[test]
+fn a_false_statement_is_refused_without_trying_the_fallback() {
+    let dir = tempfile::tempdir().unwrap();
+    let circuit = circuit(dir.path(), true);
+    let jobs = [
+        job(&[3, 4], Fault::BreakIn(1)),
+        job(&[5, 6], Fault::LieIn(0)),
+        job(&[7], Fault::None),
+    ];
+    let fell_back = AtomicUsize::new(0);
+    let observed = |event: Event<'_>| {
+        if let Event::FallingBack { .. } = event {
+            fell_back.fetch_add(1, Ordering::SeqCst);
+        }
+    };
+    let options = EngineOptions {
+        fallback: Some("cpu".into()),
+        ..options(1)
+    };
+    let run = run(&circuit, &jobs, &options, &observed, |_, _| {}).unwrap();
+    match &run.results[0] {
+        // The first of Squares' two constraints uses x, aux 0.
+        Err(TestError::Engine(EngineError::Prove {
+            partition: 1,
+            source: ProveError::Unsatisfied {
+                index: 0,
+                constraint: 0,
+            },
+        })) => {}
+        other => panic!("a broken witness is named: {other:?}"),
+    }
+    let said = proving_engine::chain(run.results[0].as_ref().unwrap_err());
+    assert!(
+        said.contains("breaks constraint 0") && said.contains("no backend can prove it"),
+        "{said}"
+    );
+    match &run.results[1] {
+        Err(TestError::Engine(EngineError::Prove {
+            partition: 0,
+            source: ProveError::OtherInputs { index: 0, input: 1 },
+        })) => {}
+        other => panic!("a witness of other inputs is named: {other:?}"),
+    }
+    assert!(run.results[2].is_ok());
+    assert_eq!(fell_back.load(Ordering::SeqCst), 0, "no fallback tried");
 }
 
 #[test]

@@ -47,6 +47,8 @@ pub enum Fault {
     None,
     /// The public inputs of this partition are false.
     LieIn(usize),
+    /// The witness of this partition breaks a constraint.
+    BreakIn(usize),
     /// The input cannot be parsed.
     Unreadable,
     /// Parsing the input panics.
@@ -103,7 +105,10 @@ impl Job for SquaresJob {
             "witness {partition} broke"
         );
         let x = values[partition];
-        let witness = synthesize_witness(Squares { x }).unwrap();
+        let mut witness = synthesize_witness(Squares { x }).unwrap();
+        if self.fault == Fault::BreakIn(partition) {
+            witness.aux[0] += Scalar::ONE;
+        }
         let mut public_inputs = vec![x.square(), x.square() + x];
         if self.fault == Fault::LieIn(partition) {
             public_inputs[1] += Scalar::ONE;

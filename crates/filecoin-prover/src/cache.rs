@@ -196,7 +196,9 @@ impl CircuitFiles {
             match std::fs::remove_file(&old) {
                 Ok(()) => info!(path = %old.display(), "removed the PCE file of an older version"),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => warn!(path = %old.display(), error = %e, "could not remove the PCE file of an older version"),
+                Err(e) => {
+                    warn!(path = %old.display(), error = %e, "could not remove the PCE file of an older version")
+                }
             }
         }
     }

@@ -62,12 +62,20 @@ mod tests {
     }
 
     impl Circuit<Scalar> for Squares {
-        fn synthesize<CS: ConstraintSystem<Scalar>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        fn synthesize<CS: ConstraintSystem<Scalar>>(
+            self,
+            cs: &mut CS,
+        ) -> Result<(), SynthesisError> {
             let x = cs.alloc_input(|| "x", || self.x.ok_or(SynthesisError::AssignmentMissing))?;
             for i in 0..BLOCK_ROWS + 10 {
                 let z = cs.alloc(|| "z", || Ok(Scalar::from(i as u64)))?;
                 let i = Scalar::from(i as u64);
-                cs.enforce(|| "z·1", |lc| lc + z, |lc| lc + CS::one(), |lc| lc + (i, CS::one()));
+                cs.enforce(
+                    || "z·1",
+                    |lc| lc + z,
+                    |lc| lc + CS::one(),
+                    |lc| lc + (i, CS::one()),
+                );
             }
             let y = cs.alloc(|| "y", || self.y.ok_or(SynthesisError::AssignmentMissing))?;
             cs.enforce(|| "x·x", |lc| lc + x, |lc| lc + x, |lc| lc + y);
@@ -89,7 +97,10 @@ mod tests {
         assert_eq!(pce.first_unsatisfied(&witness(3, 9)).unwrap(), None);
         // The square is the last constraint before the input constraints.
         let square = BLOCK_ROWS + 10;
-        assert_eq!(pce.first_unsatisfied(&witness(3, 10)).unwrap(), Some(square));
+        assert_eq!(
+            pce.first_unsatisfied(&witness(3, 10)).unwrap(),
+            Some(square)
+        );
 
         // A broken constraint in the first block is found before it.
         let mut early = witness(3, 10);

@@ -419,7 +419,7 @@ fn prove_and_write(
         )),
         Event::PartitionProven { .. } => bar.inc(1),
         // The engine logs it as a warning, with the job and the error.
-        Event::FallingBack { .. } | Event::WitnessReady { .. } => {}
+        Event::FallingBack { .. } | Event::DeviceFailed { .. } | Event::WitnessReady { .. } => {}
     };
     let run = prove_sectors(inputs, options, &observe, &mut |sector, result| {
         let input = &inputs[sector];

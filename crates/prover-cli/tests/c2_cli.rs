@@ -168,6 +168,9 @@ fn c2_proves_a_lotus_bench_file_and_writes_a_report() {
 
 #[test]
 fn failures_leave_no_output_behind() {
+    // Sealing below reads filecoin-proofs' settings, once per process: the
+    // other tests' shared cache must be set first.
+    shared_parameter_cache();
     let work = tempfile::tempdir().unwrap();
     let out = work.path().join("proof.bin");
     // `c2 --c1 c1 --out out` and `extra`, with `env` set.

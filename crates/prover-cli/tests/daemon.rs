@@ -46,6 +46,9 @@ fn shared_parameter_cache() -> PathBuf {
 
 /// A sealed 2 KiB sector of miner [`MINER`] and Curio's wrapper of its C1.
 fn sector(seed: u64, dir: &Path) -> (TestSector, Vec<u8>) {
+    // Sealing reads filecoin-proofs' settings, once per process: the
+    // shared cache must be set before, or the parameters go elsewhere.
+    shared_parameter_cache();
     let sector = seal_2kib_for(seed, dir, prover_id_of_miner(MINER)).unwrap();
     let wrapper = lotus_bench_json(
         &sector.c1,
@@ -1621,8 +1624,9 @@ fn write_config(dir: &Path, text: &str) -> String {
 /// fallback its errors are proven again on the CPU, which the log and the
 /// metrics say, the proof passes verify_seal, and the job's reservation
 /// counted what the fallback holds; with `fallback = "none"` a panic inside it
-/// fails only its job, and the daemon serves the next request (which fails
-/// the same way) and answers GetStatus.
+/// fails only its job and suspends the device, and the daemon serves the
+/// next request once the suspension ends (which fails the same way) and
+/// answers GetStatus.
 #[test]
 fn a_failing_backend_falls_back_to_the_cpu_or_fails_only_its_job() {
     let dir = tempfile::tempdir().unwrap();
@@ -1683,10 +1687,15 @@ fn a_failing_backend_falls_back_to_the_cpu_or_fails_only_its_job() {
             "--backend",
             broken,
             "--config",
-            &write_config(dir.path(), "[proving]\nfallback = \"none\"\n"),
+            &write_config(
+                dir.path(),
+                "[proving]\nfallback = \"none\"\nsuspend_failing_device_seconds = 1\n",
+            ),
         ],
         &[(pce_backend_broken::MODE_ENV, "panic")],
     );
+    // The device fails each job's partition with no fallback: it is
+    // suspended after each (1 s, then 2 s), and the next job waits for it.
     for (k, id) in ["panics", "panics-again"].into_iter().enumerate() {
         let (result, status, _) = prove_on(&daemon, id);
         assert_eq!(result.status(), Status::Failed, "{result:?}");
@@ -1703,6 +1712,9 @@ fn a_failing_backend_falls_back_to_the_cpu_or_fails_only_its_job() {
     // The one partition's working set may grow too, by the CPU's NTT
     // scratch where it exceeds the device's.
     let log = daemon.log();
+    let suspended = "a partition failed on the device and no fallback proved it; \
+                     the device takes no job meanwhile";
+    assert_eq!(log.matches(suspended).count(), 2, "{log}");
     assert_eq!(
         with_fallback - reserved_by(&log, "panics"),
         fallback_tables + proving - planned(&log, "proving"),
@@ -1711,61 +1723,75 @@ fn a_failing_backend_falls_back_to_the_cpu_or_fails_only_its_job() {
     assert!(daemon.terminate().success());
 }
 
-/// A device whose set-ups fail beside a good one (a GPU whose driver
-/// faults): it fails the job it took, then is suspended, and the good
+/// A device that fails beside a good one: its set-ups fail (a GPU whose
+/// driver faults), or its MSMs after a set-up that worked, with no fallback
+/// to prove them. It fails the job it took, then is suspended, and the good
 /// device proves the rest of the queue instead of seeing it failed in
 /// milliseconds.
 #[test]
-fn a_device_whose_setup_fails_is_suspended_while_the_other_proves_the_queue() {
+fn a_failing_device_is_suspended_while_the_other_proves_the_queue() {
     let dir = tempfile::tempdir().unwrap();
     let (sector, wrapper) = sector(29, dir.path());
     let cpu = common::plugin_dir().join(backend_api::loader::plugin_file_name("cpu"));
     let plugin = common::plugin_dir().join(backend_api::loader::plugin_file_name("broken"));
-    let daemon = Daemon::start_with_env(
-        "127.0.0.1:0",
-        dir.path(),
-        &["--backend", plugin.to_str().unwrap()],
-        &[
-            (pce_backend_broken::MODE_ENV, "second-broken"),
-            (
-                pce_backend_broken::forwarding::DELEGATE_ENV,
-                cpu.to_str().unwrap(),
-            ),
-        ],
-    );
-    let results = runtime().block_on(async {
-        let client = daemon.client().await;
-        let calls: Vec<_> = (0..3)
-            .map(|k| {
-                let request = porep_request(&format!("job-{k}"), &sector, &wrapper);
-                tokio::spawn(prove(client.clone(), request))
-            })
-            .collect();
-        let mut results = Vec::new();
-        for call in calls {
-            results.push(call.await.unwrap());
-        }
-        results
-    });
-    let failed: Vec<&AwaitProofResponse> = results
-        .iter()
-        .filter(|r| r.status() != Status::Completed)
-        .collect();
-    let log = daemon.log();
-    assert!(failed.len() <= 1, "{failed:?}\n{log}");
-    for result in &failed {
-        assert!(
-            result
-                .error_message
-                .contains("simulated device failure in msm_bases_upload"),
-            "{result:?}"
+    let no_fallback = write_config(dir.path(), "[proving]\nfallback = \"none\"\n");
+    for (mode, failure) in [
+        (
+            "second-broken",
+            "simulated device failure in msm_bases_upload",
+        ),
+        ("second-faulty", "simulated device failure in msm"),
+    ] {
+        let daemon = Daemon::start_with_env(
+            "127.0.0.1:0",
+            dir.path(),
+            &[
+                "--backend",
+                plugin.to_str().unwrap(),
+                "--config",
+                &no_fallback,
+            ],
+            &[
+                (pce_backend_broken::MODE_ENV, mode),
+                (
+                    pce_backend_broken::forwarding::DELEGATE_ENV,
+                    cpu.to_str().unwrap(),
+                ),
+            ],
         );
-    }
-    for result in results.iter().filter(|r| r.status() == Status::Completed) {
-        assert!(sector.verify(&result.proof).unwrap());
-    }
-    if !failed.is_empty() {
-        assert!(log.contains("the device takes no job meanwhile"), "{log}");
+        let results = runtime().block_on(async {
+            let client = daemon.client().await;
+            let calls: Vec<_> = (0..3)
+                .map(|k| {
+                    let request = porep_request(&format!("job-{k}"), &sector, &wrapper);
+                    tokio::spawn(prove(client.clone(), request))
+                })
+                .collect();
+            let mut results = Vec::new();
+            for call in calls {
+                results.push(call.await.unwrap());
+            }
+            results
+        });
+        let failed: Vec<&AwaitProofResponse> = results
+            .iter()
+            .filter(|r| r.status() != Status::Completed)
+            .collect();
+        let log = daemon.log();
+        // Both workers claim a job at once; the bad device's fails, and
+        // the good one has proven the other two before the suspension ends.
+        assert_eq!(failed.len(), 1, "{mode}: {failed:?}\n{log}");
+        assert!(
+            failed[0].error_message.contains(failure),
+            "{mode}: {failed:?}"
+        );
+        for result in results.iter().filter(|r| r.status() == Status::Completed) {
+            assert!(sector.verify(&result.proof).unwrap());
+        }
+        assert!(
+            log.contains("the device takes no job meanwhile"),
+            "{mode}: {log}"
+        );
     }
 }
 

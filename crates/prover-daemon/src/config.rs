@@ -119,6 +119,11 @@ pub struct ProvingConfig {
     /// arrival). Each switch costs a device set-up, and where the memory
     /// budget holds one circuit at a time, a reload.
     pub prefer_loaded_circuit_seconds: u64,
+    /// A device whose set-up fails, or that fails a partition no fallback
+    /// proves, takes no job for this many seconds, twice as long after
+    /// each further failure in a row (at most 15 minutes), until a set-up
+    /// or a job succeeds (0: never suspended).
+    pub suspend_failing_device_seconds: u64,
 }
 
 impl Default for ProvingConfig {
@@ -134,6 +139,7 @@ impl Default for ProvingConfig {
             fallback: None,
             interleave_urgent_jobs: true,
             prefer_loaded_circuit_seconds: 600,
+            suspend_failing_device_seconds: 60,
         }
     }
 }

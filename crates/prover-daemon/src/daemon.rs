@@ -92,8 +92,24 @@ pub struct DeviceSlot {
     pub info: DeviceInfo,
     /// It, open.
     pub device: Device,
-    /// Whether its set-ups have failed lately ([`crate::suspension`]).
+    /// Whether it has failed lately ([`crate::suspension`]).
     pub suspension: Suspension,
+}
+
+impl DeviceSlot {
+    /// Records a failure of the device (`what` failed) and suspends it.
+    fn failed(&self, what: std::fmt::Arguments<'_>) {
+        let pause = self.suspension.failed();
+        if pause.is_zero() {
+            warn!(device = self.info.index, "{what}");
+        } else {
+            warn!(
+                device = self.info.index,
+                ?pause,
+                "{what}; the device takes no job meanwhile, the others prove the queue"
+            );
+        }
+    }
 }
 
 /// A device's line in the status.
@@ -187,7 +203,9 @@ impl Daemon {
             devices.push(DeviceSlot {
                 info,
                 device,
-                suspension: Suspension::default(),
+                suspension: Suspension::new(Duration::from_secs(
+                    config.proving.suspend_failing_device_seconds,
+                )),
             });
         }
         let fallback_device =
@@ -389,6 +407,11 @@ impl Daemon {
                         proven
                     });
                 self.end(job, proven);
+                if self.devices[slot].suspension.remaining().is_some() {
+                    // The device failed: its set-up is dropped, and made
+                    // afresh (checking the device) once it is well again.
+                    return None;
+                }
             }
             let (next, input) = self.claim_opened(|| {
                 self.jobs
@@ -510,8 +533,9 @@ impl Daemon {
             Ok(prover) => prover,
             Err(error) => {
                 let message = chain(&error);
-                let pause = slot.suspension.failed();
-                warn!(device = slot.info.index, ?pause, "setting a circuit up on the device failed ({message}); the device takes no job meanwhile, the others prove the queue");
+                slot.failed(format_args!(
+                    "setting a circuit up on the device failed ({message})"
+                ));
                 return Err(message);
             }
         };
@@ -546,7 +570,8 @@ impl Daemon {
                 daemon.prove_urgent_jobs(slot, priority, paused)
             })
         });
-        unless_panics("the prover", || {
+        let device_failed = AtomicBool::new(false);
+        let proven = unless_panics("the prover", || {
             self.proving.prove(
                 input,
                 circuit,
@@ -554,9 +579,19 @@ impl Daemon {
                 memory,
                 &job.cancel,
                 between_partitions,
+                &device_failed,
             )
-        })
-        .map(|mut proven| {
+        });
+        let slot = &self.devices[slot];
+        if device_failed.into_inner() {
+            slot.failed(format_args!(
+                "job {}: a partition failed on the device and no fallback proved it",
+                job.id
+            ));
+        } else if proven.is_ok() {
+            slot.suspension.succeeded();
+        }
+        proven.map(|mut proven| {
             proven.timings.queue_wait = queue_wait;
             proven
         })

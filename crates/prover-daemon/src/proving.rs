@@ -215,6 +215,9 @@ impl Proving {
     /// `memory` (from [`Proving::reserve`]) with `prover`, a prover of
     /// `circuit` on a device, stopping at the next partition once `cancel`
     /// is set, and running `between_partitions` before each partition.
+    /// `device_failed` is set when a partition failed on the device for the
+    /// device's sake and no fallback proved it ([`Event::DeviceFailed`]).
+    #[allow(clippy::too_many_arguments)]
     pub fn prove(
         &self,
         input: &Opened,
@@ -223,6 +226,7 @@ impl Proving {
         memory: JobMemory<'_>,
         cancel: &Arc<AtomicBool>,
         between_partitions: Option<BetweenPartitions>,
+        device_failed: &AtomicBool,
     ) -> Result<Proven, String> {
         let engine = EngineOptions {
             // Not used: the prover is already on its device.
@@ -238,10 +242,12 @@ impl Proving {
         };
         let provers = std::slice::from_ref(prover);
         let fell_back = AtomicUsize::new(0);
-        let observe = |event: Event<'_>| {
-            if let Event::FallingBack { .. } = event {
+        let observe = |event: Event<'_>| match event {
+            Event::FallingBack { .. } => {
                 fell_back.fetch_add(1, Ordering::Relaxed);
             }
+            Event::DeviceFailed { .. } => device_failed.store(true, Ordering::Relaxed),
+            _ => {}
         };
         let (proof, stages) = match input {
             Opened::Porep {

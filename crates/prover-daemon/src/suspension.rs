@@ -1,42 +1,60 @@
-//! A device whose set-up fails takes no job for a while.
+//! A device that fails takes no job for a while.
 //!
 //! Setting a circuit up on a device (on a GPU, uploading its bases) fails
 //! for the device's sake, not the job's: a GPU whose driver faults fails
-//! every set-up in milliseconds. Its worker would claim the queue's jobs
-//! one after another and fail them all while the healthy devices sit idle.
-//! So each failure in a row suspends the device: 60 s, doubled with each
-//! further failure, at most 15 minutes; a set-up that succeeds ends it.
-//! Meanwhile the other devices prove the queue, and on a machine of one
-//! device, the jobs wait instead of failing by the dozen.
+//! every set-up in milliseconds. So does a partition on a device that
+//! faults after its set-up (an NTT or MSM that returns an error, a proof
+//! that does not verify from a witness that holds), when no fallback
+//! backend proves it. The device's worker would claim the queue's jobs one
+//! after another and fail them all while the healthy devices sit idle. So
+//! each failure in a row suspends the device: 60 s, doubled with each
+//! further failure, at most 15 minutes; a set-up or a job that succeeds
+//! ends it. Meanwhile the other devices prove the queue, and on a machine
+//! of one device, the jobs wait instead of failing by the dozen. A
+//! partition that a fallback proves does not count: its job succeeds, and
+//! resting the device would only delay the queue.
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-/// The first suspension.
-const FIRST: Duration = Duration::from_secs(60);
-/// The longest.
+/// The longest suspension, unless the first is longer.
 const LONGEST: Duration = Duration::from_secs(15 * 60);
 
-/// A device's set-up failures in a row, and until when it is suspended.
-#[derive(Debug, Default)]
+/// A device's failures in a row, and until when it is suspended.
+#[derive(Debug)]
 pub struct Suspension {
+    first: Duration,
     failures: AtomicU32,
     until: Mutex<Option<Instant>>,
 }
 
 impl Suspension {
-    /// Records a set-up that succeeded: the device is well again.
+    /// A device suspended for `first` after a failure, twice as long after
+    /// each further failure in a row (at most 15 minutes, or `first` if
+    /// longer); never, if `first` is zero.
+    pub fn new(first: Duration) -> Self {
+        Self {
+            first,
+            failures: AtomicU32::new(0),
+            until: Mutex::new(None),
+        }
+    }
+
+    /// Records a set-up or a job that succeeded: the device is well again.
     pub fn succeeded(&self) {
         self.failures.store(0, Ordering::Relaxed);
         *self.lock() = None;
     }
 
-    /// Records a set-up that failed; how long the device is now suspended.
+    /// Records a set-up or a partition that failed on the device; how long
+    /// the device is now suspended.
     pub fn failed(&self) -> Duration {
         let failures = self.failures.fetch_add(1, Ordering::Relaxed) + 1;
-        let pause = pause_after(failures);
-        *self.lock() = Some(Instant::now() + pause);
+        let pause = pause_after(self.first, failures);
+        if !pause.is_zero() {
+            *self.lock() = Some(Instant::now() + pause);
+        }
         pause
     }
 
@@ -53,10 +71,10 @@ impl Suspension {
     }
 }
 
-/// The suspension after `failures` failures in a row.
-fn pause_after(failures: u32) -> Duration {
+/// The suspension after `failures` failures in a row, the first `first`.
+fn pause_after(first: Duration, failures: u32) -> Duration {
     let doublings = failures.saturating_sub(1).min(16);
-    FIRST.saturating_mul(1 << doublings).min(LONGEST)
+    first.saturating_mul(1 << doublings).min(LONGEST.max(first))
 }
 
 #[cfg(test)]
@@ -65,10 +83,17 @@ mod tests {
 
     #[test]
     fn failures_in_a_row_suspend_longer_and_a_success_ends_it() {
-        let pauses: Vec<u64> = (1..=6).map(|n| pause_after(n).as_secs()).collect();
+        let minute = Duration::from_secs(60);
+        let pauses: Vec<u64> = (1..=6).map(|n| pause_after(minute, n).as_secs()).collect();
         assert_eq!(pauses, [60, 120, 240, 480, 900, 900]);
-        assert_eq!(pause_after(u32::MAX).as_secs(), 900);
-        let device = Suspension::default();
+        assert_eq!(pause_after(minute, u32::MAX).as_secs(), 900);
+        let hour = Duration::from_secs(3600);
+        assert_eq!(
+            pause_after(hour, 3),
+            hour,
+            "a first pause above 15 minutes is the longest"
+        );
+        let device = Suspension::new(minute);
         assert_eq!(device.remaining(), None);
         assert_eq!(device.failed().as_secs(), 60);
         assert_eq!(device.failed().as_secs(), 120);
@@ -76,5 +101,10 @@ mod tests {
         device.succeeded();
         assert_eq!(device.remaining(), None);
         assert_eq!(device.failed().as_secs(), 60);
+
+        let never = Suspension::new(Duration::ZERO);
+        assert_eq!(never.failed(), Duration::ZERO);
+        assert_eq!(never.failed(), Duration::ZERO);
+        assert_eq!(never.remaining(), None, "0: never suspended");
     }
 }

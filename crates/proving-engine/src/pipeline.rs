@@ -728,23 +728,42 @@ fn prove_partition<J: Job>(
                     error: &failure,
                 });
                 device = shared.proven_on.len();
-                fallback
+                let proven = fallback
                     .prover
-                    .prove(shared.pce, &witness, &public_inputs, r, s)
-                    // Partitions proven there, not tried there.
-                    .inspect(|_| {
+                    .prove(shared.pce, &witness, &public_inputs, r, s);
+                match proven {
+                    Ok(proof) => {
+                        // Partitions proven there, not tried there.
                         count.fetch_add(1, Ordering::Relaxed);
-                    })
-                    .map_err(|source| EngineError::FallbackFailed {
-                        partition,
-                        failure,
-                        source,
-                    })
+                        Ok(proof)
+                    }
+                    Err(source) => {
+                        (shared.observer)(Event::DeviceFailed {
+                            job,
+                            partition,
+                            error: &failure,
+                        });
+                        Err(EngineError::FallbackFailed {
+                            partition,
+                            failure,
+                            source,
+                        })
+                    }
+                }
             }
-            _ => Err(EngineError::Prove {
-                partition,
-                source: failure,
-            }),
+            _ => {
+                if worth_another_backend(&failure) {
+                    (shared.observer)(Event::DeviceFailed {
+                        job,
+                        partition,
+                        error: &failure.to_string(),
+                    });
+                }
+                Err(EngineError::Prove {
+                    partition,
+                    source: failure,
+                })
+            }
         },
     };
     let elapsed = start.elapsed();

@@ -144,10 +144,11 @@ fn a_false_statement_is_refused_without_trying_the_fallback() {
         // The first of Squares' two constraints uses x, aux 0.
         Err(TestError::Engine(EngineError::Prove {
             partition: 1,
-            source: ProveError::Unsatisfied {
-                index: 0,
-                constraint: 0,
-            },
+            source:
+                ProveError::Unsatisfied {
+                    index: 0,
+                    constraint: 0,
+                },
         })) => {}
         other => panic!("a broken witness is named: {other:?}"),
     }

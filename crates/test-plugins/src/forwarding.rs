@@ -16,6 +16,9 @@
 //!   second's bases uploads fail (`PCE_ERR_DEVICE`), as a GPU's whose
 //!   driver faults, so that a test sees one bad device beside a good one
 //!   (it has no optional operation: they would need its own handle);
+//! - `second-faulty`: the same two devices, the second's set-up working
+//!   and its MSMs failing (`PCE_ERR_DEVICE`), as a GPU's that faults after
+//!   its bases are uploaded;
 //! - `large-scratch`: every NTT says it needs [`LARGE_SCRATCH`] bytes of
 //!   host scratch (`ntt_scratch_bytes`), more than any test machine has, so
 //!   that a test sees where the scratch is counted.
@@ -106,7 +109,7 @@ unsafe extern "C" fn get_proc_address(name: *const c_char) -> *mut c_void {
     // SAFETY: the host passes a NUL-terminated name.
     let asked = unsafe { std::ffi::CStr::from_ptr(name) };
     match crate::mode().as_str() {
-        "second-broken" => return std::ptr::null_mut(),
+        "second-broken" | "second-faulty" => return std::ptr::null_mut(),
         "large-scratch" if asked == ffi::PCE_PROC_NTT_SCRATCH_BYTES => {
             return large_ntt_scratch_bytes as ffi::pce_ntt_scratch_bytes_fn as *mut c_void;
         }
@@ -143,22 +146,29 @@ unsafe extern "C" fn large_ntt_scratch_bytes(
 
 /// `second-broken` mode's message for its second device's uploads.
 const SECOND_BROKEN: &[u8] = b"simulated device failure in msm_bases_upload";
+/// `second-faulty` mode's message for its second device's MSMs.
+const SECOND_FAULTY: &[u8] = b"simulated device failure in msm";
+
+/// Whether the mode has two devices, the second a bad one.
+fn two_devices() -> bool {
+    matches!(crate::mode().as_str(), "second-broken" | "second-faulty")
+}
 
 unsafe extern "C" fn device_count(count: *mut u32) -> pce_status {
     REFUSED.set(None);
     // SAFETY: forwarded unchanged.
     let status = unsafe { (delegate().device_count)(count) };
-    if status == ffi::PCE_OK && crate::mode() == "second-broken" {
+    if status == ffi::PCE_OK && two_devices() {
         // SAFETY: the host's out-pointer, written by the delegate.
         unsafe { *count = 2 };
     }
     status
 }
 
-/// The delegate's device standing for device `index`: in `second-broken`
-/// mode, its first for both.
+/// The delegate's device standing for device `index`: in the modes with a
+/// second device, its first for both.
 fn delegate_index(index: u32) -> u32 {
-    if crate::mode() == "second-broken" {
+    if two_devices() {
         0
     } else {
         index
@@ -175,7 +185,7 @@ unsafe extern "C" fn device_open(index: u32, device: *mut *mut pce_device) -> pc
     REFUSED.set(None);
     // SAFETY: the host's out-pointer, forwarded.
     let status = unsafe { (delegate().device_open)(delegate_index(index), device) };
-    if status == ffi::PCE_OK && index == 1 && crate::mode() == "second-broken" {
+    if status == ffi::PCE_OK && index == 1 && two_devices() {
         // The delegate may hand out one handle for both devices: the
         // second gets a handle of its own, a box holding the delegate's.
         // SAFETY: the delegate wrote the handle on success.
@@ -190,10 +200,10 @@ unsafe extern "C" fn device_open(index: u32, device: *mut *mut pce_device) -> pc
     status
 }
 
-/// `second-broken` mode's handles of its second device.
+/// The second device's handles, in the modes that have one.
 static SECOND_DEVICES: Mutex<Option<HashSet<usize>>> = Mutex::new(None);
 
-/// Whether `device` is `second-broken` mode's second device.
+/// Whether `device` is the second device of a mode that has one.
 fn is_second(device: *mut pce_device) -> bool {
     let second = SECOND_DEVICES.lock().unwrap_or_else(|e| e.into_inner());
     second
@@ -266,7 +276,7 @@ unsafe extern "C" fn msm_bases_upload(
     flags: u32,
     bases: *mut *mut pce_msm_bases,
 ) -> pce_status {
-    if is_second(device) {
+    if is_second(device) && crate::mode() == "second-broken" {
         REFUSED.set(Some(SECOND_BROKEN));
         return ffi::PCE_ERR_DEVICE;
     }
@@ -275,7 +285,8 @@ unsafe extern "C" fn msm_bases_upload(
         return ffi::PCE_ERR_UNSUPPORTED;
     }
     REFUSED.set(None);
-    // SAFETY: forwarded unchanged.
+    let device = delegate_device(device);
+    // SAFETY: the delegate's handle, the host's other arguments.
     let status =
         unsafe { (delegate().msm_bases_upload)(device, group, points, count, flags, bases) };
     if status == ffi::PCE_OK && group == ffi::PCE_G2 && crate::mode() == "g1-only" {
@@ -326,6 +337,10 @@ unsafe extern "C" fn msm(
         return ffi::PCE_ERR_UNSUPPORTED;
     }
     drop(g2);
+    if is_second(device) && crate::mode() == "second-faulty" {
+        REFUSED.set(Some(SECOND_FAULTY));
+        return ffi::PCE_ERR_DEVICE;
+    }
     REFUSED.set(None);
     let device = delegate_device(device);
     // SAFETY: the delegate's handle, the host's other arguments.
@@ -358,6 +373,12 @@ pub static QAP_H_DIRTY: pce_backend_vtable = vtable_of_this_module!(
 pub static SECOND_BROKEN_VTABLE: pce_backend_vtable = vtable_of_this_module!(
     c"second-broken",
     c"test plugin: a real backend with a second device whose bases uploads fail"
+);
+
+/// The `second-faulty` vtable.
+pub static SECOND_FAULTY_VTABLE: pce_backend_vtable = vtable_of_this_module!(
+    c"second-faulty",
+    c"test plugin: a real backend with a second device whose MSMs fail"
 );
 
 /// The `gated` vtable.

@@ -21,6 +21,8 @@
 //! | `gated` | a real plugin whose MSMs wait while a file exists ([`forwarding`]) |
 //! | `qap-h-dirty` | a real plugin whose `qap_h` declines with the data changed ([`forwarding`]) |
 //! | `large-scratch` | a real plugin whose NTTs say they need 1 TiB of host scratch ([`forwarding`]) |
+//! | `second-broken` | a real plugin with a second device whose bases uploads fail ([`forwarding`]) |
+//! | `second-faulty` | a real plugin with a second device whose MSMs fail ([`forwarding`]) |
 //! | `stop-handlers` | `device_open` installs handlers for SIGTERM and SIGINT that end the process, as LLVM's do (inside PoCL's compiler) |
 //!
 //! Except in the modes that forward to a real plugin ([`forwarding`]), it
@@ -218,6 +220,7 @@ pub unsafe extern "C" fn pce_backend_entry(
         "large-scratch" => Some(&forwarding::LARGE_SCRATCH_VTABLE),
         "qap-h-dirty" => Some(&forwarding::QAP_H_DIRTY),
         "second-broken" => Some(&forwarding::SECOND_BROKEN_VTABLE),
+        "second-faulty" => Some(&forwarding::SECOND_FAULTY_VTABLE),
         _ => None,
     };
     if let Some(vtable) = raw {

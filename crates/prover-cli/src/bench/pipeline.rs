@@ -122,6 +122,9 @@ pub fn bench_pipeline(args: BenchPipelineArgs) -> Result<ExitCode> {
         Event::FallingBack { job, partition, .. } => sample(format!(
             "proof {job} partition {partition}: on the fallback backend"
         )),
+        Event::DeviceFailed { job, partition, .. } => sample(format!(
+            "proof {job} partition {partition}: failed on its device"
+        )),
     };
     let run = prove_sectors(&inputs, &options, &observe, &mut |sector, result| {
         sample(format!("proof {sector}: done"));

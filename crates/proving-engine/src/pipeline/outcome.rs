@@ -70,6 +70,19 @@ pub enum Event<'a> {
         /// Why the device failed it.
         error: &'a str,
     },
+    /// A partition failed on its device for the device's sake (a backend
+    /// error, or a proof that does not verify from a witness that holds),
+    /// and no fallback proved it: the job fails. A caller serving many
+    /// jobs may rest the device ([`FallingBack`](Self::FallingBack) is
+    /// the same failure with a fallback that takes over).
+    DeviceFailed {
+        /// Index of the job.
+        job: usize,
+        /// The partition.
+        partition: usize,
+        /// Why the device failed it.
+        error: &'a str,
+    },
     /// A partition is proven and verified, its memory released.
     PartitionProven {
         /// Index of the job.

@@ -1759,8 +1759,8 @@ fn a_failing_device_is_suspended_while_the_other_proves_the_queue() {
                 ),
             ],
         );
-        let results = runtime().block_on(async {
-            let client = daemon.client().await;
+        let (results, metrics) = runtime().block_on(async {
+            let mut client = daemon.client().await;
             let calls: Vec<_> = (0..3)
                 .map(|k| {
                     let request = porep_request(&format!("job-{k}"), &sector, &wrapper);
@@ -1771,7 +1771,7 @@ fn a_failing_device_is_suspended_while_the_other_proves_the_queue() {
             for call in calls {
                 results.push(call.await.unwrap());
             }
-            results
+            (results, get_metrics(&mut client).await)
         });
         let failed: Vec<&AwaitProofResponse> = results
             .iter()
@@ -1792,6 +1792,18 @@ fn a_failing_device_is_suspended_while_the_other_proves_the_queue() {
             log.contains("the device takes no job meanwhile"),
             "{mode}: {log}"
         );
+        // Monitoring sees it: one failure, still suspended (60 s).
+        let failures = metrics
+            .lines()
+            .filter(|l| l.starts_with("pce_prover_device_failures_total{"))
+            .map(|l| l.rsplit(' ').next().unwrap())
+            .collect::<Vec<_>>();
+        assert_eq!(failures, ["0", "1"], "{mode}: {metrics}");
+        let suspended = metrics
+            .lines()
+            .find(|l| l.starts_with("pce_prover_device_suspended_seconds{device=\"1\""))
+            .and_then(|l| l.rsplit(' ').next()?.parse::<u64>().ok());
+        assert!(suspended.is_some_and(|s| s > 0), "{mode}: {metrics}");
     }
 }
 

@@ -35,7 +35,7 @@ use crate::config::{Config, ConfigError};
 use crate::jobs::{Claimed, Jobs, Outcome, Preference, Priority, State, Submitted};
 use crate::load_ahead::LoadsAhead;
 use crate::memory_gate::{MemoryGate, Wait};
-use crate::metrics::{Gauges, Metrics};
+use crate::metrics::{DeviceGauges, Gauges, Metrics};
 use crate::proving::{JobMemory, Proven, Proving, Reserved};
 use crate::requests::{
     circuit_name, circuit_named, Opened, Request, KIND_POREP, KIND_SNAP, KIND_WINDOW_POST,
@@ -124,6 +124,10 @@ pub struct DeviceStatus {
     /// Jobs running on it, with their kinds, the most urgent first: the
     /// one being proven when one runs between another's partitions.
     pub running: Vec<(String, &'static str)>,
+    /// Its failures since start ([`crate::suspension`]).
+    pub failures: u64,
+    /// How long it stays suspended, if it is.
+    pub suspended_for: Option<Duration>,
 }
 
 /// A loaded circuit's line in the status.
@@ -861,6 +865,8 @@ impl Daemon {
                     })
                     .map(|j| (j.id.clone(), j.kind))
                     .collect(),
+                failures: slot.suspension.failures_total(),
+                suspended_for: slot.suspension.remaining(),
             })
             .collect();
         let circuits = self
@@ -900,7 +906,14 @@ impl Daemon {
                 .into_iter()
                 .map(|d| {
                     let (total, free) = d.memory.unwrap_or((0, 0));
-                    (d.index, d.name, total, free)
+                    DeviceGauges {
+                        index: d.index,
+                        name: d.name,
+                        memory_total: total,
+                        memory_free: free,
+                        failures: d.failures,
+                        suspended_seconds: d.suspended_for.map_or(0, |left| left.as_secs().max(1)),
+                    }
                 })
                 .collect(),
             memory_resident,

@@ -47,8 +47,8 @@ impl Histogram {
 pub struct Gauges {
     /// Per proof kind: (queued, running).
     pub queues: BTreeMap<&'static str, (u64, u64)>,
-    /// Per device: (index, name, total bytes, free bytes).
-    pub devices: Vec<(u32, String, u64, u64)>,
+    /// Per device.
+    pub devices: Vec<DeviceGauges>,
     /// Bytes resident for loaded circuits and reserved by running jobs.
     pub memory_resident: u64,
     /// See `memory_resident`.
@@ -68,6 +68,24 @@ pub struct Gauges {
     pub uptime: u64,
     /// Circuits evicted to make room since start.
     pub circuit_evictions: u64,
+}
+
+/// A device's gauges.
+#[derive(Debug, Clone, Default)]
+pub struct DeviceGauges {
+    /// Its index in the backend.
+    pub index: u32,
+    /// Its name.
+    pub name: String,
+    /// Its memory, bytes (0 where the backend does not say).
+    pub memory_total: u64,
+    /// See `memory_total`.
+    pub memory_free: u64,
+    /// Its failures since start: set-ups, and partitions no fallback
+    /// proved ([`crate::suspension`]).
+    pub failures: u64,
+    /// Seconds its suspension has left (0: it takes jobs).
+    pub suspended_seconds: u64,
 }
 
 /// Counters and histograms of finished jobs.
@@ -214,16 +232,37 @@ impl Metrics {
             "gauge",
             "Device memory, by device.",
         );
-        for (index, device, total, free) in &gauges.devices {
-            let device = device.replace(['"', '\\'], "");
-            lines.push(format!(
-                "{name}{{device=\"{index}\",name=\"{device}\",kind=\"total\"}} {total}"
-            ));
-            lines.push(format!(
-                "{name}{{device=\"{index}\",name=\"{device}\",kind=\"free\"}} {free}"
-            ));
+        let labels = |device: &DeviceGauges| {
+            let name = device.name.replace(['"', '\\'], "");
+            format!("device=\"{}\",name=\"{name}\"", device.index)
+        };
+        for device in &gauges.devices {
+            let labels = labels(device);
+            let (total, free) = (device.memory_total, device.memory_free);
+            lines.push(format!("{name}{{{labels},kind=\"total\"}} {total}"));
+            lines.push(format!("{name}{{{labels},kind=\"free\"}} {free}"));
         }
         flush(&mut out, &mut lines);
+        for (metric, kind, help, value) in [
+            (
+                "pce_prover_device_failures_total",
+                "counter",
+                "Set-ups and partitions that failed on the device (partitions the fallback proved not counted): a GPU that faults.",
+                (|d: &DeviceGauges| d.failures) as fn(&DeviceGauges) -> u64,
+            ),
+            (
+                "pce_prover_device_suspended_seconds",
+                "gauge",
+                "Seconds the device's suspension after its failures has left; 0 while it takes jobs.",
+                |d: &DeviceGauges| d.suspended_seconds,
+            ),
+        ] {
+            let name = family(&mut out, metric, kind, help);
+            for device in &gauges.devices {
+                lines.push(format!("{name}{{{}}} {}", labels(device), value(device)));
+            }
+            flush(&mut out, &mut lines);
+        }
         for (metric, help, value) in [
             (
                 "pce_prover_memory_budget_bytes",
@@ -334,7 +373,22 @@ mod tests {
             ..Gauges::default()
         };
         gauges.queues.insert("porep", (2, 1));
+        gauges.devices.push(DeviceGauges {
+            index: 1,
+            name: "GPU \"1\"".into(),
+            memory_total: 80,
+            memory_free: 60,
+            failures: 3,
+            suspended_seconds: 240,
+        });
         let text = metrics.render(&gauges);
+        for line in [
+            "pce_prover_device_memory_bytes{device=\"1\",name=\"GPU 1\",kind=\"free\"} 60",
+            "pce_prover_device_failures_total{device=\"1\",name=\"GPU 1\"} 3",
+            "pce_prover_device_suspended_seconds{device=\"1\",name=\"GPU 1\"} 240",
+        ] {
+            assert!(text.contains(line), "{line}\n{text}");
+        }
         assert!(
             text.contains("pce_prover_jobs_total{kind=\"porep\",outcome=\"completed\"} 2"),
             "{text}"

@@ -14,7 +14,7 @@
 //! partition that a fallback proves does not count: its job succeeds, and
 //! resting the device would only delay the queue.
 
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -26,6 +26,7 @@ const LONGEST: Duration = Duration::from_secs(15 * 60);
 pub struct Suspension {
     first: Duration,
     failures: AtomicU32,
+    total: AtomicU64,
     until: Mutex<Option<Instant>>,
 }
 
@@ -37,6 +38,7 @@ impl Suspension {
         Self {
             first,
             failures: AtomicU32::new(0),
+            total: AtomicU64::new(0),
             until: Mutex::new(None),
         }
     }
@@ -50,6 +52,7 @@ impl Suspension {
     /// Records a set-up or a partition that failed on the device; how long
     /// the device is now suspended.
     pub fn failed(&self) -> Duration {
+        self.total.fetch_add(1, Ordering::Relaxed);
         let failures = self.failures.fetch_add(1, Ordering::Relaxed) + 1;
         let pause = pause_after(self.first, failures);
         if !pause.is_zero() {
@@ -63,6 +66,11 @@ impl Suspension {
         let until = (*self.lock())?;
         let left = until.saturating_duration_since(Instant::now());
         (!left.is_zero()).then_some(left)
+    }
+
+    /// Failures since the daemon started, in a row or not.
+    pub fn failures_total(&self) -> u64 {
+        self.total.load(Ordering::Relaxed)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Option<Instant>> {
@@ -101,6 +109,7 @@ mod tests {
         device.succeeded();
         assert_eq!(device.remaining(), None);
         assert_eq!(device.failed().as_secs(), 60);
+        assert_eq!(device.failures_total(), 3);
 
         let never = Suspension::new(Duration::ZERO);
         assert_eq!(never.failed(), Duration::ZERO);

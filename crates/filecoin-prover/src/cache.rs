@@ -10,8 +10,9 @@
 //! (another user's) is an error, neither replaced nor recorded at each run.
 //! The format version is part of the name, so that two versions of the
 //! prover sharing a cache never read each other's files; the files of older
-//! versions (4 GiB each at 32 GiB) are removed once the current one is in
-//! place.
+//! versions (4 GiB each at 32 GiB) are removed when the current one is
+//! saved (not at each load: an older prover still in use on the same cache
+//! would record its own again and again).
 
 use std::fs::File;
 use std::io::Read;
@@ -144,10 +145,7 @@ impl CircuitFiles {
         record: impl FnOnce() -> Result<PrecompiledCircuit, C2Error>,
     ) -> Result<CachedPce, C2Error> {
         match PrecompiledCircuit::load(&self.pce) {
-            Ok(pce) => {
-                self.remove_older_versions();
-                return Ok(CachedPce::Loaded(pce));
-            }
+            Ok(pce) => return Ok(CachedPce::Loaded(pce)),
             Err(PceError::Format(FormatError::Io { source, .. }))
                 if source.kind() == std::io::ErrorKind::NotFound => {}
             // A file this process may not read (another user's, 0600) is
@@ -294,11 +292,12 @@ mod tests {
         assert!(files.pce.is_dir(), "nothing written in its place");
     }
 
-    /// Once the current PCE is in place, by recording or loading, the
-    /// files of older format versions are removed; other circuits' files
-    /// and newer versions' are left.
+    /// Once the current PCE is saved, the files of older format versions
+    /// are removed; other circuits' files and newer versions' are left,
+    /// and so is an older one written again later (an older prover on the
+    /// same cache).
     #[test]
-    fn older_versions_of_the_pce_are_removed_once_the_current_one_is_in_place() {
+    fn older_versions_of_the_pce_are_removed_when_the_current_one_is_saved() {
         let dir = tempfile::tempdir().unwrap();
         let files = square_files(dir.path());
         let current = pce_core::FORMAT_VERSION;
@@ -317,7 +316,7 @@ mod tests {
         files
             .load_or_record("test", || panic!("recorded again"))
             .unwrap();
-        assert!(!old.exists(), "removed after a load too");
+        assert!(old.exists(), "not removed at a load");
     }
 
     /// filecoin-proofs chose the non-interactive partition counts so that

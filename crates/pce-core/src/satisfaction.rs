@@ -10,7 +10,7 @@
 //! circuit than the code that computes the witness.
 //!
 //! The check is a MatVec of the three matrices, a row block at a time (a
-//! block's `a`, `b` and `c` in each thread's own buffers: at 32 GiB the
+//! block's `a`, `b` and `c` in a buffer of its own, 384 KiB: at 32 GiB the
 //! whole product would be 12 GiB), and one product per row. It runs only
 //! after a proof failed, never on the proving path.
 

@@ -1715,6 +1715,10 @@ fn a_failing_backend_falls_back_to_the_cpu_or_fails_only_its_job() {
     let suspended = "a partition failed on the device and no fallback proved it; \
                      the device takes no job meanwhile";
     assert_eq!(log.matches(suspended).count(), 2, "{log}");
+    assert!(
+        log.contains("pause=1s") && log.contains("pause=2s"),
+        "the second failure in a row doubles the pause: {log}"
+    );
     assert_eq!(
         with_fallback - reserved_by(&log, "panics"),
         fallback_tables + proving - planned(&log, "proving"),

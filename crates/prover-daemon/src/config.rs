@@ -121,8 +121,9 @@ pub struct ProvingConfig {
     pub prefer_loaded_circuit_seconds: u64,
     /// A device whose set-up fails, or that fails a partition no fallback
     /// proves, takes no job for this many seconds, twice as long after
-    /// each further failure in a row (at most 15 minutes), until a set-up
-    /// or a job succeeds (0: never suspended).
+    /// each further failure in a row (at most 15 minutes, or this if
+    /// longer; at most a day), until a job succeeds on it (0: never
+    /// suspended).
     pub suspend_failing_device_seconds: u64,
 }
 
@@ -195,6 +196,12 @@ impl Config {
             return Err(ConfigError::Invalid {
                 field: "proving.partitions_in_flight",
                 what: "must be at least 1".into(),
+            });
+        }
+        if self.proving.suspend_failing_device_seconds > 86_400 {
+            return Err(ConfigError::Invalid {
+                field: "proving.suspend_failing_device_seconds",
+                what: "must be at most 86400 (a day)".into(),
             });
         }
         if self.server.max_message_bytes < 4 << 20 {
@@ -279,6 +286,13 @@ mod tests {
         let config: Config = toml::from_str("[proving]\npartitions_in_flight = 0").unwrap();
         let err = config.validate().unwrap_err().to_string();
         assert!(err.contains("proving.partitions_in_flight"), "{err}");
+        let config: Config =
+            toml::from_str("[proving]\nsuspend_failing_device_seconds = 100000").unwrap();
+        let err = config.validate().unwrap_err().to_string();
+        assert!(
+            err.contains("proving.suspend_failing_device_seconds"),
+            "{err}"
+        );
         let config: Config = toml::from_str("[proving]\nmemory_budget = \"lots\"").unwrap();
         assert!(config.validate().is_err());
         let config: Config = toml::from_str("[proving]\nmemory_budget = \"auto\"").unwrap();

@@ -404,6 +404,7 @@ impl Daemon {
         let mut ready = Some((first, input, memory));
         loop {
             if let Some((job, input, memory)) = ready.take() {
+                let failures_before = self.devices[slot].suspension.failures_total();
                 let proven = self
                     .prove_job(slot, &job, &input, &circuit, &prover, memory)
                     .map(|mut proven| {
@@ -411,9 +412,10 @@ impl Daemon {
                         proven
                     });
                 self.end(job, proven);
-                if self.devices[slot].suspension.remaining().is_some() {
+                if self.devices[slot].suspension.failures_total() != failures_before {
                     // The device failed: its set-up is dropped, and made
-                    // afresh (checking the device) once it is well again.
+                    // afresh (checking the device) for its next job, once
+                    // its suspension ends.
                     return None;
                 }
             }
@@ -543,7 +545,6 @@ impl Daemon {
                 return Err(message);
             }
         };
-        slot.suspension.succeeded();
         let fallback = self.proving.fallback_device.as_ref();
         Ok(prover.with_fallback(fallback.map(|(device, name)| (device, name.as_str()))))
     }
@@ -575,6 +576,7 @@ impl Daemon {
             })
         });
         let device_failed = AtomicBool::new(false);
+        let failures_before = self.devices[slot].suspension.failures_total();
         let proven = unless_panics("the prover", || {
             self.proving.prove(
                 input,
@@ -592,8 +594,11 @@ impl Daemon {
                 "job {}: a partition failed on the device and no fallback proved it",
                 job.id
             ));
-        } else if proven.is_ok() {
-            slot.suspension.succeeded();
+        } else if proven
+            .as_ref()
+            .is_ok_and(|proven| proven.fallback_partitions == 0)
+        {
+            slot.suspension.succeeded_since(failures_before);
         }
         proven.map(|mut proven| {
             proven.timings.queue_wait = queue_wait;

@@ -7,9 +7,11 @@
 //! that does not verify from a witness that holds), when no fallback
 //! backend proves it. The device's worker would claim the queue's jobs one
 //! after another and fail them all while the healthy devices sit idle. So
-//! each failure in a row suspends the device: 60 s, doubled with each
-//! further failure, at most 15 minutes; a set-up or a job that succeeds
-//! ends it. Meanwhile the other devices prove the queue, and on a machine
+//! each failure in a row suspends the device: for the daemon's
+//! `suspend_failing_device_seconds` (60 by default; 0: never), doubled
+//! with each further failure, at most 15 minutes. A job that succeeds on
+//! the device ends it; a set-up alone does not, or a device whose set-up
+//! works and whose partitions fail would never rest longer. Meanwhile the other devices prove the queue, and on a machine
 //! of one device, the jobs wait instead of failing by the dozen. A
 //! partition that a fallback proves does not count: its job succeeds, and
 //! resting the device would only delay the queue.
@@ -43,20 +45,28 @@ impl Suspension {
         }
     }
 
-    /// Records a set-up or a job that succeeded: the device is well again.
-    pub fn succeeded(&self) {
-        self.failures.store(0, Ordering::Relaxed);
-        *self.lock() = None;
+    /// Records a job that succeeded on the device, having started when
+    /// [`Self::failures_total`] was `mark`: the device is well again,
+    /// unless it failed meanwhile (another job on it: that failure
+    /// stands).
+    pub fn succeeded_since(&self, mark: u64) {
+        let mut until = self.lock();
+        if self.total.load(Ordering::Relaxed) == mark {
+            self.failures.store(0, Ordering::Relaxed);
+            *until = None;
+        }
     }
 
     /// Records a set-up or a partition that failed on the device; how long
     /// the device is now suspended.
     pub fn failed(&self) -> Duration {
+        let mut until = self.lock();
         self.total.fetch_add(1, Ordering::Relaxed);
         let failures = self.failures.fetch_add(1, Ordering::Relaxed) + 1;
         let pause = pause_after(self.first, failures);
         if !pause.is_zero() {
-            *self.lock() = Some(Instant::now() + pause);
+            // The configuration caps the first pause at a day: no overflow.
+            *until = Instant::now().checked_add(pause);
         }
         pause
     }
@@ -106,10 +116,14 @@ mod tests {
         assert_eq!(device.failed().as_secs(), 60);
         assert_eq!(device.failed().as_secs(), 120);
         assert!(device.remaining().unwrap() > Duration::from_secs(100));
-        device.succeeded();
+        // A job that started before the last failure does not end it.
+        device.succeeded_since(1);
+        assert!(device.remaining().is_some());
+        assert_eq!(device.failed().as_secs(), 240);
+        device.succeeded_since(device.failures_total());
         assert_eq!(device.remaining(), None);
         assert_eq!(device.failed().as_secs(), 60);
-        assert_eq!(device.failures_total(), 3);
+        assert_eq!(device.failures_total(), 4);
 
         let never = Suspension::new(Duration::ZERO);
         assert_eq!(never.failed(), Duration::ZERO);

@@ -738,11 +738,15 @@ fn prove_partition<J: Job>(
                         Ok(proof)
                     }
                     Err(source) => {
-                        (shared.observer)(Event::DeviceFailed {
-                            job,
-                            partition,
-                            error: &failure,
-                        });
+                        // A proof the fallback cannot make verify either
+                        // is not the device's fault.
+                        if !matches!(source, ProveError::Invalid { .. }) {
+                            (shared.observer)(Event::DeviceFailed {
+                                job,
+                                partition,
+                                error: &failure,
+                            });
+                        }
                         Err(EngineError::FallbackFailed {
                             partition,
                             failure,
@@ -752,7 +756,7 @@ fn prove_partition<J: Job>(
                 }
             }
             _ => {
-                if worth_another_backend(&failure) {
+                if worth_another_backend(&failure) && !unsupported(&failure) {
                     (shared.observer)(Event::DeviceFailed {
                         job,
                         partition,
@@ -803,6 +807,13 @@ fn prove_partition<J: Job>(
 /// a problem of the input or the parameters, which no backend fixes.
 fn worth_another_backend(failure: &ProveError) -> bool {
     matches!(failure, ProveError::Backend(_) | ProveError::Invalid { .. })
+}
+
+/// Whether the device declined an operation it does not have (a G1-only
+/// device asked for a G2 MSM with no fallback): the configuration's
+/// problem, not a device failing.
+fn unsupported(failure: &ProveError) -> bool {
+    matches!(failure, ProveError::Backend(e) if e.status.0 == backend_api::ffi::PCE_ERR_UNSUPPORTED)
 }
 
 /// A panic inside a job's code or the backend, as that job's error: the

@@ -90,10 +90,13 @@ fn a_failing_backend_falls_back_to_the_cpu_partition_by_partition() {
         );
 
         let planned_fallback = std::sync::Mutex::new(None);
-        let observe = |event: Event<'_>| {
-            if let Event::Ready { plan } = event {
-                *planned_fallback.lock().unwrap() = Some(plan.model.fallback);
+        let device_failed = std::sync::atomic::AtomicUsize::new(0);
+        let observe = |event: Event<'_>| match event {
+            Event::Ready { plan } => *planned_fallback.lock().unwrap() = Some(plan.model.fallback),
+            Event::DeviceFailed { .. } => {
+                device_failed.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             }
+            _ => {}
         };
         let without = run(
             &circuit,
@@ -111,6 +114,27 @@ fn a_failing_backend_falls_back_to_the_cpu_partition_by_partition() {
             (0..3).any(|k| error.contains(&format!("partition {k}:"))),
             "{mode}: {error}"
         );
+        assert_eq!(
+            device_failed.load(std::sync::atomic::Ordering::SeqCst),
+            1,
+            "{mode}: the device is blamed for the partition that failed the job"
+        );
+
+        // A fallback that fails too: with errors, the device is still
+        // blamed; with wrong results, a proof neither side makes verify
+        // is not the device's fault.
+        let device_failed = std::sync::atomic::AtomicUsize::new(0);
+        let observe = |event: Event<'_>| {
+            if let Event::DeviceFailed { .. } = event {
+                device_failed.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            }
+        };
+        let options = on(broken.to_str().unwrap(), Some(broken.to_str().unwrap()));
+        let both = run(&circuit, &jobs, &options, &observe, |_, _| {}).unwrap();
+        let error = chain(both.results[0].as_ref().unwrap_err());
+        assert!(error.contains("fallback"), "{mode}: {error}");
+        let blamed = device_failed.load(std::sync::atomic::Ordering::SeqCst);
+        assert_eq!(blamed, usize::from(mode == "error"), "{mode}: {error}");
     }
 
     // A real backend without G2 MSMs (the CPU plugin behind the test

@@ -129,11 +129,11 @@ fn a_false_statement_is_refused_without_trying_the_fallback() {
         job(&[5, 6], Fault::LieIn(0)),
         job(&[7], Fault::None),
     ];
-    let fell_back = AtomicUsize::new(0);
-    let observed = |event: Event<'_>| {
-        if let Event::FallingBack { .. } = event {
-            fell_back.fetch_add(1, Ordering::SeqCst);
-        }
+    let (fell_back, device_failed) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    let observed = |event: Event<'_>| match event {
+        Event::FallingBack { .. } => _ = fell_back.fetch_add(1, Ordering::SeqCst),
+        Event::DeviceFailed { .. } => _ = device_failed.fetch_add(1, Ordering::SeqCst),
+        _ => {}
     };
     let options = EngineOptions {
         fallback: Some("cpu".into()),
@@ -166,6 +166,7 @@ fn a_false_statement_is_refused_without_trying_the_fallback() {
     }
     assert!(run.results[2].is_ok());
     assert_eq!(fell_back.load(Ordering::SeqCst), 0, "no fallback tried");
+    assert_eq!(device_failed.load(Ordering::SeqCst), 0, "no device blamed");
 }
 
 #[test]

@@ -71,10 +71,12 @@ pub enum Event<'a> {
         error: &'a str,
     },
     /// A partition failed on its device for the device's sake (a backend
-    /// error, or a proof that does not verify from a witness that holds),
-    /// and no fallback proved it: the job fails. A caller serving many
-    /// jobs may rest the device ([`FallingBack`](Self::FallingBack) is
-    /// the same failure with a fallback that takes over).
+    /// error other than an unsupported operation, or a proof that does not
+    /// verify from a witness that holds), and no fallback proved it (there
+    /// is none, or it failed otherwise than with a proof that does not
+    /// verify either): the job fails. A caller serving many jobs may rest
+    /// the device ([`FallingBack`](Self::FallingBack) is the same failure
+    /// with a fallback that takes over).
     DeviceFailed {
         /// Index of the job.
         job: usize,

@@ -54,7 +54,7 @@ pub fn cached(dir: &Path, arch: &str) -> Option<Vec<u8>> {
 }
 
 /// The cache directory: `$PCE_CUDA_CACHE`, else the user's cache directory.
-fn cache_dir() -> Option<PathBuf> {
+pub fn cache_dir() -> Option<PathBuf> {
     cache::dir(CACHE_ENV, "cuda")
 }
 

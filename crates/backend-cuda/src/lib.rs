@@ -35,6 +35,10 @@ impl GpuApi for CudaApi {
     /// The driver JIT-compiles NVRTC's PTX with its own compiler.
     const DRIVER_COMPILER: bool = true;
 
+    fn cache_dir() -> Option<std::path::PathBuf> {
+        compile::cache_dir()
+    }
+
     fn device_count() -> Result<u32, PluginError> {
         driver::count()
     }

@@ -33,6 +33,10 @@ impl GpuApi for OpenClApi {
     /// The driver's compiler is the only one.
     const DRIVER_COMPILER: bool = false;
 
+    fn cache_dir() -> Option<std::path::PathBuf> {
+        gpu_backend::cache::dir(CACHE_ENV, "opencl")
+    }
+
     fn device_count() -> Result<u32, PluginError> {
         Ok(platform::devices()?.len() as u32)
     }

@@ -269,6 +269,17 @@ mod tests {
         drop(engine);
 
         a_device_whose_every_build_is_wrong_in_g2_keeps_the_rest(&path, &binary);
+        let verdicts = std::fs::read_dir(&dir)
+            .unwrap()
+            .filter(|entry| {
+                let name = entry.as_ref().unwrap().file_name();
+                name.to_string_lossy().ends_with(".g2-wrong")
+            })
+            .count();
+        assert_eq!(
+            verdicts, 1,
+            "the device's G2 verdict is kept for its next open"
+        );
 
         GpuPlugin::<OpenClApi>::device_open(0).expect("recovered by compiling afresh");
         let cached = cache::read(&path).expect("a program is cached");
@@ -290,6 +301,10 @@ mod tests {
         const DESCRIPTION: &'static std::ffi::CStr = c"OpenCL kernels with wrong Fp2 products";
         type Engine = crate::engine::Engine;
         const DRIVER_COMPILER: bool = false;
+
+        fn cache_dir() -> Option<PathBuf> {
+            cache::dir(CACHE_ENV, "opencl")
+        }
 
         fn device_count() -> Result<u32, PluginError> {
             crate::OpenClApi::device_count()

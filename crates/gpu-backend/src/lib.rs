@@ -23,6 +23,7 @@ pub mod plugin;
 pub mod profile;
 pub mod selftest;
 mod source;
+pub mod verdict;
 
 pub use source::{
     compiler_defines, source, source_hash, MAX_BLOCK_THREADS, NTT_MAX_LOCAL_LOG, NTT_SCALE_CHUNK,

@@ -21,6 +21,7 @@ use crate::engine::Engine;
 use crate::msm::{self, G1, G2};
 use crate::ntt;
 use crate::selftest;
+use crate::verdict::G2Verdict;
 
 /// What a GPU API provides: its devices and an [`Engine`] per open device.
 pub trait GpuApi: 'static {
@@ -34,6 +35,8 @@ pub trait GpuApi: 'static {
     fn device_count() -> Result<u32, PluginError>;
     /// Describes device `index`.
     fn device_info(index: u32) -> Result<DeviceDescription, PluginError>;
+    /// The directory of its compiled-kernel cache, if it has one.
+    fn cache_dir() -> Option<std::path::PathBuf>;
     /// Whether the API has a second compiler for [`Kernels::DriverCompiled`]
     /// (CUDA: the driver's own, from PTX).
     const DRIVER_COMPILER: bool;
@@ -103,11 +106,15 @@ pub enum G2Msms {
 /// own error, a later one with the failures so far, unless a build kept
 /// for its G2-less use remains). The build the device keeps, and only it,
 /// is handed to `keep` (to be cached): a build that failed more never
-/// replaces the cached one.
+/// replaces the cached one. A device kept without its G2 MSMs is
+/// remembered in `verdict`, and a later open whose cached build is wrong
+/// in its G2 MSM alone believes it rather than compile again
+/// ([`crate::verdict`]); a build that passes clears it.
 fn open_checked<E>(
     api: &str,
     index: u32,
     driver_compiler: bool,
+    verdict: &G2Verdict,
     mut open: impl FnMut(Kernels) -> Result<(E, Kernels), PluginError>,
     mut check: impl FnMut(&E) -> Result<(), selftest::Failure>,
     keep: impl Fn(&E),
@@ -116,7 +123,7 @@ fn open_checked<E>(
     // The first build whose G2 MSM alone was wrong, held while the others
     // are tried.
     let mut without_g2: Option<(E, Kernels)> = None;
-    let keep_without_g2 = |without_g2: Option<(E, Kernels)>, failures: &[String]| {
+    let keep_without_g2 = |without_g2: Option<(E, Kernels)>, failures: &[String], new: bool| {
         without_g2.map(|(engine, origin)| {
             let reason = format!(
                 "{api} device {index}: its G2 MSM computes wrong results on this device \
@@ -129,6 +136,11 @@ fn open_checked<E>(
                 "{reason}; its G1 MSMs and NTTs passed their self-test"
             );
             keep(&engine);
+            if new {
+                // Not when believed: the verdict's day runs from when every
+                // build was tried.
+                verdict.remember(&reason);
+            }
             (engine, G2Msms::Refused(reason))
         })
     };
@@ -149,7 +161,7 @@ fn open_checked<E>(
             Ok(opened) => opened,
             Err(error) if failures.is_empty() => return Err(error),
             Err(error) => {
-                if let Some(kept) = keep_without_g2(without_g2, &failures) {
+                if let Some(kept) = keep_without_g2(without_g2, &failures, true) {
                     warn!(index, %error.message, "opening the device with kernels {} failed", wanted.describe());
                     return Ok(kept);
                 }
@@ -172,6 +184,7 @@ fn open_checked<E>(
                     "the device's kernels passed their self-test"
                 );
                 keep(&engine);
+                verdict.forget();
                 return Ok((engine, G2Msms::Right));
             }
             Err(failure) => {
@@ -181,6 +194,19 @@ fn open_checked<E>(
                 out_of_memory_only &= failure.out_of_memory();
                 failures.push(format!("{}: {failure}", origin.describe()));
                 if failure.only_g2_msm() && without_g2.is_none() {
+                    if origin == Kernels::Cached {
+                        if let Some(before) = verdict.believed() {
+                            // Every build was wrong there within a day:
+                            // compiling again would only take minutes.
+                            info!(index, before, "the cached kernels' G2 MSM is wrong, as every build's was when the device opened within the last day: not compiling them again");
+                            failures.push(
+                                "as every build's when the device opened within the last day"
+                                    .into(),
+                            );
+                            return Ok(keep_without_g2(Some((engine, origin)), &failures, false)
+                                .expect("a build is held"));
+                        }
+                    }
                     without_g2 = Some((engine, origin));
                 } else {
                     drop(engine);
@@ -199,7 +225,7 @@ fn open_checked<E>(
                 wanted = next;
             }
             None => {
-                if let Some(kept) = keep_without_g2(without_g2, &failures) {
+                if let Some(kept) = keep_without_g2(without_g2, &failures, true) {
                     return Ok(kept);
                 }
                 if out_of_memory_only {
@@ -351,10 +377,15 @@ impl<A: GpuApi> Plugin for GpuPlugin<A> {
     /// device whose every build fails otherwise is refused.
     fn device_open(index: u32) -> Result<Self::Device, PluginError> {
         let api = A::NAME.to_string_lossy();
+        let name = A::device_info(index)
+            .map(|info| info.name)
+            .unwrap_or_default();
+        let verdict = G2Verdict::of_device(A::cache_dir(), &api, index, &name);
         let (engine, g2) = open_checked(
             &api,
             index,
             A::DRIVER_COMPILER,
+            &verdict,
             |wanted| A::open(index, wanted),
             selftest::check,
             A::Engine::cache_kernels,
@@ -491,6 +522,16 @@ mod tests {
 
     /// [`tries`], with the builds handed to be cached.
     fn tries_caching(driver_compiler: bool, builds: &[Option<(Kernels, Results)>]) -> Tried {
+        let nowhere = G2Verdict::of_device(None, "fake", 3, "fake device");
+        tries_remembering(&nowhere, driver_compiler, builds)
+    }
+
+    /// [`tries_caching`], with the device's G2 verdict kept in `verdict`.
+    fn tries_remembering(
+        verdict: &G2Verdict,
+        driver_compiler: bool,
+        builds: &[Option<(Kernels, Results)>],
+    ) -> Tried {
         let mut asked = Vec::new();
         let cached = RefCell::new(Vec::new());
         let mut builds = builds.iter();
@@ -498,6 +539,7 @@ mod tests {
             "fake",
             3,
             driver_compiler,
+            verdict,
             |wanted| {
                 asked.push(wanted);
                 match builds.next().expect("no more builds than tries") {
@@ -679,6 +721,47 @@ mod tests {
         let (asked, result) = tries(true, &[Some((Cached, G2Wrong)), None]);
         assert_eq!(asked, [Cached, Compiled]);
         assert!(matches!(result.unwrap(), (Cached, G2Msms::Refused(_))));
+    }
+
+    /// A device whose every build got its G2 MSM wrong opens the next
+    /// time on its cached build without compiling again, until a build
+    /// passes; other failures of the cached build still compile afresh.
+    #[test]
+    fn a_device_known_wrong_in_its_g2_msm_is_not_compiled_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let verdict = G2Verdict::of_device(Some(dir.path().into()), "fake", 3, "fake device");
+        let every_build_wrong = [
+            Some((Cached, G2Wrong)),
+            Some((Compiled, G2Wrong)),
+            Some((DriverCompiled, G2Wrong)),
+        ];
+        let (asked, result, _) = tries_remembering(&verdict, true, &every_build_wrong);
+        assert_eq!(asked, [Cached, Compiled, DriverCompiled]);
+        assert!(matches!(result, Ok((Cached, G2Msms::Refused(_)))));
+        assert!(verdict.believed().is_some());
+
+        let (asked, result, cached) = tries_remembering(&verdict, true, &every_build_wrong);
+        assert_eq!(asked, [Cached], "believed, not compiled again");
+        let Ok((Cached, G2Msms::Refused(reason))) = result else {
+            panic!("{result:?}");
+        };
+        assert!(
+            reason.contains("as every build's when the device opened within the last day"),
+            "{reason}"
+        );
+        assert_eq!(cached, [Cached]);
+
+        let (asked, _, _) = tries_remembering(
+            &verdict,
+            true,
+            &[Some((Cached, MsmsWrong)), Some((Compiled, Right))],
+        );
+        assert_eq!(
+            asked,
+            [Cached, Compiled],
+            "wrong otherwise: compiled afresh"
+        );
+        assert_eq!(verdict.believed(), None, "a build that passes clears it");
     }
 
     #[test]

@@ -156,12 +156,16 @@ fn open_checked<E>(
     let mut wanted = Kernels::Cached;
     // Whether every build so far failed for want of device memory.
     let mut out_of_memory_only = true;
+    // Whether every build so far opened and computed wrong results (not
+    // an error): only then is a device kept without G2 remembered so.
+    let mut all_judged = true;
     loop {
         let (engine, origin) = match open(wanted) {
             Ok(opened) => opened,
             Err(error) if failures.is_empty() => return Err(error),
             Err(error) => {
-                if let Some(kept) = keep_without_g2(without_g2, &failures, true) {
+                // The builds not opened were never judged: not remembered.
+                if let Some(kept) = keep_without_g2(without_g2, &failures, false) {
                     warn!(index, %error.message, "opening the device with kernels {} failed", wanted.describe());
                     return Ok(kept);
                 }
@@ -192,6 +196,7 @@ fn open_checked<E>(
                 // driver's CL_OUT_OF_RESOURCES) a kernel that faults: the
                 // other builds are tried all the same.
                 out_of_memory_only &= failure.out_of_memory();
+                all_judged &= !failure.wrong.is_empty();
                 failures.push(format!("{}: {failure}", origin.describe()));
                 if failure.only_g2_msm() && without_g2.is_none() {
                     if origin == Kernels::Cached {
@@ -225,7 +230,7 @@ fn open_checked<E>(
                 wanted = next;
             }
             None => {
-                if let Some(kept) = keep_without_g2(without_g2, &failures, true) {
+                if let Some(kept) = keep_without_g2(without_g2, &failures, all_judged) {
                     return Ok(kept);
                 }
                 if out_of_memory_only {
@@ -377,10 +382,12 @@ impl<A: GpuApi> Plugin for GpuPlugin<A> {
     /// device whose every build fails otherwise is refused.
     fn device_open(index: u32) -> Result<Self::Device, PluginError> {
         let api = A::NAME.to_string_lossy();
-        let name = A::device_info(index)
-            .map(|info| info.name)
-            .unwrap_or_default();
-        let verdict = G2Verdict::of_device(A::cache_dir(), &api, index, &name);
+        // A device that cannot be described gets no verdict: one key
+        // shared by every such device could be another's.
+        let verdict = match A::device_info(index) {
+            Ok(info) => G2Verdict::of_device(A::cache_dir(), &api, index, &info),
+            Err(_) => G2Verdict::nowhere(),
+        };
         let (engine, g2) = open_checked(
             &api,
             index,
@@ -522,8 +529,7 @@ mod tests {
 
     /// [`tries`], with the builds handed to be cached.
     fn tries_caching(driver_compiler: bool, builds: &[Option<(Kernels, Results)>]) -> Tried {
-        let nowhere = G2Verdict::of_device(None, "fake", 3, "fake device");
-        tries_remembering(&nowhere, driver_compiler, builds)
+        tries_remembering(&G2Verdict::nowhere(), driver_compiler, builds)
     }
 
     /// [`tries_caching`], with the device's G2 verdict kept in `verdict`.
@@ -729,7 +735,21 @@ mod tests {
     #[test]
     fn a_device_known_wrong_in_its_g2_msm_is_not_compiled_again() {
         let dir = tempfile::tempdir().unwrap();
-        let verdict = G2Verdict::of_device(Some(dir.path().into()), "fake", 3, "fake device");
+        let device = DeviceDescription {
+            name: "fake device".into(),
+            ..DeviceDescription::default()
+        };
+        let verdict = G2Verdict::of_device(Some(dir.path().into()), "fake", 3, &device);
+        // Builds not judged (one that does not open, one out of memory):
+        // nothing remembered.
+        let unjudged = [Some((Cached, G2Wrong)), None];
+        let (_, result, _) = tries_remembering(&verdict, true, &unjudged);
+        assert!(matches!(result, Ok((Cached, G2Msms::Refused(_)))));
+        let out_of_memory = [Some((Cached, G2Wrong)), Some((Compiled, OutOfMemory))];
+        let (_, result, _) = tries_remembering(&verdict, false, &out_of_memory);
+        assert!(matches!(result, Ok((Cached, G2Msms::Refused(_)))));
+        assert_eq!(verdict.believed(), None);
+
         let every_build_wrong = [
             Some((Cached, G2Wrong)),
             Some((Compiled, G2Wrong)),

@@ -720,7 +720,8 @@ fn prove_partition<J: Job>(
         Ok(proof) => Ok(proof),
         Err(failure) => match &shared.fallback {
             Some((fallback, count)) if worth_another_backend(&failure) => {
-                let failure = failure.to_string();
+                let device_failure = failure;
+                let failure = device_failure.to_string();
                 warn!(job = %shared.jobs[job].label(), partition, error = %failure, backend = %fallback.name, "partition failed on its device; proving it on the fallback backend");
                 (shared.observer)(Event::FallingBack {
                     job,
@@ -738,9 +739,7 @@ fn prove_partition<J: Job>(
                         Ok(proof)
                     }
                     Err(source) => {
-                        // A proof the fallback cannot make verify either
-                        // is not the device's fault.
-                        if !matches!(source, ProveError::Invalid { .. }) {
+                        if device_to_blame(&device_failure, Some(&source)) {
                             (shared.observer)(Event::DeviceFailed {
                                 job,
                                 partition,
@@ -756,7 +755,7 @@ fn prove_partition<J: Job>(
                 }
             }
             _ => {
-                if worth_another_backend(&failure) && !unsupported(&failure) {
+                if device_to_blame(&failure, None) {
                     (shared.observer)(Event::DeviceFailed {
                         job,
                         partition,
@@ -809,11 +808,20 @@ fn worth_another_backend(failure: &ProveError) -> bool {
     matches!(failure, ProveError::Backend(_) | ProveError::Invalid { .. })
 }
 
-/// Whether the device declined an operation it does not have (a G1-only
-/// device asked for a G2 MSM with no fallback): the configuration's
-/// problem, not a device failing.
-fn unsupported(failure: &ProveError) -> bool {
-    matches!(failure, ProveError::Backend(e) if e.status.0 == backend_api::ffi::PCE_ERR_UNSUPPORTED)
+/// Whether `failure` on the device, and `fallback_failure` on the fallback
+/// where one tried and failed too, are the device's fault
+/// ([`Event::DeviceFailed`]): not a problem of the input or parameters, not
+/// an operation the device declined as unsupported (a G1-only device with
+/// no fallback: the configuration's problem), not a proof that neither
+/// backend makes verify.
+fn device_to_blame(failure: &ProveError, fallback_failure: Option<&ProveError>) -> bool {
+    let unsupported = matches!(
+        failure,
+        ProveError::Backend(e) if e.status.0 == backend_api::ffi::PCE_ERR_UNSUPPORTED
+    );
+    let invalid = |failure: &ProveError| matches!(failure, ProveError::Invalid { .. });
+    let neither_verifies = invalid(failure) && fallback_failure.is_some_and(invalid);
+    worth_another_backend(failure) && !unsupported && !neither_verifies
 }
 
 /// A panic inside a job's code or the backend, as that job's error: the
@@ -832,5 +840,44 @@ fn deliver<J: Job>(
     for (job, result) in received {
         done(job, &result);
         outcomes[job] = Some(result);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use backend_api::ffi::{PCE_ERR_DEVICE, PCE_ERR_UNSUPPORTED};
+    use backend_api::{BackendError, Status};
+
+    use super::*;
+
+    fn backend(status: i32) -> ProveError {
+        ProveError::Backend(BackendError {
+            backend: "gpu".into(),
+            device: Some(0),
+            operation: "msm",
+            status: Status(status),
+            message: "failed".into(),
+        })
+    }
+
+    #[test]
+    fn the_device_is_blamed_for_its_own_faults_only() {
+        let invalid = || ProveError::Invalid { index: 0 };
+        let unsatisfied = ProveError::Unsatisfied {
+            index: 0,
+            constraint: 7,
+        };
+        assert!(device_to_blame(&backend(PCE_ERR_DEVICE), None));
+        assert!(device_to_blame(&invalid(), None));
+        assert!(!device_to_blame(&backend(PCE_ERR_UNSUPPORTED), None));
+        assert!(!device_to_blame(&unsatisfied, None));
+        // With a fallback that failed too.
+        assert!(device_to_blame(&backend(PCE_ERR_DEVICE), Some(&invalid())));
+        assert!(device_to_blame(&invalid(), Some(&backend(PCE_ERR_DEVICE))));
+        assert!(!device_to_blame(&invalid(), Some(&invalid())));
+        assert!(!device_to_blame(
+            &backend(PCE_ERR_UNSUPPORTED),
+            Some(&backend(PCE_ERR_DEVICE))
+        ));
     }
 }

@@ -6,10 +6,16 @@
 //! Each MSM is timed on random scalars with the bases uploaded once
 //! beforehand (as the prover keeps the SRS resident); each NTT is a forward
 //! transform including its copies. Times are the best of `reps` runs.
+//! Both devices compute the same thing from the same inputs, so their
+//! results are compared too: on a GPU machine this is the only check of
+//! the largest sizes (the conformance check stops at 2^20 for time).
 
 use std::time::{Duration, Instant};
 
-use backend_api::interop::{g1_affines_as_pce, g2_affines_as_pce, scalar_of, scalars_as_fr_mut};
+use backend_api::interop::{
+    g1_affines_as_pce, g2_affines_as_pce, pce_g1_projectives, pce_g2_projectives, scalar_of,
+    scalars_as_fr_mut,
+};
 use backend_api::{BackendError, Device, NttDirection, G1, G2};
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 use ff::Field;
@@ -28,6 +34,8 @@ pub struct Timing {
     pub device: Duration,
     /// Best time on the comparison device.
     pub versus: Duration,
+    /// Whether both devices computed the same result.
+    pub agree: bool,
 }
 
 /// The sizes to time (log2 ranges, inclusive; empty when `min > max`).
@@ -41,17 +49,31 @@ pub struct Sizes {
     pub ntt: (u32, u32),
 }
 
+/// The best time of `reps` runs of `run` (at least one), and the last
+/// run's result.
 fn best<T>(
     reps: usize,
     mut run: impl FnMut() -> Result<T, BackendError>,
-) -> Result<Duration, BackendError> {
+) -> Result<(Duration, T), BackendError> {
     let mut best = Duration::MAX;
+    let mut last = None;
     for _ in 0..reps.max(1) {
         let start = Instant::now();
-        std::hint::black_box(run()?);
+        let result = std::hint::black_box(run()?);
         best = best.min(start.elapsed());
+        last = Some(result);
     }
-    Ok(best)
+    Ok((best, last.expect("at least one run")))
+}
+
+/// The timing of `case` on both devices, each given as its time and result.
+fn timing<T: PartialEq>(case: String, device: (Duration, T), versus: (Duration, T)) -> Timing {
+    Timing {
+        case,
+        device: device.0,
+        versus: versus.0,
+        agree: device.1 == versus.1,
+    }
 }
 
 /// `n` random points, made in parallel from consecutive multiples.
@@ -107,60 +129,53 @@ pub fn compare(
     if lo <= hi {
         let points: Vec<G1Affine> = random_points::<G1Projective>(1 << hi, 1);
         let scalars: Vec<_> = random_scalars(1 << hi, 2).iter().map(scalar_of).collect();
-        let on = |d: &Device, log: u32| -> Result<Duration, BackendError> {
+        let on = |d: &Device, log: u32| -> Result<(Duration, Vec<G1Projective>), BackendError> {
             let n = 1usize << log;
             let bases = d.lend_bases::<G1>(g1_affines_as_pce(&points[..n]))?;
-            best(reps, || d.msm(&bases, 0, n, 1, &scalars[..n]))
+            let (time, sums) = best(reps, || d.msm(&bases, 0, n, 1, &scalars[..n]))?;
+            Ok((time, pce_g1_projectives(&sums).to_vec()))
         };
         for log in lo..=hi {
             let case = format!("MSM G1 2^{log}");
-            record(Timing {
-                case,
-                device: on(device, log)?,
-                versus: on(versus, log)?,
-            });
+            record(timing(case, on(device, log)?, on(versus, log)?));
         }
     }
     let (lo, hi) = sizes.msm_g2;
     if lo <= hi {
         let points: Vec<G2Affine> = random_points::<G2Projective>(1 << hi, 3);
         let scalars: Vec<_> = random_scalars(1 << hi, 4).iter().map(scalar_of).collect();
-        let on = |d: &Device, log: u32| -> Result<Duration, BackendError> {
+        let on = |d: &Device, log: u32| -> Result<(Duration, Vec<G2Projective>), BackendError> {
             let n = 1usize << log;
             let bases = d.lend_bases::<G2>(g2_affines_as_pce(&points[..n]))?;
-            best(reps, || d.msm(&bases, 0, n, 1, &scalars[..n]))
+            let (time, sums) = best(reps, || d.msm(&bases, 0, n, 1, &scalars[..n]))?;
+            Ok((time, pce_g2_projectives(&sums).to_vec()))
         };
         for log in lo..=hi {
             let case = format!("MSM G2 2^{log}");
-            record(Timing {
-                case,
-                device: on(device, log)?,
-                versus: on(versus, log)?,
-            });
+            record(timing(case, on(device, log)?, on(versus, log)?));
         }
     }
     let (lo, hi) = sizes.ntt;
     if lo <= hi {
         let input = random_scalars(1 << hi, 5);
-        let on = |d: &Device, log: u32| -> Result<Duration, BackendError> {
+        // Each run transforms the data in place: both devices apply `reps`
+        // transforms to the same input, so the data they end with agree.
+        let on = |d: &Device, log: u32| -> Result<(Duration, Vec<Scalar>), BackendError> {
             let domain = d.ntt_domain(log)?;
             let mut data = input[..1 << log].to_vec();
-            best(reps, || {
+            let (time, ()) = best(reps, || {
                 d.ntt(
                     &domain,
                     NttDirection::Forward,
                     false,
                     scalars_as_fr_mut(&mut data),
                 )
-            })
+            })?;
+            Ok((time, data))
         };
         for log in lo..=hi {
             let case = format!("NTT 2^{log}");
-            record(Timing {
-                case,
-                device: on(device, log)?,
-                versus: on(versus, log)?,
-            });
+            record(timing(case, on(device, log)?, on(versus, log)?));
         }
     }
     Ok(timings)

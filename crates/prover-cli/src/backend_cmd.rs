@@ -109,20 +109,36 @@ pub fn bench(args: BenchBackendArgs) -> Result<ExitCode> {
         ntt: args.ntt,
     };
     let (name, other) = (backend.name(), versus.name());
-    println!("{:<14} {:>12} {:>12} {:>8}", "case", name, other, "ratio");
+    println!(
+        "{:<14} {:>12} {:>12} {:>8}  results",
+        "case", name, other, "ratio"
+    );
     let timings = backend_check::timing::compare(&device, &versus_device, sizes, args.reps, |t| {
         println!(
-            "{:<14} {:>9.1} ms {:>9.1} ms {:>7.2}x",
+            "{:<14} {:>9.1} ms {:>9.1} ms {:>7.2}x  {}",
             t.case,
             t.device.as_secs_f64() * 1e3,
             t.versus.as_secs_f64() * 1e3,
-            t.versus.as_secs_f64() / t.device.as_secs_f64()
+            t.versus.as_secs_f64() / t.device.as_secs_f64(),
+            if t.agree { "same" } else { "DIFFER" }
         );
     });
     match timings {
-        Ok(_) => {
+        Ok(timings) => {
             println!("ratio = {other} time / {name} time (> 1: {name} is faster)");
-            Ok(ExitCode::SUCCESS)
+            let differ: Vec<&str> = timings
+                .iter()
+                .filter(|t| !t.agree)
+                .map(|t| t.case.as_str())
+                .collect();
+            if differ.is_empty() {
+                return Ok(ExitCode::SUCCESS);
+            }
+            eprintln!(
+                "error: {name}'s results differ from {other}'s on the same inputs: {}",
+                differ.join(", ")
+            );
+            Ok(ExitCode::FAILURE)
         }
         Err(error) => Ok(unavailable(error)),
     }

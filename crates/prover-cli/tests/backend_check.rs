@@ -260,6 +260,38 @@ fn bench_partition_times_declined_msms_on_the_fallback() {
     }
 }
 
+/// `bench backend` compares the two backends' results as it times them:
+/// the CPU plugin against itself agrees; a backend whose results are wrong
+/// (the test plugin's `wrong` mode) is named with each case, exit status 1.
+#[test]
+fn bench_backend_compares_the_results_it_times() {
+    let sizes = [
+        "--msm-g1", "4..5", "--msm-g2", "3..3", "--ntt", "4..4", "--reps", "2",
+    ];
+    let output = pce_prover(
+        &[&["bench", "backend", "cpu", "--versus", "cpu"][..], &sizes].concat(),
+        "",
+    );
+    let out = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{out}");
+    assert_eq!(out.matches("  same").count(), 4, "{out}");
+
+    let output = forwarded(
+        "wrong",
+        &[
+            &["bench", "backend", "BROKEN", "--versus", "cpu"][..],
+            &sizes,
+        ]
+        .concat(),
+    );
+    let out = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("results differ from cpu's on the same inputs: MSM G1 2^4, MSM G1 2^5, MSM G2 2^3, NTT 2^4"),
+        "{out}"
+    );
+}
+
 /// A `qap_h` that declines a call having changed the data fails its rows:
 /// the host computes h from the same buffer after a decline.
 #[test]

@@ -38,7 +38,8 @@ pub enum BenchCommand {
     /// wall times, peak memory and ratios.
     C2(c2::BenchC2Args),
     /// Time a backend's MSMs and NTTs against another backend's (default:
-    /// the CPU backend) in one run, and print both with their ratio.
+    /// the CPU backend) in one run, and print both with their ratio and
+    /// whether their results are the same (exit status 1 if any differs).
     Backend(crate::backend_cmd::BenchBackendArgs),
     /// Time one partition's device work (the QAP step and the H, L, A,
     /// B G1 and B G2 MSMs) at the real shape of a 32 GiB PoRep partition

@@ -164,6 +164,7 @@ impl Engine {
             let max_group = kernel
                 .get_work_group_size(device.id())
                 .map_err(|e| cl_error(&format!("querying kernel {name}"), e))?
+                .min(group_cap())
                 .max(1);
             kernels.insert(name, (kernel, max_group));
         }
@@ -335,7 +336,7 @@ impl GpuEngine for Engine {
                 opencl3::error_codes::ClError(-46),
             )
         })?;
-        let block = block.unwrap_or(DEFAULT_GROUP.min(*max_group));
+        let block = work_group(block, *max_group);
         for (index, arg) in args.iter().enumerate() {
             let index = index as u32;
             // SAFETY: the argument types match the kernel's signature in kernels/.
@@ -378,5 +379,47 @@ impl Drop for Engine {
         if let Some(times) = &self.kernel_times {
             times.lock().unwrap_or_else(PoisonError::into_inner).log();
         }
+    }
+}
+
+/// Environment variable capping every kernel's work-group size: a test
+/// hook that runs the kernels as on a device with smaller groups than the
+/// test machine's (NVIDIA's OpenCL runs the heaviest kernels in groups of
+/// 128 or 256 where PoCL takes 4096).
+pub const MAX_GROUP_ENV: &str = "PCE_OPENCL_MAX_GROUP";
+
+/// [`MAX_GROUP_ENV`]'s cap, or no cap.
+fn group_cap() -> usize {
+    std::env::var(MAX_GROUP_ENV)
+        .ok()
+        .and_then(|value| value.parse::<usize>().ok())
+        .unwrap_or(usize::MAX)
+}
+
+/// The work-group size of a launch that asks for `block` threads a group
+/// (or the default) of a kernel the device runs with at most `max_group`:
+/// a larger group is refused by the driver (`CL_INVALID_WORK_GROUP_SIZE`).
+/// The kernels that ask for a size take what they get: the NTT's local
+/// stages ask for what `max_group` allows already, the sorted MSM's scan
+/// and sums work with any group up to what they ask for.
+fn work_group(block: Option<usize>, max_group: usize) -> usize {
+    block.unwrap_or(DEFAULT_GROUP).min(max_group).max(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_work_group_never_exceeds_what_the_kernel_runs_with() {
+        assert_eq!(work_group(None, 1024), DEFAULT_GROUP);
+        assert_eq!(work_group(None, 32), 32);
+        assert_eq!(work_group(Some(128), 1024), 128);
+        assert_eq!(
+            work_group(Some(128), 96),
+            96,
+            "the sorted MSM's sums on a small limit"
+        );
+        assert_eq!(work_group(Some(128), 0), 1);
     }
 }

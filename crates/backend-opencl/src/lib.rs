@@ -18,6 +18,7 @@ mod engine;
 mod platform;
 mod program;
 
+pub use engine::MAX_GROUP_ENV;
 pub use program::CACHE_ENV;
 
 use engine::Engine;

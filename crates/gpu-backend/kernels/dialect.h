@@ -27,6 +27,7 @@ typedef uint u32;
 #endif
 #define THREAD_ID() ((u32)get_global_id(0))
 #define LOCAL_ID() ((u32)get_local_id(0))
+#define LOCAL_SIZE() ((u32)get_local_size(0))
 #define GROUP_ID() ((u32)get_group_id(0))
 #define SYNC_THREADS() barrier(CLK_LOCAL_MEM_FENCE)
 /* *p += 1 atomically, for a u32 in global memory; the old value. */
@@ -59,6 +60,7 @@ typedef unsigned int u32;
 #define DEVICE_CALL static __device__ __noinline__
 #define THREAD_ID() (blockIdx.x * blockDim.x + threadIdx.x)
 #define LOCAL_ID() (threadIdx.x)
+#define LOCAL_SIZE() (blockDim.x)
 #define GROUP_ID() (blockIdx.x)
 #define SYNC_THREADS() __syncthreads()
 #define ATOMIC_INC(p) atomicAdd((p), 1u)

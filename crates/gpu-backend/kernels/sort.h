@@ -40,14 +40,18 @@ KERNEL void msm_digits(GLOBAL const u64 *scalars, GLOBAL const u32 *indices, u32
 
 /* offsets[b] = counts[0] + ... + counts[b - 1] for b <= n (offsets[n] and
  * total[0]: all entries), cursors[b] = offsets[b], and counts zeroed for
- * the next sort. One block of SCAN_THREADS threads, each scanning a
- * contiguous share: the counts are a few MiB at most, a fraction of a
- * millisecond. */
+ * the next sort. The first block does it all, with up to SCAN_THREADS
+ * threads (fewer where the device runs this kernel in smaller groups: the
+ * host's SCAN_THREADS threads then make several blocks, and the others
+ * leave at once), each scanning a contiguous share: the counts are a few
+ * MiB at most, a fraction of a millisecond. */
 KERNEL void msm_scan(GLOBAL u32 *counts, u32 n, GLOBAL u32 *offsets, GLOBAL u32 *cursors,
                      GLOBAL u32 *total) {
   SHARED u32 shares[SCAN_THREADS];
+  if (GROUP_ID() != 0) return;
   u32 t = LOCAL_ID();
-  u32 per = (n + SCAN_THREADS - 1) / SCAN_THREADS;
+  u32 threads = LOCAL_SIZE();
+  u32 per = (n + threads - 1) / threads;
   u32 begin = min(t * per, n);
   u32 end = min(begin + per, n);
   u32 sum = 0;
@@ -56,7 +60,7 @@ KERNEL void msm_scan(GLOBAL u32 *counts, u32 n, GLOBAL u32 *offsets, GLOBAL u32 
   SYNC_THREADS();
   if (t == 0) {
     u32 running = 0;
-    for (u32 k = 0; k < SCAN_THREADS; k++) {
+    for (u32 k = 0; k < threads; k++) {
       u32 share = shares[k];
       shares[k] = running;
       running += share;

@@ -73,6 +73,44 @@ fn opencl_backend_conforms_and_proves_like_cpu() {
     assert!(!out.contains("ABSENT"), "{out}");
 }
 
+/// The sorted MSM (`PCE_GPU_MSM=sorted`, whose scan runs in one group of
+/// up to 256 threads and whose sums ask for groups of 128) and the NTT's
+/// local stages on a device that runs kernels in groups of at most 64, as
+/// a GPU's OpenCL may for its heaviest kernels: every result still right.
+#[test]
+fn small_work_groups_keep_every_kernel_right() {
+    let args = [
+        "backend-check",
+        "opencl",
+        "--max-log-ntt",
+        "10",
+        "--max-log-msm-g1",
+        "11",
+        "--max-log-msm-g2",
+        "8",
+        "--proofs",
+        "0",
+    ];
+    let cache = shared_cache();
+    let output = common::pce_prover(
+        &args,
+        &[
+            ("PCE_OPENCL_CACHE", cache.as_os_str()),
+            ("PCE_GPU_MSM", OsStr::new("sorted")),
+            ("PCE_OPENCL_MAX_GROUP", OsStr::new("64")),
+            ("RUST_LOG", OsStr::new("pce_plugin=debug")),
+        ],
+    );
+    if skip_without_opencl(&output) {
+        return;
+    }
+    let out = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{out}");
+    assert!(out.contains("sorted MSM job"), "the sorted MSM ran: {out}");
+    assert!(out.contains("PASS  MSM G1 n=2^11"), "{out}");
+    assert!(!out.contains("FAIL"), "{out}");
+}
+
 /// `PCE_GPU_PROFILE` makes the device time every kernel and the plugin
 /// log the totals when the device closes; without it, nothing is logged.
 #[test]

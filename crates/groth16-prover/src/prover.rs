@@ -453,7 +453,10 @@ impl<'a> Prover<'a> {
         let log_n = domain_log_size(pce.num_constraints());
         let n = 1usize << log_n;
         self.check_shape(pce)?;
-        let domain = self.domain(log_n)?;
+        // A circuit of one row (ONE's input constraint alone) has a domain
+        // of one element: h has no coefficient and the H query no point,
+        // as in bellperson; backends' NTTs start at two elements.
+        let domain = (log_n > 0).then(|| self.domain(log_n)).transpose()?;
 
         // Every vector of a proof below is gigabytes at 32 GiB, allocated
         // afresh: in huge pages, written by all threads (large_buffers).
@@ -467,10 +470,11 @@ impl<'a> Prover<'a> {
             timed("MatVec (a, b, c)", || {
                 pce.evaluate_into(witness, &mut a[..m], &mut b[..m], &mut c[..m])
             })?;
+            let Some(domain) = &domain else { continue };
             let h = {
                 let _turn = self.device_turn();
                 timed("QAP reduction", || {
-                    h_coefficients(self.device, &domain, &mut abc)
+                    h_coefficients(self.device, domain, &mut abc)
                 })?
             };
             h_scalars.par_extend(h.par_iter().map(scalar_of));

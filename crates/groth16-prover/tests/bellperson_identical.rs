@@ -13,6 +13,7 @@ use groth16_prover::{Bases, Prover, Srs, SrsFile};
 use pce_core::{synthesize_witness, PrecompiledCircuit};
 use pce_testkit::random::random_circuit;
 use pce_testkit::sha256::Sha256Circuit;
+use pce_testkit::squares::Squares;
 use proptest::prelude::*;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -91,4 +92,14 @@ fn sha256_batch_proves_like_bellperson() {
     let (expected, ours) = prove_both(circuits, 7);
     assert_eq!(expected.len(), 2);
     assert_eq!(expected, ours);
+}
+
+/// The smallest circuits: one row (ONE's input constraint alone, a domain
+/// of one element and an empty H query), two rows and three.
+#[test]
+fn the_smallest_circuits_prove_like_bellperson() {
+    for constraints in [0, 1, 2] {
+        let (expected, ours) = prove_both(vec![Squares { constraints }], 7);
+        assert_eq!(expected, ours, "{constraints} constraint(s)");
+    }
 }

@@ -10,6 +10,7 @@ use groth16_prover::setup::generate_random_parameters;
 use pce_core::{synthesize_witness, PrecompiledCircuit};
 use pce_testkit::random::random_circuit;
 use pce_testkit::sha256::Sha256Circuit;
+use pce_testkit::squares::Squares;
 use proptest::prelude::*;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -35,6 +36,17 @@ fn sha256_parameters_prove_and_verify_with_bellperson() {
         },
         11
     ));
+}
+
+/// Down to a domain of one element (ONE's input constraint alone).
+#[test]
+fn the_smallest_circuits_parameters_prove_and_verify() {
+    for constraints in [0, 1, 2] {
+        assert!(
+            bellperson_accepts(Squares { constraints }, 5),
+            "{constraints}"
+        );
+    }
 }
 
 proptest! {

@@ -5,10 +5,13 @@
 //!   coefficients), inputs allocated between aux variables, namespaces, and
 //!   sub-circuits merged through `extend` as storage-proofs does;
 //! - [`sha256`]: a real gadget circuit, SHA-256 of a preimage;
+//! - [`squares`]: the smallest circuits, down to ONE's input constraint
+//!   alone;
 //! - [`skip`]: how a test that cannot run here says so.
 
 pub mod random;
 pub mod sha256;
+pub mod squares;
 
 /// Says that `test` did not run, and why: on standard error (shown with
 /// `--nocapture`), and as a line appended to the file `$PCE_SKIPPED_LOG`

@@ -101,11 +101,16 @@ impl BackendMemory {
         for device in devices {
             memory.devices = memory.devices.saturating_add(device.device_host_bytes()?);
         }
+        // A domain of one element runs no NTT (groth16_prover's prover).
+        let scratch = |device: &Device| match log_n {
+            0 => Ok(0),
+            _ => device.ntt_scratch_bytes(log_n),
+        };
         if let Some(first) = devices.first() {
-            memory.ntt_scratch = first.ntt_scratch_bytes(log_n)?;
+            memory.ntt_scratch = scratch(first)?;
         }
         if let Some(fallback) = fallback {
-            memory.ntt_scratch = memory.ntt_scratch.max(fallback.ntt_scratch_bytes(log_n)?);
+            memory.ntt_scratch = memory.ntt_scratch.max(scratch(fallback)?);
             memory.fallback = fallback
                 .device_host_bytes()?
                 .saturating_add((1u64 << log_n) * SCALAR);

@@ -12,6 +12,7 @@
 
 use std::time::{Duration, Instant};
 
+use backend_api::ffi::PCE_ERR_UNSUPPORTED;
 use backend_api::interop::{
     g1_affines_as_pce, g2_affines_as_pce, pce_g1_projectives, pce_g2_projectives, scalar_of,
     scalars_as_fr_mut,
@@ -30,14 +31,26 @@ use rayon::prelude::*;
 pub struct Timing {
     /// E.g. "MSM G1 2^20".
     pub case: String,
-    /// Best time on the device under test.
-    pub device: Duration,
-    /// Best time on the comparison device.
-    pub versus: Duration,
-    /// Whether both devices computed the same result.
-    pub agree: bool,
+    /// What came of it.
+    pub outcome: Outcome,
 }
 
+/// How a case went.
+#[derive(Debug, Clone)]
+pub enum Outcome {
+    /// Both devices ran it.
+    Timed {
+        /// Best time on the device under test.
+        device: Duration,
+        /// Best time on the comparison device.
+        versus: Duration,
+        /// Whether both devices computed the same result.
+        agree: bool,
+    },
+    /// The device under test declined it as unsupported (a G2 MSM on a
+    /// device whose G2 MSMs are refused), with its reason.
+    Declined(String),
+}
 /// The sizes to time (log2 ranges, inclusive; empty when `min > max`).
 #[derive(Debug, Clone, Copy)]
 pub struct Sizes {
@@ -49,31 +62,47 @@ pub struct Sizes {
     pub ntt: (u32, u32),
 }
 
-/// The best time of `reps` runs of `run` (at least one), and the last
-/// run's result.
-fn best<T>(
+/// The best time of `reps` runs of `run` (at least one), each on what
+/// `setup` makes for it (not timed), and the last run's result.
+fn best<S, T>(
     reps: usize,
-    mut run: impl FnMut() -> Result<T, BackendError>,
+    mut setup: impl FnMut() -> S,
+    mut run: impl FnMut(S) -> Result<T, BackendError>,
 ) -> Result<(Duration, T), BackendError> {
     let mut best = Duration::MAX;
     let mut last = None;
     for _ in 0..reps.max(1) {
+        let input = setup();
         let start = Instant::now();
-        let result = std::hint::black_box(run()?);
+        let result = std::hint::black_box(run(input)?);
         best = best.min(start.elapsed());
         last = Some(result);
     }
     Ok((best, last.expect("at least one run")))
 }
 
-/// The timing of `case` on both devices, each given as its time and result.
-fn timing<T: PartialEq>(case: String, device: (Duration, T), versus: (Duration, T)) -> Timing {
-    Timing {
-        case,
-        device: device.0,
-        versus: versus.0,
-        agree: device.1 == versus.1,
-    }
+/// The outcome of a case run by `on` on the device and on `versus`: a
+/// device that declines it as unsupported is reported so, not an error,
+/// and the other cases go on.
+fn timing<T: PartialEq>(
+    case: String,
+    device: &Device,
+    versus: &Device,
+    on: impl Fn(&Device) -> Result<(Duration, T), BackendError>,
+) -> Result<Timing, BackendError> {
+    let outcome = match on(device) {
+        Err(e) if e.status.0 == PCE_ERR_UNSUPPORTED => Outcome::Declined(e.message),
+        Err(e) => return Err(e),
+        Ok((time, result)) => {
+            let (versus_time, versus_result) = on(versus)?;
+            Outcome::Timed {
+                device: time,
+                versus: versus_time,
+                agree: result == versus_result,
+            }
+        }
+    };
+    Ok(Timing { case, outcome })
 }
 
 /// `n` random points, made in parallel from consecutive multiples.
@@ -129,53 +158,52 @@ pub fn compare(
     if lo <= hi {
         let points: Vec<G1Affine> = random_points::<G1Projective>(1 << hi, 1);
         let scalars: Vec<_> = random_scalars(1 << hi, 2).iter().map(scalar_of).collect();
-        let on = |d: &Device, log: u32| -> Result<(Duration, Vec<G1Projective>), BackendError> {
-            let n = 1usize << log;
-            let bases = d.lend_bases::<G1>(g1_affines_as_pce(&points[..n]))?;
-            let (time, sums) = best(reps, || d.msm(&bases, 0, n, 1, &scalars[..n]))?;
-            Ok((time, pce_g1_projectives(&sums).to_vec()))
-        };
         for log in lo..=hi {
-            let case = format!("MSM G1 2^{log}");
-            record(timing(case, on(device, log)?, on(versus, log)?));
+            let n = 1usize << log;
+            let on = |d: &Device| {
+                let bases = d.lend_bases::<G1>(g1_affines_as_pce(&points[..n]))?;
+                let (time, sums) = best(reps, || (), |()| d.msm(&bases, 0, n, 1, &scalars[..n]))?;
+                Ok((time, pce_g1_projectives(&sums).to_vec()))
+            };
+            record(timing(format!("MSM G1 2^{log}"), device, versus, on)?);
         }
     }
     let (lo, hi) = sizes.msm_g2;
     if lo <= hi {
         let points: Vec<G2Affine> = random_points::<G2Projective>(1 << hi, 3);
         let scalars: Vec<_> = random_scalars(1 << hi, 4).iter().map(scalar_of).collect();
-        let on = |d: &Device, log: u32| -> Result<(Duration, Vec<G2Projective>), BackendError> {
-            let n = 1usize << log;
-            let bases = d.lend_bases::<G2>(g2_affines_as_pce(&points[..n]))?;
-            let (time, sums) = best(reps, || d.msm(&bases, 0, n, 1, &scalars[..n]))?;
-            Ok((time, pce_g2_projectives(&sums).to_vec()))
-        };
         for log in lo..=hi {
-            let case = format!("MSM G2 2^{log}");
-            record(timing(case, on(device, log)?, on(versus, log)?));
+            let n = 1usize << log;
+            let on = |d: &Device| {
+                let bases = d.lend_bases::<G2>(g2_affines_as_pce(&points[..n]))?;
+                let (time, sums) = best(reps, || (), |()| d.msm(&bases, 0, n, 1, &scalars[..n]))?;
+                Ok((time, pce_g2_projectives(&sums).to_vec()))
+            };
+            record(timing(format!("MSM G2 2^{log}"), device, versus, on)?);
         }
     }
     let (lo, hi) = sizes.ntt;
     if lo <= hi {
         let input = random_scalars(1 << hi, 5);
-        // Each run transforms the data in place: both devices apply `reps`
-        // transforms to the same input, so the data they end with agree.
-        let on = |d: &Device, log: u32| -> Result<(Duration, Vec<Scalar>), BackendError> {
-            let domain = d.ntt_domain(log)?;
-            let mut data = input[..1 << log].to_vec();
-            let (time, ()) = best(reps, || {
-                d.ntt(
-                    &domain,
-                    NttDirection::Forward,
-                    false,
-                    scalars_as_fr_mut(&mut data),
-                )
-            })?;
-            Ok((time, data))
-        };
         for log in lo..=hi {
-            let case = format!("NTT 2^{log}");
-            record(timing(case, on(device, log)?, on(versus, log)?));
+            // Each run transforms a fresh copy of the input in place (the
+            // copy not timed): the results compared are one transform's,
+            // which a transform that goes wrong twice in a way that
+            // cancels (a sign, the inverse roots) cannot pass.
+            let on = |d: &Device| {
+                let domain = d.ntt_domain(log)?;
+                let fresh = || input[..1 << log].to_vec();
+                best(reps, fresh, |mut data| {
+                    d.ntt(
+                        &domain,
+                        NttDirection::Forward,
+                        false,
+                        scalars_as_fr_mut(&mut data),
+                    )?;
+                    Ok(data)
+                })
+            };
+            record(timing(format!("NTT 2^{log}"), device, versus, on)?);
         }
     }
     Ok(timings)

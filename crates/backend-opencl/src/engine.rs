@@ -388,12 +388,18 @@ impl Drop for Engine {
 /// 128 or 256 where PoCL takes 4096).
 pub const MAX_GROUP_ENV: &str = "PCE_OPENCL_MAX_GROUP";
 
-/// [`MAX_GROUP_ENV`]'s cap, or no cap.
+/// [`MAX_GROUP_ENV`]'s cap (at least 1), or no cap.
 fn group_cap() -> usize {
-    std::env::var(MAX_GROUP_ENV)
-        .ok()
-        .and_then(|value| value.parse::<usize>().ok())
-        .unwrap_or(usize::MAX)
+    let Ok(value) = std::env::var(MAX_GROUP_ENV) else {
+        return usize::MAX;
+    };
+    value
+        .parse::<usize>()
+        .map(|cap| cap.max(1))
+        .unwrap_or_else(|_| {
+            tracing::warn!(value, "{MAX_GROUP_ENV} is not a number of threads; ignored");
+            usize::MAX
+        })
 }
 
 /// The work-group size of a launch that asks for `block` threads a group

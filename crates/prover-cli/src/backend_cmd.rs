@@ -5,6 +5,7 @@ use std::time::Instant;
 
 use anyhow::Result;
 use backend_api::{Backend, BackendError, Device};
+use backend_check::timing::Outcome;
 use backend_check::{check as run_checks, check_proofs, Limits, Row};
 use clap::Args;
 use proving_engine::memory::gib;
@@ -103,6 +104,10 @@ pub fn bench(args: BenchBackendArgs) -> Result<ExitCode> {
     }
     let [(backend, device), (versus, versus_device)] =
         <[_; 2]>::try_from(opened).unwrap_or_else(|_| unreachable!("two backends were opened"));
+    if args.ntt.0 == 0 {
+        eprintln!("error: --ntt starts at 1 (an NTT has two elements or more)");
+        return Ok(ExitCode::from(2));
+    }
     let sizes = backend_check::timing::Sizes {
         msm_g1: args.msm_g1,
         msm_g2: args.msm_g2,
@@ -114,21 +119,28 @@ pub fn bench(args: BenchBackendArgs) -> Result<ExitCode> {
         "case", name, other, "ratio"
     );
     let timings = backend_check::timing::compare(&device, &versus_device, sizes, args.reps, |t| {
-        println!(
-            "{:<14} {:>9.1} ms {:>9.1} ms {:>7.2}x  {}",
-            t.case,
-            t.device.as_secs_f64() * 1e3,
-            t.versus.as_secs_f64() * 1e3,
-            t.versus.as_secs_f64() / t.device.as_secs_f64(),
-            if t.agree { "same" } else { "DIFFER" }
-        );
+        match &t.outcome {
+            Outcome::Timed {
+                device,
+                versus,
+                agree,
+            } => println!(
+                "{:<14} {:>9.1} ms {:>9.1} ms {:>7.2}x  {}",
+                t.case,
+                device.as_secs_f64() * 1e3,
+                versus.as_secs_f64() * 1e3,
+                versus.as_secs_f64() / device.as_secs_f64(),
+                if *agree { "same" } else { "DIFFER" }
+            ),
+            Outcome::Declined(why) => println!("{:<14} declined by {name}: {why}", t.case),
+        }
     });
     match timings {
         Ok(timings) => {
             println!("ratio = {other} time / {name} time (> 1: {name} is faster)");
             let differ: Vec<&str> = timings
                 .iter()
-                .filter(|t| !t.agree)
+                .filter(|t| matches!(t.outcome, Outcome::Timed { agree: false, .. }))
                 .map(|t| t.case.as_str())
                 .collect();
             if differ.is_empty() {

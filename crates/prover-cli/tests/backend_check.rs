@@ -290,6 +290,28 @@ fn bench_backend_compares_the_results_it_times() {
         out.contains("results differ from cpu's on the same inputs: MSM G1 2^4, MSM G1 2^5, MSM G2 2^3, NTT 2^4"),
         "{out}"
     );
+
+    // A device that declines its G2 MSMs: those rows say so, the others
+    // are timed and compared.
+    for mode in G1_ONLY {
+        let output = forwarded(
+            mode,
+            &[
+                &["bench", "backend", "BROKEN", "--versus", "cpu"][..],
+                &sizes,
+            ]
+            .concat(),
+        );
+        let out = text(&output);
+        assert_eq!(output.status.code(), Some(0), "{mode}: {out}");
+        assert!(
+            out.contains(&format!(
+                "MSM G2 2^3     declined by {mode}: this backend has no G2 MSM"
+            )),
+            "{mode}: {out}"
+        );
+        assert_eq!(out.matches("  same").count(), 3, "{mode}: {out}");
+    }
 }
 
 /// A `qap_h` that declines a call having changed the data fails its rows:

@@ -16,20 +16,28 @@
 //! partition that a fallback proves does not count: its job succeeds, and
 //! resting the device would only delay the queue.
 
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 /// The longest suspension, unless the first is longer.
 const LONGEST: Duration = Duration::from_secs(15 * 60);
 
-/// A device's failures in a row, and until when it is suspended.
+/// A device's failures, and until when it is suspended.
 #[derive(Debug)]
 pub struct Suspension {
     first: Duration,
-    failures: AtomicU32,
-    total: AtomicU64,
-    until: Mutex<Option<Instant>>,
+    state: Mutex<State>,
+}
+
+/// What [`Suspension`] keeps, changed together under its lock.
+#[derive(Debug, Default)]
+struct State {
+    /// Failures in a row.
+    in_a_row: u32,
+    /// Failures since start.
+    total: u64,
+    /// The end of the suspension, if one was set.
+    until: Option<Instant>,
 }
 
 impl Suspension {
@@ -39,9 +47,7 @@ impl Suspension {
     pub fn new(first: Duration) -> Self {
         Self {
             first,
-            failures: AtomicU32::new(0),
-            total: AtomicU64::new(0),
-            until: Mutex::new(None),
+            state: Mutex::default(),
         }
     }
 
@@ -50,42 +56,42 @@ impl Suspension {
     /// unless it failed meanwhile (another job on it: that failure
     /// stands).
     pub fn succeeded_since(&self, mark: u64) {
-        let mut until = self.lock();
-        if self.total.load(Ordering::Relaxed) == mark {
-            self.failures.store(0, Ordering::Relaxed);
-            *until = None;
+        let mut state = self.lock();
+        if state.total == mark {
+            state.in_a_row = 0;
+            state.until = None;
         }
     }
 
     /// Records a set-up or a partition that failed on the device; how long
     /// the device is now suspended.
     pub fn failed(&self) -> Duration {
-        let mut until = self.lock();
-        self.total.fetch_add(1, Ordering::Relaxed);
-        let failures = self.failures.fetch_add(1, Ordering::Relaxed) + 1;
-        let pause = pause_after(self.first, failures);
+        let mut state = self.lock();
+        state.total += 1;
+        state.in_a_row = state.in_a_row.saturating_add(1);
+        let pause = pause_after(self.first, state.in_a_row);
         if !pause.is_zero() {
             // The configuration caps the first pause at a day: no overflow.
-            *until = Instant::now().checked_add(pause);
+            state.until = Instant::now().checked_add(pause);
         }
         pause
     }
 
     /// How long the device stays suspended from now; `None` if it is not.
     pub fn remaining(&self) -> Option<Duration> {
-        let until = (*self.lock())?;
+        let until = self.lock().until?;
         let left = until.saturating_duration_since(Instant::now());
         (!left.is_zero()).then_some(left)
     }
 
     /// Failures since the daemon started, in a row or not.
     pub fn failures_total(&self) -> u64 {
-        self.total.load(Ordering::Relaxed)
+        self.lock().total
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Option<Instant>> {
-        // Every update is one assignment: a poisoned lock holds a whole value.
-        self.until.lock().unwrap_or_else(|e| e.into_inner())
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // Every update leaves a whole state: a poisoned lock holds one.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 

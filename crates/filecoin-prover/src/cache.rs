@@ -4,15 +4,21 @@
 //! `$FIL_PROOFS_PARAMETER_CACHE` (default `/var/tmp/filecoin-proof-parameters`),
 //! named `v28-<circuit id>.params` and `.vk`, the circuit id depending on
 //! the sector shape and PoRep variant. The pre-compiled circuit of each
-//! circuit id is kept next to them as `pce-v1-<circuit id>.pce`: extracted
-//! from the blank circuit on first use, checksummed, written atomically, and
-//! rebuilt (with a warning) when it is corrupt; one that cannot be read
-//! (another user's) is an error, neither replaced nor recorded at each run.
-//! The format version is part of the name, so that two versions of the
-//! prover sharing a cache never read each other's files; the files of older
-//! versions (4 GiB each at 32 GiB) are removed when the current one is
-//! saved (not at each load: an older prover still in use on the same cache
-//! would record its own again and again).
+//! circuit id is kept next to them as `pce-v1-v28-<circuit id>.pce`:
+//! extracted from the blank circuit on first use, checksummed, written
+//! atomically, and rebuilt (with a warning) when it is corrupt; one that
+//! cannot be read (another user's) is an error, neither replaced nor
+//! recorded at each run.
+//!
+//! Both versions are part of the name: the PCE format's (`v1`), so that two
+//! versions of the prover sharing a cache never read each other's files,
+//! and the parameters' (`v28`, filecoin-proofs' own), since the circuit
+//! id is a hash of the public parameters alone: a circuit changed with new
+//! parameters under the same id must not be proven from the recording of
+//! the old one. The files of older versions (4 GiB each at 32 GiB) are
+//! removed when the current one is saved (not at each load: an older
+//! prover still in use on the same cache would record its own again and
+//! again).
 
 use std::fs::File;
 use std::io::Read;
@@ -23,7 +29,7 @@ use filecoin_proofs::PoRepConfig;
 use pce_core::{FormatError, PceError, PrecompiledCircuit};
 use storage_proofs_core::merkle::MerkleTreeTrait;
 use storage_proofs_core::parameter_cache::{
-    parameter_cache_params_path, parameter_cache_verifying_key_path,
+    parameter_cache_params_path, parameter_cache_verifying_key_path, VERSION as PARAMETER_VERSION,
 };
 use tracing::{info, warn};
 
@@ -56,7 +62,7 @@ impl CircuitFiles {
     pub fn named(id: String) -> Self {
         let params = parameter_cache_params_path(&id);
         let vk = parameter_cache_verifying_key_path(&id);
-        let pce = params.with_file_name(pce_file_name(&id, pce_core::FORMAT_VERSION));
+        let pce = params.with_file_name(PceName::current(&id).to_string());
         Self {
             id,
             params,
@@ -180,17 +186,28 @@ impl CircuitFiles {
         Ok(CachedPce::Recorded { pce, saved })
     }
 
-    /// Removes this circuit's PCE files of older format versions, which no
-    /// version of the prover from this one on reads. An older prover still
-    /// proving from one keeps its open file; one started later records its
-    /// circuit again. A file that cannot be removed (a read-only cache) is
-    /// left, with a warning.
+    /// Removes this circuit's PCE files of older versions (of the format or
+    /// of the parameters), which no version of the prover from this one on
+    /// reads. An older prover still proving from one keeps its open file;
+    /// one started later records its circuit again. A file that cannot be
+    /// removed (a read-only cache) is left, with a warning.
     fn remove_older_versions(&self) {
         let Some(dir) = self.pce.parent() else {
             return;
         };
-        for version in 0..pce_core::FORMAT_VERSION {
-            let old = dir.join(pce_file_name(&self.id, version));
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        let current = PceName::current(&self.id);
+        for entry in entries.flatten() {
+            let file_name = entry.file_name();
+            let Some(name) = file_name.to_str().and_then(PceName::parse) else {
+                continue;
+            };
+            if name.id != self.id || !name.is_older_than(&current) {
+                continue;
+            }
+            let old = entry.path();
             match std::fs::remove_file(&old) {
                 Ok(()) => info!(path = %old.display(), "removed the PCE file of an older version"),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
@@ -202,9 +219,61 @@ impl CircuitFiles {
     }
 }
 
-/// The name of the PCE file of circuit `id` in format `version`.
-fn pce_file_name(id: &str, version: u32) -> String {
-    format!("pce-v{version}-{id}.pce")
+/// The name of a PCE file in the parameter cache: `pce-v<format>-v<params>-<id>.pce`,
+/// or `pce-v<format>-<id>.pce` as the versions before the parameters'
+/// version was part of it wrote them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct PceName<'a> {
+    /// The PCE format's version.
+    format: u32,
+    /// filecoin-proofs' parameter version; `None` in the older names.
+    params: Option<usize>,
+    /// The circuit id.
+    id: &'a str,
+}
+
+impl<'a> PceName<'a> {
+    /// The name this version of the prover reads and writes for circuit `id`.
+    fn current(id: &'a str) -> Self {
+        Self {
+            format: pce_core::FORMAT_VERSION,
+            params: Some(PARAMETER_VERSION),
+            id,
+        }
+    }
+
+    /// The parts of a PCE file's name; `None` for other files.
+    fn parse(name: &'a str) -> Option<Self> {
+        let rest = name.strip_prefix("pce-v")?.strip_suffix(".pce")?;
+        let (format, rest) = rest.split_once('-')?;
+        let format = format.parse().ok()?;
+        // An id never starts with `v` and a digit: filecoin-proofs' ids
+        // start with the proof's name.
+        let versioned = rest
+            .strip_prefix('v')
+            .and_then(|rest| rest.split_once('-'))
+            .and_then(|(params, id)| Some((params.parse().ok()?, id)));
+        let (params, id) = match versioned {
+            Some((params, id)) => (Some(params), id),
+            None => (None, rest),
+        };
+        Some(Self { format, params, id })
+    }
+
+    /// Whether a prover writing `current` never reads this file: an older
+    /// format, or the same format with older (or no) parameter version.
+    fn is_older_than(&self, current: &Self) -> bool {
+        (self.format, self.params.unwrap_or(0)) < (current.format, current.params.unwrap_or(0))
+    }
+}
+
+impl std::fmt::Display for PceName<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.params {
+            Some(params) => write!(f, "pce-v{}-v{params}-{}.pce", self.format, self.id),
+            None => write!(f, "pce-v{}-{}.pce", self.format, self.id),
+        }
+    }
 }
 
 /// A pre-compiled circuit as [`CircuitFiles::cached_or_recorded`] found it.
@@ -253,7 +322,7 @@ mod tests {
             id: "square".into(),
             params: dir.join("square.params"),
             vk: dir.join("square.vk"),
-            pce: dir.join(pce_file_name("square", pce_core::FORMAT_VERSION)),
+            pce: dir.join(PceName::current("square").to_string()),
         }
     }
 
@@ -292,31 +361,82 @@ mod tests {
         assert!(files.pce.is_dir(), "nothing written in its place");
     }
 
-    /// Once the current PCE is saved, the files of older format versions
-    /// are removed; other circuits' files and newer versions' are left,
-    /// and so is an older one written again later (an older prover on the
-    /// same cache).
+    /// Once the current PCE is saved, the files of older versions are
+    /// removed: older formats, older parameters, and the names from before
+    /// the parameters' version was in them. Other circuits' files and newer
+    /// versions' are left, and so is an older one written again later (an
+    /// older prover on the same cache).
     #[test]
     fn older_versions_of_the_pce_are_removed_when_the_current_one_is_saved() {
         let dir = tempfile::tempdir().unwrap();
         let files = square_files(dir.path());
-        let current = pce_core::FORMAT_VERSION;
-        let old = dir.path().join(pce_file_name("square", current - 1));
-        let newer = dir.path().join(pce_file_name("square", current + 1));
-        let other = dir.path().join(pce_file_name("cube", current - 1));
-        for path in [&old, &newer, &other] {
+        let current = PceName::current("square");
+        let named = |format: u32, params: Option<usize>, id: &str| {
+            dir.path().join(PceName { format, params, id }.to_string())
+        };
+        let (format, params) = (current.format, PARAMETER_VERSION);
+        let older = [
+            named(format - 1, Some(params), "square"),
+            named(format - 1, Some(params + 1), "square"),
+            named(format, Some(params - 1), "square"),
+            named(format, None, "square"),
+            named(format - 1, None, "square"),
+        ];
+        let kept = [
+            named(format + 1, Some(params), "square"),
+            named(format, Some(params + 1), "square"),
+            named(format - 1, None, "cube"),
+            named(format, Some(params - 1), "cube"),
+            dir.path().join("v28-square.params"),
+        ];
+        for path in older.iter().chain(&kept) {
             std::fs::write(path, b"an older recording").unwrap();
         }
         let record = || Ok(PrecompiledCircuit::extract(Square)?);
         files.load_or_record("test", record).unwrap();
-        assert!(files.pce.exists() && !old.exists());
-        assert!(newer.exists() && other.exists());
+        assert!(files.pce.exists());
+        for path in &older {
+            assert!(!path.exists(), "{} left", path.display());
+        }
+        for path in &kept {
+            assert!(path.exists(), "{} removed", path.display());
+        }
 
-        std::fs::write(&old, b"an older recording").unwrap();
+        std::fs::write(&older[0], b"an older recording").unwrap();
         files
             .load_or_record("test", || panic!("recorded again"))
             .unwrap();
-        assert!(old.exists(), "not removed at a load");
+        assert!(older[0].exists(), "not removed at a load");
+    }
+
+    /// A PCE file's name carries both versions and the circuit id, which
+    /// the parser gives back, also from the older names without the
+    /// parameters' version; other files are not PCE files.
+    #[test]
+    fn pce_file_names_are_parsed_back() {
+        let id = "stacked-proof-of-replication-merkletree-poseidon_hasher-8-0-0-sha256_hasher-82a3";
+        let current = PceName::current(id);
+        let name = current.to_string();
+        assert_eq!(
+            name,
+            format!(
+                "pce-v{}-v{PARAMETER_VERSION}-{id}.pce",
+                pce_core::FORMAT_VERSION
+            )
+        );
+        assert_eq!(PceName::parse(&name), Some(current.clone()));
+        let legacy = format!("pce-v1-{id}.pce");
+        let parsed = PceName::parse(&legacy).unwrap();
+        assert_eq!((parsed.format, parsed.params, parsed.id), (1, None, id));
+        assert!(parsed.is_older_than(&current));
+        for other in [
+            format!("v{PARAMETER_VERSION}-{id}.params"),
+            format!("pce-vx-{id}.pce"),
+            format!("pce-v1-{id}.pce.tmp"),
+            "pce-v1.pce".to_owned(),
+        ] {
+            assert_eq!(PceName::parse(&other), None, "{other}");
+        }
     }
 
     /// filecoin-proofs chose the non-interactive partition counts so that

@@ -180,6 +180,21 @@ impl UpdateInput {
             .unwrap_or_default();
         format!("SnapDeals {} ({first}…)", self.proof_type)
     }
+
+    /// Refuses an input without one vanilla proof per partition: checked
+    /// where the input is made, before minutes of loading the circuit.
+    pub fn check_count(&self) -> Result<(), C2Error> {
+        let (expected, given) = (self.proof_type.partitions(), self.vanilla_proofs.len());
+        if given != expected {
+            return Err(C2Error::VanillaProofs {
+                what: format!(
+                    "{given} vanilla proof(s) given, {} has {expected} partition(s)",
+                    self.proof_type
+                ),
+            });
+        }
+        Ok(())
+    }
 }
 
 /// An update input as an engine job of the sector shape `Tree`.
@@ -251,15 +266,8 @@ impl<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>> ProofKind for Update
     }
 
     fn open(&self) -> Result<Statement<Self::Scheme>, C2Error> {
-        let (expected, given) = (self.partitions(), self.input.vanilla_proofs.len());
-        if given != expected {
-            return Err(C2Error::VanillaProofs {
-                what: format!(
-                    "{given} vanilla proof(s) given, {} has {expected} partition(s)",
-                    self.input.proof_type
-                ),
-            });
-        }
+        self.input.check_count()?;
+        let expected = self.partitions();
         let name = self.input.proof_type.to_string();
         let proofs = self
             .input

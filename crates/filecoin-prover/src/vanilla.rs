@@ -28,6 +28,12 @@ pub struct VanillaBytes {
 /// (a sealed sector named by mistake) is refused before it is read.
 pub const MAX_VANILLA_BYTES: u64 = 256 << 20;
 
+/// The most vanilla proofs one file may hold as a JSON array: more than any
+/// one proof takes (a SnapDeals sector's 16 partitions, a WindowPoSt
+/// partition's 2349 sectors). Without it, a file of empty strings would
+/// cost tens of bytes of memory per byte read.
+pub const MAX_PROOFS_PER_FILE: usize = 1 << 16;
+
 /// The file `path` is no vanilla proof of any kind, for reason `what`.
 fn unusable(path: &Path, what: String) -> C2Error {
     C2Error::BadVanillaProof {
@@ -75,6 +81,14 @@ impl VanillaBytes {
         if !text.starts_with('[') {
             return None;
         }
+        // Counted before anything is kept.
+        let ElementCount(count) = serde_json::from_str(text).ok()?;
+        if count > MAX_PROOFS_PER_FILE {
+            return Some(Err(format!(
+                "a JSON array of {count} elements, more than any proof takes \
+                 (at most {MAX_PROOFS_PER_FILE})"
+            )));
+        }
         let strings: Vec<String> = serde_json::from_str(text).ok()?;
         if strings.is_empty() {
             return Some(Err("an empty JSON array: no vanilla proof".into()));
@@ -83,10 +97,11 @@ impl VanillaBytes {
             strings
                 .iter()
                 .enumerate()
-                .map(|(i, text)| {
-                    base64::engine::general_purpose::STANDARD
+                .map(|(i, text)| match text.is_empty() {
+                    true => Err(format!("element {i} of the JSON array is empty")),
+                    false => base64::engine::general_purpose::STANDARD
                         .decode(text)
-                        .map_err(|e| format!("element {i} of the JSON array is not base64: {e}"))
+                        .map_err(|e| format!("element {i} of the JSON array is not base64: {e}")),
                 })
                 .collect(),
         )
@@ -99,6 +114,33 @@ impl VanillaBytes {
             proof_type: proof_type.to_owned(),
             what: e.to_string(),
         })
+    }
+}
+
+/// The number of elements of a JSON array, whatever they are, read without
+/// keeping them.
+struct ElementCount(usize);
+
+impl<'de> serde::Deserialize<'de> for ElementCount {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Counter;
+        impl<'de> serde::de::Visitor<'de> for Counter {
+            type Value = ElementCount;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON array")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<ElementCount, A::Error> {
+                let mut count = 0;
+                while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {
+                    count += 1;
+                }
+                Ok(ElementCount(count))
+            }
+        }
+        deserializer.deserialize_seq(Counter)
     }
 }
 
@@ -127,6 +169,28 @@ mod tests {
         let error = VanillaBytes::read_all(&path).unwrap_err().to_string();
         assert!(
             error.contains("element 1 of the JSON array is not base64"),
+            "{error}"
+        );
+    }
+
+    /// An array of more elements than any proof takes is refused after
+    /// counting them, before any is kept; an empty element is no proof.
+    #[test]
+    fn a_json_array_of_too_many_or_empty_elements_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("many.json");
+        let many = vec![""; MAX_PROOFS_PER_FILE + 1];
+        std::fs::write(&path, serde_json::to_vec(&many).unwrap()).unwrap();
+        let error = VanillaBytes::read_all(&path).unwrap_err().to_string();
+        let count = MAX_PROOFS_PER_FILE + 1;
+        assert!(
+            error.contains("many.json") && error.contains(&format!("{count} elements")),
+            "{error}"
+        );
+        std::fs::write(&path, br#"["AQID", ""]"#).unwrap();
+        let error = VanillaBytes::read_all(&path).unwrap_err().to_string();
+        assert!(
+            error.contains("element 1 of the JSON array is empty"),
             "{error}"
         );
     }

@@ -292,6 +292,7 @@ pub fn snap_prove(args: SnapArgs) -> Result<ExitCode> {
         },
         vanilla_proofs: args.kind.vanilla()?,
     };
+    input.check_count()?;
     let label = format!("SnapDeals {proof_type}");
     let on_daemon = args
         .kind

@@ -208,7 +208,7 @@ pub fn snap_request(
     })?;
     let name = proof_type.to_string();
     check_size(sector_size, proof_type.sector_size, registered_proof, &name)?;
-    Ok(Request::Snap(UpdateInput {
+    let input = UpdateInput {
         proof_type,
         commitments: UpdateCommitments {
             comm_r_old: bytes32(comm_r_old, "comm_r_old")?,
@@ -216,7 +216,9 @@ pub fn snap_request(
             comm_d_new: bytes32(comm_d_new, "comm_d_new")?,
         },
         vanilla_proofs: vanilla_of(id, vanilla_proofs, proof_type.partitions())?,
-    }))
+    };
+    input.check_count().map_err(|e| e.to_string())?;
+    Ok(Request::Snap(input))
 }
 
 /// `32g` for 32 GiB: cuzk's size suffix.
@@ -358,5 +360,11 @@ mod tests {
         let commitments: [&[u8]; 3] = [&[1; 32]; 3];
         let err = snap_request("r", 0, 2048, &three, commitments).unwrap_err();
         assert!(err.contains("takes at most 1"), "{err}");
+        // A 32 GiB update has 16 partitions: one proof each, not fewer.
+        let err = snap_request("r", 3, 0, &three, commitments).unwrap_err();
+        assert!(
+            err.contains("3 vanilla proof(s) given") && err.contains("16 partition(s)"),
+            "{err}"
+        );
     }
 }

@@ -297,7 +297,7 @@ impl Daemon {
             let Some((job, input)) = claimed else {
                 return;
             };
-            if self.devices[slot].suspension.remaining().is_some() {
+            if self.suspended(slot) {
                 // Claimed while another worker of this device found its
                 // set-up failing: back to the queue, for another device.
                 self.jobs.requeue(job);
@@ -305,6 +305,14 @@ impl Daemon {
             }
             next = self.prove_while_same_circuit(slot, job, input);
         }
+    }
+
+    /// Whether device `slot` is suspended now: a worker that finds it so
+    /// puts back the job it holds (for another device) instead of proving
+    /// it there, at each point where it may have waited while another
+    /// worker of the device failed.
+    fn suspended(&self, slot: usize) -> bool {
+        self.devices[slot].suspension.remaining().is_some()
     }
 
     /// Waits while device `slot` is suspended ([`crate::suspension`]);
@@ -351,7 +359,7 @@ impl Daemon {
         let index = self.devices[slot].info.index;
         let device = &self.devices[slot].device;
         let prepared = unless_panics("loading its circuit and reserving its memory", || {
-            let ticket = self.proving.gate.line_up();
+            let ticket = self.proving.gate.line_up(first.priority as u8);
             self.proving.prepare(
                 first.request.circuit(),
                 &input,
@@ -372,6 +380,11 @@ impl Daemon {
                 return None;
             }
         };
+        if self.suspended(slot) {
+            drop(memory);
+            self.jobs.requeue(first);
+            return None;
+        }
         let setting_up = Instant::now();
         let prover = match unless_panics("setting its circuit up on the device", || {
             self.device_prover(slot, &circuit)
@@ -426,12 +439,21 @@ impl Daemon {
             if circuit_name(next.request.circuit()) != circuit.name {
                 return Some((next, input));
             }
+            if self.suspended(slot) {
+                self.jobs.requeue(next);
+                return None;
+            }
             let reserved = unless_panics("reserving its memory", || {
-                let ticket = self.proving.gate.line_up();
+                let ticket = self.proving.gate.line_up(next.priority as u8);
                 self.proving
                     .reserve(&input, &circuit, device, &next.cancel, Wait::Yes(&ticket))
             });
             match reserved {
+                Ok(Reserved::Memory(memory)) if self.suspended(slot) => {
+                    drop(memory);
+                    self.jobs.requeue(next);
+                    return None;
+                }
                 Ok(Reserved::Memory(memory)) => ready = Some((next, input, memory)),
                 Ok(Reserved::Evicted) => return Some((next, input)),
                 Ok(Reserved::NoRoom) => self.end(next, Err("no memory for it".into())),
@@ -763,7 +785,8 @@ impl Daemon {
     pub fn preload(&self, name: &str) -> Result<(bool, Duration), String> {
         let circuit = circuit_named(name)?;
         let already = self.proving.circuits.has(&circuit_name(circuit));
-        let ticket = self.proving.gate.line_up();
+        // Behind every job that waits: a preload serves jobs to come.
+        let ticket = self.proving.gate.line_up(Priority::Low as u8);
         let (_, took) = self
             .proving
             .circuits

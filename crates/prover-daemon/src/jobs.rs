@@ -336,6 +336,10 @@ impl<R> Jobs<R> {
         if let Some(answer) = table.existing(id, fingerprint) {
             return answer;
         }
+        // As for any submission once the daemon stops: no job at all.
+        if table.closed {
+            return Submitted::refused(Refusal::ShuttingDown);
+        }
         let (outcome, watch) = watch::channel(None);
         // Never in the queue: it ends as it is entered, under the lock.
         table.entries.insert(
@@ -969,6 +973,12 @@ mod tests {
             (false, Some(Refusal::OtherRequest))
         );
         assert_eq!(jobs.claim(0).unwrap().id, "ok");
+        // Once the daemon stops, a request it cannot prove is refused as
+        // any other submission is: no job, not a failed one.
+        jobs.close();
+        let late = jobs.reject("late", "wpost", "unreadable".into(), 0);
+        assert_eq!(late.refused, Some(Refusal::ShuttingDown));
+        assert!(jobs.watch("late").is_none());
     }
 
     #[test]

@@ -22,10 +22,13 @@
 //! even with every other circuit evicted and no job running.
 //!
 //! Those that wait line up ([`MemoryGate::line_up`]) and are served in
-//! order: only the first may evict or take memory. Otherwise two jobs whose
-//! circuits do not fit together could evict each other's circuit in turn
-//! for ever, each eviction a reload.
+//! order, the most urgent first, then by arrival: only the first may evict
+//! or take memory. Otherwise two jobs whose circuits do not fit together
+//! could evict each other's circuit in turn for ever, each eviction a
+//! reload; and a WinningPoSt whose few GiB fit would wait behind a sealing
+//! job waiting for tens.
 
+use std::cmp::Reverse;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
@@ -68,27 +71,29 @@ pub enum Wait<'a> {
     No,
 }
 
-/// A place in the line of those waiting for memory: its number orders a
-/// job's waits (for its circuit, then for its own memory) among others',
-/// and it counts in line only while it waits, so that one blocked
-/// elsewhere (behind another caller's load of the same circuit) holds no
-/// one up.
+/// A place in the line of those waiting for memory: it orders a job's
+/// waits (for its circuit, then for its own memory) among others', and it
+/// counts in line only while it waits, so that one blocked elsewhere
+/// (behind another caller's load of the same circuit) holds no one up.
 #[derive(Debug)]
 pub struct Ticket<'a> {
     gate: &'a MemoryGate,
-    number: u64,
+    place: Place,
 }
+
+/// The order of the line: urgency (higher first), then arrival.
+type Place = (Reverse<u8>, u64);
 
 /// A ticket in line while its holder waits; out of it when dropped,
 /// panics included.
 struct InLine<'a> {
     gate: &'a MemoryGate,
-    number: u64,
+    place: Place,
 }
 
 impl Drop for InLine<'_> {
     fn drop(&mut self) {
-        self.gate.lock().line.remove(&self.number);
+        self.gate.lock().line.remove(&self.place);
         self.gate.freed.notify_all();
     }
 }
@@ -146,7 +151,7 @@ struct Held {
     resident: HashMap<String, Resident>,
     reserved: u64,
     /// Tickets of those waiting, in order.
-    line: BTreeSet<u64>,
+    line: BTreeSet<Place>,
     next_ticket: u64,
 }
 
@@ -156,7 +161,7 @@ impl Held {
             .values()
             .filter(|r| which(r))
             .map(|r| r.bytes)
-            .sum()
+            .fold(0, u64::saturating_add)
     }
 }
 
@@ -220,12 +225,16 @@ impl MemoryGate {
     }
 
     /// A place in line, for calls that wait ([`Wait::Yes`]); one for all
-    /// the memory a job waits for (its circuit's and its own).
-    pub fn line_up(&self) -> Ticket<'_> {
+    /// the memory a job waits for (its circuit's and its own). Of those
+    /// waiting, the most `urgent` is served first, then the earliest.
+    pub fn line_up(&self, urgency: u8) -> Ticket<'_> {
         let mut held = self.lock();
         let number = held.next_ticket;
         held.next_ticket += 1;
-        Ticket { gate: self, number }
+        Ticket {
+            gate: self,
+            place: (Reverse(urgency), number),
+        }
     }
 
     /// Whether anyone waits for memory now.
@@ -239,13 +248,17 @@ impl MemoryGate {
     pub fn most_beside(&self, own: &str) -> u64 {
         let held = self.lock();
         let own = held.resident.get(own).map_or(0, |circuit| circuit.bytes);
-        self.budget.saturating_sub(held.sum(|r| r.always) + own)
+        self.budget
+            .saturating_sub(held.sum(|r| r.always).saturating_add(own))
     }
 
     /// Whether `bytes` more fit now, without evicting anything.
     pub fn fits_now(&self, bytes: u64) -> bool {
         let held = self.lock();
-        held.sum(|_| true) + held.reserved + bytes <= self.budget
+        held.sum(|_| true)
+            .saturating_add(held.reserved)
+            .saturating_add(bytes)
+            <= self.budget
     }
 
     /// Counts `bytes` in all as held by the circuit `id` once they fit,
@@ -346,10 +359,10 @@ impl MemoryGate {
         let in_line = match ask.wait {
             Wait::Yes(ticket) => {
                 debug_assert!(std::ptr::eq(ticket.gate, self), "another gate's ticket");
-                self.lock().line.insert(ticket.number);
+                self.lock().line.insert(ticket.place);
                 Some(InLine {
                     gate: self,
-                    number: ticket.number,
+                    place: ticket.place,
                 })
             }
             Wait::No => None,
@@ -357,7 +370,7 @@ impl MemoryGate {
         let (mut held, room) = self.wait_for_room(self.lock(), ask, evict);
         if let Some(in_line) = in_line {
             // Out of line under the lock held for the caller.
-            held.line.remove(&in_line.number);
+            held.line.remove(&in_line.place);
             self.freed.notify_all();
             std::mem::forget(in_line);
         }
@@ -395,30 +408,35 @@ impl MemoryGate {
                 return (held, Err(GateError::OwnCircuitEvicted));
             }
             let own_bytes = own_circuit.flatten().map_or(0, |circuit| circuit.bytes);
-            let floor = held.sum(|r| r.always) + own_bytes;
-            if floor + bytes + then > self.budget {
+            // Saturating: sizes come from files' headers and plugins, and
+            // an absurd one must be refused, not wrap around into a fit.
+            let floor = held.sum(|r| r.always).saturating_add(own_bytes);
+            let needed = bytes.saturating_add(then);
+            if floor.saturating_add(needed) > self.budget {
                 let too_large = GateError::TooLarge {
                     budget: self.budget,
-                    needed: bytes + then,
+                    needed,
                     resident: floor,
                 };
                 return (held, Err(too_large));
             }
             let first_in_line = match wait {
-                Wait::Yes(ticket) => held.line.first() == Some(&ticket.number),
+                Wait::Yes(ticket) => held.line.first() == Some(&ticket.place),
                 Wait::No => true,
             };
             if first_in_line {
                 let resident = held.sum(|_| true);
-                if resident + held.reserved + bytes <= self.budget {
+                let wanted = held.reserved.saturating_add(bytes);
+                if resident.saturating_add(wanted) <= self.budget {
                     return (held, Ok(true));
                 }
                 // Evicted circuits leave once their holders let go (an
                 // idle worker at once): evict more only if they will not
                 // be enough.
                 let draining = held.sum(|r| r.draining);
-                let short =
-                    (resident - draining + held.reserved + bytes).saturating_sub(self.budget);
+                let short = (resident - draining)
+                    .saturating_add(wanted)
+                    .saturating_sub(self.budget);
                 // Evicting for one that does not wait is worth it only if
                 // it makes room now.
                 let worth_it = matches!(wait, Wait::Yes(_)) || evict.free_at_once() >= short;
@@ -470,7 +488,7 @@ mod tests {
     /// Admits circuit `id` at `bytes` in all, with `then` more for its
     /// jobs, waiting.
     fn admit(gate: &MemoryGate, id: &str, bytes: u64, then: u64) -> Result<bool, GateError> {
-        let ticket = gate.line_up();
+        let ticket = gate.line_up(0);
         let wait = Wait::Yes(&ticket);
         gate.admit(id, bytes, then, wait, &NEVER, &mut nothing_to_evict)
     }
@@ -481,7 +499,7 @@ mod tests {
         own: &str,
         bytes: u64,
     ) -> Result<Reservation<'g>, GateError> {
-        let ticket = gate.line_up();
+        let ticket = gate.line_up(0);
         let reserved = gate.reserve(
             bytes,
             own,
@@ -557,7 +575,7 @@ mod tests {
     #[test]
     fn a_circuit_whose_jobs_could_never_fit_is_refused_before_it_is_counted() {
         let gate = MemoryGate::new(100);
-        let ticket = gate.line_up();
+        let ticket = gate.line_up(0);
         let refused = gate.admit(
             "wpost#0",
             60,
@@ -577,7 +595,7 @@ mod tests {
     fn a_circuit_to_load_evicts_an_idle_one_that_leaves_no_room_for_it() {
         let gate = MemoryGate::new(100);
         load(&gate, "porep-32g#0", 60);
-        let ticket = gate.line_up();
+        let ticket = gate.line_up(0);
         let mut evict = || {
             gate.draining("porep-32g#0");
             gate.release("porep-32g#0") > 0
@@ -705,7 +723,7 @@ mod tests {
         let waiter = {
             let gate = gate.clone();
             std::thread::spawn(move || {
-                let ticket = gate.line_up();
+                let ticket = gate.line_up(0);
                 let wait = Wait::Yes(&ticket);
                 gate.admit("snap-2k#1", 50, 0, wait, &NEVER, &mut nothing_to_evict)
             })
@@ -745,7 +763,7 @@ mod tests {
         let gate = Arc::new(MemoryGate::new(100));
         load(&gate, "x#0", 50);
         let running = reserve(&gate, "x#0", 40).unwrap();
-        let (first, second) = (gate.line_up(), gate.line_up());
+        let (first, second) = (gate.line_up(0), gate.line_up(0));
         // The second in line does not evict, nor take memory before the
         // first, even memory that would fit it.
         let evictions = std::sync::atomic::AtomicUsize::new(0);
@@ -778,13 +796,76 @@ mod tests {
         });
     }
 
+    /// A size near `u64::MAX` (a plugin's absurd scratch) is too large,
+    /// not a sum that wraps around into a fit.
+    #[test]
+    fn an_absurd_size_is_too_large_and_does_not_wrap_around() {
+        let gate = MemoryGate::new(100);
+        gate.hold_always("device 0", 10);
+        load(&gate, "x#0", 20);
+        for bytes in [u64::MAX, u64::MAX - 15] {
+            assert!(matches!(
+                reserve(&gate, "x#0", bytes),
+                Err(GateError::TooLarge { .. })
+            ));
+            assert!(matches!(
+                admit(&gate, "y#1", 5, bytes),
+                Err(GateError::TooLarge { .. })
+            ));
+            assert!(!gate.fits_now(bytes));
+        }
+        assert_eq!(gate.used(), (30, 0));
+    }
+
+    /// A WinningPoSt that lines up behind a sealing job waiting for more
+    /// than is free takes the little it needs at once.
+    #[test]
+    fn a_more_urgent_waiter_goes_ahead_of_earlier_ones() {
+        let gate = Arc::new(MemoryGate::new(100));
+        load(&gate, "x#0", 50);
+        let running = reserve(&gate, "x#0", 40).unwrap();
+        let (sealing, urgent) = (gate.line_up(1), gate.line_up(3));
+        std::thread::scope(|scope| {
+            let earlier = scope.spawn(|| {
+                gate.reserve(
+                    45,
+                    "x#0",
+                    Wait::Yes(&sealing),
+                    &NEVER,
+                    &mut nothing_to_evict,
+                )
+                .map(|r| r.unwrap().bytes())
+            });
+            while gate.lock().line.is_empty() {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            let later = scope.spawn(|| {
+                gate.reserve(5, "x#0", Wait::Yes(&urgent), &NEVER, &mut nothing_to_evict)
+                    .map(|r| r.unwrap().bytes())
+            });
+            let deadline = std::time::Instant::now() + Duration::from_secs(10);
+            while !later.is_finished() && std::time::Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            let served_first = later.is_finished();
+            assert!(!earlier.is_finished(), "the sealing job still waits");
+            drop(running);
+            assert!(
+                served_first,
+                "the urgent waiter waited behind the sealing job"
+            );
+            assert_eq!(later.join().unwrap().unwrap(), 5);
+            assert_eq!(earlier.join().unwrap().unwrap(), 45);
+        });
+    }
+
     #[test]
     fn a_cancelled_job_stops_waiting_and_takes_nothing() {
         let gate = MemoryGate::new(100);
         load(&gate, "x#0", 0);
         let _held = reserve(&gate, "x#0", 90).unwrap();
         let cancelled = AtomicBool::new(true);
-        let ticket = gate.line_up();
+        let ticket = gate.line_up(0);
         let wait = Wait::Yes(&ticket);
         assert!(matches!(
             gate.reserve(20, "x#0", wait, &cancelled, &mut nothing_to_evict),

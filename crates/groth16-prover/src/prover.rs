@@ -50,6 +50,11 @@ pub enum ProveError {
     /// A backend call failed.
     #[error(transparent)]
     Backend(#[from] BackendError),
+    /// An MSM the device declines (unsupported) failed on the fallback
+    /// device that serves it: not the device's fault, and the partition
+    /// proven again on that fallback would fail the same way.
+    #[error("the fallback device failed an MSM the device declines: {0}")]
+    FallbackMsm(BackendError),
     /// A query could not be read from the parameter file.
     #[error(transparent)]
     Srs(#[from] SrsError),
@@ -297,8 +302,12 @@ impl<'a> Prover<'a> {
         match (result, self.fallback) {
             (Err(e), Some(fallback)) if e.status.0 == PCE_ERR_UNSUPPORTED => {
                 debug!(backend = %e.backend, "MSM unsupported by the device; on the fallback device");
-                let bases = fallback.lend_bases::<G>(points)?;
-                Ok(fallback.msm(&bases, 0, bases.len(), batch, scalars)?)
+                let bases = fallback
+                    .lend_bases::<G>(points)
+                    .map_err(ProveError::FallbackMsm)?;
+                fallback
+                    .msm(&bases, 0, bases.len(), batch, scalars)
+                    .map_err(ProveError::FallbackMsm)
             }
             (result, _) => Ok(result?),
         }
@@ -449,6 +458,10 @@ impl<'a> Prover<'a> {
                 r: r_s.len(),
                 s: s_s.len(),
             });
+        }
+        if witnesses.is_empty() {
+            // No proof to make: no MSM of zero batches for a device to refuse.
+            return Ok(Vec::new());
         }
         let log_n = domain_log_size(pce.num_constraints());
         let n = 1usize << log_n;

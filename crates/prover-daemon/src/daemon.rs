@@ -561,9 +561,11 @@ impl Daemon {
             Ok(prover) => prover,
             Err(error) => {
                 let message = chain(&error);
-                slot.failed(format_args!(
-                    "setting a circuit up on the device failed ({message})"
-                ));
+                if !error.out_of_device_memory() {
+                    slot.failed(format_args!(
+                        "setting a circuit up on the device failed ({message})"
+                    ));
+                }
                 return Err(message);
             }
         };

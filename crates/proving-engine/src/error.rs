@@ -114,6 +114,24 @@ pub enum EngineError {
     },
 }
 
+impl EngineError {
+    /// Whether the device refused the work for want of memory (its status
+    /// `PCE_ERR_OUT_OF_MEMORY`): a circuit too large for it, or memory
+    /// others hold now, which does not make the device unfit for smaller
+    /// work; not a fault to suspend it for.
+    pub fn out_of_device_memory(&self) -> bool {
+        let prove_error = match self {
+            Self::Prover(e) | Self::Prove { source: e, .. } => e,
+            _ => return false,
+        };
+        matches!(
+            prove_error,
+            groth16_prover::ProveError::Backend(e)
+                if e.status.0 == backend_api::ffi::PCE_ERR_OUT_OF_MEMORY
+        )
+    }
+}
+
 /// An error and its sources, `outer: inner: innermost`: how a job's error
 /// is logged and reported, its causes included.
 pub fn chain(error: &dyn std::error::Error) -> String {

@@ -719,7 +719,13 @@ fn prove_partition<J: Job>(
     let proven = match prover.prove(shared.pce, &witness, &public_inputs, r, s) {
         Ok(proof) => Ok(proof),
         Err(failure) => match &shared.fallback {
-            Some((fallback, count)) if worth_another_backend(&failure) => {
+            // Not for a job that has ended (another partition failed) or a
+            // run cancelled meanwhile: minutes of CPU at 32 GiB, for nothing.
+            Some((fallback, count))
+                if worth_another_backend(&failure)
+                    && !shared.is_settled(job)
+                    && !shared.options.cancelled() =>
+            {
                 let device_failure = failure;
                 let failure = device_failure.to_string();
                 warn!(job = %shared.jobs[job].label(), partition, error = %failure, backend = %fallback.name, "partition failed on its device; proving it on the fallback backend");
@@ -729,9 +735,30 @@ fn prove_partition<J: Job>(
                     error: &failure,
                 });
                 device = shared.proven_on.len();
-                let proven = fallback
-                    .prover
-                    .prove(shared.pce, &witness, &public_inputs, r, s);
+                let proven = catch_unwind(AssertUnwindSafe(|| {
+                    fallback
+                        .prover
+                        .prove(shared.pce, &witness, &public_inputs, r, s)
+                }));
+                let proven = match proven {
+                    Ok(proven) => proven,
+                    Err(panic) => {
+                        // The job's error is the panic; the device's failure
+                        // is still counted against it.
+                        if device_to_blame(&device_failure, None) {
+                            (shared.observer)(Event::DeviceFailed {
+                                job,
+                                partition,
+                                error: &failure,
+                            });
+                        }
+                        return shared.fail(
+                            job,
+                            panicked(Some(partition), panic).into(),
+                            to_caller,
+                        );
+                    }
+                };
                 match proven {
                     Ok(proof) => {
                         // Partitions proven there, not tried there.
@@ -812,16 +839,19 @@ fn worth_another_backend(failure: &ProveError) -> bool {
 /// where one tried and failed too, are the device's fault
 /// ([`Event::DeviceFailed`]): not a problem of the input or parameters, not
 /// an operation the device declined as unsupported (a G1-only device with
-/// no fallback: the configuration's problem), not a proof that neither
-/// backend makes verify.
+/// no fallback: the configuration's problem) or for want of memory (a
+/// circuit too large for it, which does not make it unfit for others), not
+/// a proof that neither backend makes verify.
 fn device_to_blame(failure: &ProveError, fallback_failure: Option<&ProveError>) -> bool {
-    let unsupported = matches!(
+    use backend_api::ffi::{PCE_ERR_OUT_OF_MEMORY, PCE_ERR_UNSUPPORTED};
+    let declined = matches!(
         failure,
-        ProveError::Backend(e) if e.status.0 == backend_api::ffi::PCE_ERR_UNSUPPORTED
+        ProveError::Backend(e)
+            if e.status.0 == PCE_ERR_UNSUPPORTED || e.status.0 == PCE_ERR_OUT_OF_MEMORY
     );
     let invalid = |failure: &ProveError| matches!(failure, ProveError::Invalid { .. });
     let neither_verifies = invalid(failure) && fallback_failure.is_some_and(invalid);
-    worth_another_backend(failure) && !unsupported && !neither_verifies
+    worth_another_backend(failure) && !declined && !neither_verifies
 }
 
 /// A panic inside a job's code or the backend, as that job's error: the
@@ -845,7 +875,7 @@ fn deliver<J: Job>(
 
 #[cfg(test)]
 mod tests {
-    use backend_api::ffi::{PCE_ERR_DEVICE, PCE_ERR_UNSUPPORTED};
+    use backend_api::ffi::{PCE_ERR_DEVICE, PCE_ERR_OUT_OF_MEMORY, PCE_ERR_UNSUPPORTED};
     use backend_api::{BackendError, Status};
 
     use super::*;
@@ -870,7 +900,19 @@ mod tests {
         assert!(device_to_blame(&backend(PCE_ERR_DEVICE), None));
         assert!(device_to_blame(&invalid(), None));
         assert!(!device_to_blame(&backend(PCE_ERR_UNSUPPORTED), None));
+        assert!(!device_to_blame(&backend(PCE_ERR_OUT_OF_MEMORY), None));
         assert!(!device_to_blame(&unsatisfied, None));
+        // A declined MSM the fallback device failed: neither blamed on the
+        // device nor worth proving again on that fallback.
+        let fallback_msm = ProveError::FallbackMsm(BackendError {
+            backend: "cpu".into(),
+            device: None,
+            operation: "msm",
+            status: Status(PCE_ERR_DEVICE),
+            message: "failed".into(),
+        });
+        assert!(!device_to_blame(&fallback_msm, None));
+        assert!(!worth_another_backend(&fallback_msm));
         // With a fallback that failed too.
         assert!(device_to_blame(&backend(PCE_ERR_DEVICE), Some(&invalid())));
         assert!(device_to_blame(&invalid(), Some(&backend(PCE_ERR_DEVICE))));

@@ -54,7 +54,7 @@ pub enum ProveError {
     /// device that serves it: not the device's fault, and the partition
     /// proven again on that fallback would fail the same way.
     #[error("the fallback device failed an MSM the device declines: {0}")]
-    FallbackMsm(BackendError),
+    FallbackMsm(Box<BackendError>),
     /// A query could not be read from the parameter file.
     #[error(transparent)]
     Srs(#[from] SrsError),
@@ -304,10 +304,10 @@ impl<'a> Prover<'a> {
                 debug!(backend = %e.backend, "MSM unsupported by the device; on the fallback device");
                 let bases = fallback
                     .lend_bases::<G>(points)
-                    .map_err(ProveError::FallbackMsm)?;
+                    .map_err(|e| ProveError::FallbackMsm(Box::new(e)))?;
                 fallback
                     .msm(&bases, 0, bases.len(), batch, scalars)
-                    .map_err(ProveError::FallbackMsm)
+                    .map_err(|e| ProveError::FallbackMsm(Box::new(e)))
             }
             (result, _) => Ok(result?),
         }

@@ -904,13 +904,13 @@ mod tests {
         assert!(!device_to_blame(&unsatisfied, None));
         // A declined MSM the fallback device failed: neither blamed on the
         // device nor worth proving again on that fallback.
-        let fallback_msm = ProveError::FallbackMsm(BackendError {
+        let fallback_msm = ProveError::FallbackMsm(Box::new(BackendError {
             backend: "cpu".into(),
             device: None,
             operation: "msm",
             status: Status(PCE_ERR_DEVICE),
             message: "failed".into(),
-        });
+        }));
         assert!(!device_to_blame(&fallback_msm, None));
         assert!(!worth_another_backend(&fallback_msm));
         // With a fallback that failed too.

@@ -7,7 +7,7 @@ use std::path::Path;
 
 /// The bytes of the file `path`, if it has at most `limit`; otherwise why
 /// not, in words that follow the path in an error.
-pub(crate) fn read_at_most(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
+pub fn read_at_most(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
     let file = std::fs::File::open(path).map_err(|e| format!("cannot read: {e}"))?;
     let too_large = |size: u64| format!("{size} bytes or more, above the {limit} read");
     // A pipe or a file under /proc says no length; the read stops anyway.

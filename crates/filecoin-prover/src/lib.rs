@@ -30,7 +30,7 @@
 //! - [`update_witness`]: the same for a SnapDeals partition.
 
 pub mod aggregate;
-mod bounded_read;
+pub mod bounded_read;
 pub mod c1;
 pub mod c2;
 pub mod cache;

@@ -13,6 +13,7 @@ use std::process::ExitCode;
 use anyhow::{bail, Context, Result};
 use base64::Engine;
 use clap::Args;
+use filecoin_prover::bounded_read::read_at_most;
 use filecoin_prover::c1::C1Input;
 use filecoin_prover::commit_aggregate::{aggregate_sectors, SectorToAggregate};
 use serde_json::json;
@@ -20,6 +21,11 @@ use serde_json::json;
 use crate::c2_cmd::{parse_proof_type, ProverIdArgs};
 use crate::output::{check_writable, encode_with, expand_inputs, proof_file, write_proof, Format};
 use crate::progress::step;
+
+/// The largest proof file read: a 64 GiB non-interactive sector's proofs
+/// in JSON are tens of kilobytes; a sealed sector named by mistake is
+/// refused by its length before it is read.
+const MAX_PROOF_FILE_BYTES: u64 = 16 << 20;
 
 /// Arguments of `aggregate`.
 #[derive(Args)]
@@ -75,8 +81,8 @@ pub fn aggregate(args: AggregateArgs) -> Result<ExitCode> {
                 .zip(&proof_paths)
                 .map(|(c1, proof)| {
                     let sector = C1Input::read(c1, proof_type)?.sealed_sector()?;
-                    let bytes = std::fs::read(proof)
-                        .with_context(|| format!("reading {}", proof.display()))?;
+                    let bytes = read_at_most(proof, MAX_PROOF_FILE_BYTES)
+                        .map_err(|what| anyhow::anyhow!("{}: {what}", proof.display()))?;
                     Ok(SectorToAggregate {
                         sector,
                         proof_path: proof.clone(),

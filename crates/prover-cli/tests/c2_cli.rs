@@ -527,6 +527,33 @@ fn aggregate_makes_one_proof_of_the_sectors_c2_proved() {
         message.contains("2 C1 output(s) and 1 proof(s)"),
         "{message}"
     );
+    // A sealed sector named as a proof by mistake (here a sparse file of
+    // its size): refused by its length, not read into memory.
+    let sealed = work.path().join("sealed");
+    std::fs::File::create(&sealed)
+        .unwrap()
+        .set_len(2048 << 20)
+        .unwrap();
+    let output = pce_prover(
+        &[
+            "aggregate",
+            "--c1",
+            c1_0,
+            c1_1,
+            "--proof",
+            hex_0,
+            sealed.to_str().unwrap(),
+            "--out",
+            refused_arg,
+        ],
+        &cache,
+    );
+    let message = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{message}");
+    assert!(
+        message.contains("sealed") && message.contains("bytes or more, above the"),
+        "{message}"
+    );
     assert!(!refused.exists());
 }
 

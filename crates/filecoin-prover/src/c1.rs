@@ -88,8 +88,10 @@ fn sector_size_of(output: &Map<String, Value>) -> Option<u64> {
 
 /// The largest C1 output file read: a 32 GiB sector's is about 50 MB, a
 /// 64 GiB sector's about twice that. A file above it (a sealed sector
-/// named by mistake) is refused before it is read.
-pub const MAX_C1_BYTES: u64 = 1 << 30;
+/// named by mistake) is refused before it is read. Parsing holds about
+/// sixteen bytes per byte of JSON at worst (an array of small numbers),
+/// so the limit also bounds that: 4 GiB here.
+pub const MAX_C1_BYTES: u64 = 256 << 20;
 
 impl C1Input {
     /// Reads and recognises `path` (at most [`MAX_C1_BYTES`]). `proof_type`

@@ -64,6 +64,11 @@ pub struct ServerConfig {
     pub shutdown_grace_seconds: u64,
     /// How long a finished job's result is kept for `AwaitProof`, seconds.
     pub keep_results_seconds: u64,
+    /// The most the inputs of the jobs queued and running may hold, bytes
+    /// (a 32 GiB PoRep's C1 output is about 50 MB); a submission beyond it
+    /// is refused with `RESOURCE_EXHAUSTED`, one is always taken when none
+    /// is held. Not part of `proving.memory_budget`.
+    pub max_input_bytes_held: u64,
 }
 
 impl Default for ServerConfig {
@@ -73,6 +78,7 @@ impl Default for ServerConfig {
             max_message_bytes: 256 << 20,
             shutdown_grace_seconds: 60,
             keep_results_seconds: 600,
+            max_input_bytes_held: 4 << 30,
         }
     }
 }

@@ -237,6 +237,7 @@ impl Daemon {
         let counted = metrics.clone();
         let jobs = Arc::new(
             Jobs::new(Duration::from_secs(config.server.keep_results_seconds))
+                .holding_inputs_up_to(config.server.max_input_bytes_held)
                 .observed(move |kind, outcome| counted.job_ended(kind, outcome)),
         );
         // Workers idle with an evicted circuit let go of it.

@@ -166,6 +166,21 @@ pub enum Refusal {
         "the daemon is shutting down: submit to another prover, or again once it has restarted"
     )]
     ShuttingDown,
+    /// The inputs of the jobs queued and running hold as much memory as the
+    /// daemon allows them ([`Jobs::holding_inputs_up_to`]): taking more
+    /// would risk the whole queue to the system's out-of-memory killer.
+    #[error(
+        "the daemon holds as many jobs' inputs as server.max_input_bytes_held allows: submit \
+         again once jobs have ended, or to another prover"
+    )]
+    InputsFull,
+}
+
+/// The memory a job's input holds while the job lives (a 32 GiB PoRep's
+/// C1 output: about 50 MB), counted against [`Jobs::holding_inputs_up_to`].
+pub trait InputBytes {
+    /// Bytes held.
+    fn input_bytes(&self) -> u64;
 }
 
 /// A job's line in a status report.
@@ -188,6 +203,8 @@ struct Entry<R> {
     sequence: u64,
     /// What to prove; `None` once done, and for a request refused at once.
     request: Option<Arc<R>>,
+    /// What `request` holds, counted in [`Table::held`] until it is dropped.
+    bytes: u64,
     /// The request's fingerprint, to tell a retry from another request.
     fingerprint: u64,
     state: State,
@@ -219,6 +236,8 @@ struct Table<R> {
     finished: VecDeque<String>,
     closed: bool,
     ended: Option<EndObserver>,
+    /// What the inputs of the live jobs hold, bytes.
+    held: u64,
 }
 
 /// Every job of the daemon.
@@ -226,6 +245,8 @@ pub struct Jobs<R> {
     table: Mutex<Table<R>>,
     queued: Condvar,
     keep_results: Duration,
+    /// The most the inputs of live jobs may hold.
+    input_limit: u64,
 }
 
 impl<R> Jobs<R> {
@@ -239,10 +260,21 @@ impl<R> Jobs<R> {
                 finished: VecDeque::new(),
                 closed: false,
                 ended: None,
+                held: 0,
             }),
             queued: Condvar::new(),
             keep_results,
+            input_limit: u64::MAX,
         }
+    }
+
+    /// These jobs, refusing a submission ([`Refusal::InputsFull`]) whose
+    /// input would take what the inputs of the jobs queued and running
+    /// hold above `bytes`; one is always taken when none is held, however
+    /// large.
+    pub fn holding_inputs_up_to(mut self, bytes: u64) -> Self {
+        self.input_limit = bytes;
+        self
     }
 
     /// These jobs, telling `ended` of each job as it ends: a job ends in
@@ -276,7 +308,10 @@ impl<R> Jobs<R> {
         priority: Priority,
         request: R,
         fingerprint: u64,
-    ) -> Submitted {
+    ) -> Submitted
+    where
+        R: InputBytes,
+    {
         let mut table = self.lock();
         table.forget_old(self.keep_results);
         if let Some(answer) = table.existing(id, fingerprint) {
@@ -285,6 +320,11 @@ impl<R> Jobs<R> {
         if table.closed {
             return Submitted::refused(Refusal::ShuttingDown);
         }
+        let bytes = request.input_bytes();
+        if table.held > 0 && table.held.saturating_add(bytes) > self.input_limit {
+            return Submitted::refused(Refusal::InputsFull);
+        }
+        table.held += bytes;
         let sequence = table.next_sequence;
         table.next_sequence += 1;
         let (outcome, watch) = watch::channel(None);
@@ -295,6 +335,7 @@ impl<R> Jobs<R> {
                 priority,
                 sequence,
                 request: Some(Arc::new(request)),
+                bytes,
                 fingerprint,
                 state: State::Queued,
                 submitted: Instant::now(),
@@ -349,6 +390,7 @@ impl<R> Jobs<R> {
                 priority: Priority::Low,
                 sequence: 0,
                 request: None,
+                bytes: 0,
                 fingerprint,
                 state: State::Queued,
                 submitted: Instant::now(),
@@ -538,7 +580,9 @@ impl<R> Table<R> {
         entry.finished = Some(Instant::now());
         // Its input (tens of megabytes for a 32 GiB PoRep) is not needed
         // to answer for it.
-        entry.request = None;
+        if entry.request.take().is_some() {
+            self.held -= entry.bytes;
+        }
         if let Some(ended) = &self.ended {
             ended(entry.kind, &outcome);
         }
@@ -694,6 +738,42 @@ mod tests {
 
     fn jobs() -> Jobs<u32> {
         Jobs::new(Duration::from_secs(60))
+    }
+
+    /// A test request's value stands for the bytes its input holds.
+    impl InputBytes for u32 {
+        fn input_bytes(&self) -> u64 {
+            u64::from(*self)
+        }
+    }
+
+    /// Inputs are taken while what the live jobs' inputs hold stays within
+    /// the limit (one always, when none is held), counted until each job
+    /// ends; a job refused for it gets none, and a later one fits again.
+    #[test]
+    fn inputs_beyond_the_limit_are_refused_until_jobs_end() {
+        let jobs = jobs().holding_inputs_up_to(100);
+        let alone = jobs.submit("huge", "porep", Priority::Normal, 500, 1);
+        assert!(alone.queued, "taken when nothing is held");
+        let refused = jobs.submit("small", "porep", Priority::Normal, 1, 2);
+        assert_eq!(refused.refused, Some(Refusal::InputsFull));
+        assert!(jobs.watch("small").is_none());
+        let huge = jobs.claim(0).unwrap();
+        jobs.finish(&huge.id, Outcome::Failed("done".into()));
+        for (id, bytes) in [("a", 60), ("b", 40)] {
+            let taken = jobs.submit(id, "porep", Priority::Normal, bytes, 3);
+            assert!(taken.queued, "{id}");
+        }
+        let full = jobs.submit("c", "porep", Priority::Normal, 1, 4);
+        assert_eq!(full.refused, Some(Refusal::InputsFull));
+        // Running still holds; ended frees.
+        let a = jobs.claim(0).unwrap();
+        assert_eq!(
+            jobs.submit("c", "porep", Priority::Normal, 1, 4).refused,
+            Some(Refusal::InputsFull)
+        );
+        jobs.finish(&a.id, Outcome::Cancelled);
+        assert!(jobs.submit("c", "porep", Priority::Normal, 60, 4).queued);
     }
 
     #[test]

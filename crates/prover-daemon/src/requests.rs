@@ -44,6 +44,17 @@ pub enum Request {
     Snap(UpdateInput),
 }
 
+impl crate::jobs::InputBytes for Request {
+    fn input_bytes(&self) -> u64 {
+        let vanilla = |proofs: &[VanillaBytes]| proofs.iter().map(|p| p.bytes.len() as u64).sum();
+        match self {
+            Self::Porep(request) => request.c1.len() as u64,
+            Self::PoSt(input) => vanilla(&input.vanilla_proofs),
+            Self::Snap(input) => vanilla(&input.vanilla_proofs),
+        }
+    }
+}
+
 /// A request's input, parsed.
 pub enum Opened {
     /// A commit-phase-1 output, and the ids its proof is checked with.

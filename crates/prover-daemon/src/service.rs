@@ -145,6 +145,7 @@ impl Intake {
                 Refusal::OtherRequest => Status::already_exists(message),
                 Refusal::BeingCancelled => Status::aborted(message),
                 Refusal::ShuttingDown => Status::unavailable(message),
+                Refusal::InputsFull => Status::resource_exhausted(message),
             }));
         }
         let response = SubmitProofResponse {

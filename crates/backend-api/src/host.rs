@@ -436,6 +436,15 @@ impl Device {
 
     /// Prepares NTTs of size `2^log_size`.
     pub fn ntt_domain(&self, log_size: u32) -> Result<NttDomain<'_>, BackendError> {
+        // Refused here as the ABI says plugins refuse it: the host's own
+        // length checks (`1 << log_size`) must not rest on every plugin
+        // doing so.
+        if !(1..=32).contains(&log_size) {
+            return Err(self.refuse(
+                "ntt_domain_create",
+                format!("log_size {log_size} outside 1..=32"),
+            ));
+        }
         let mut handle = std::ptr::null_mut();
         let vt = self.backend.vtable();
         let status = self.watched("ntt_domain_create", 1u64 << log_size.min(40), || {

@@ -8,6 +8,7 @@
 //! one is written to a temporary file and renamed, so readers never see
 //! half a file.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 
@@ -80,18 +81,17 @@ pub fn write(path: &Path, contents: &[u8]) {
     let result = (|| -> std::io::Result<()> {
         let dir = path.parent().expect("cache files live in a directory");
         std::fs::create_dir_all(dir)?;
-        // Unique per writer: threads opening identical devices race here.
-        static WRITERS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let writer = WRITERS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let temp = path.with_extension(format!("tmp{}-{writer}", std::process::id()));
-        let mut stored = blake3::hash(contents).as_bytes().to_vec();
-        stored.extend_from_slice(contents);
-        let stored = std::fs::write(&temp, stored).and_then(|()| std::fs::rename(&temp, path));
-        if stored.is_err() {
-            // A partial file (a full disk) would stay behind at each miss.
-            let _ = std::fs::remove_file(&temp);
-        }
-        stored
+        // A name no other writer has (threads opening identical devices,
+        // and processes of containers sharing the cache, where process ids
+        // repeat, race here), removed if the write fails (a full disk).
+        let mut temp = tempfile::Builder::new()
+            .prefix(".kernels-")
+            .suffix(".tmp")
+            .tempfile_in(dir)?;
+        temp.write_all(blake3::hash(contents).as_bytes())?;
+        temp.write_all(contents)?;
+        temp.persist(path).map_err(|e| e.error)?;
+        Ok(())
     })();
     if let Err(error) = result {
         warn!(path = %path.display(), %error, "could not cache the compiled kernels");

@@ -1738,7 +1738,12 @@ fn a_failing_device_is_suspended_while_the_other_proves_the_queue() {
     let (sector, wrapper) = sector(29, dir.path());
     let cpu = common::plugin_dir().join(backend_api::loader::plugin_file_name("cpu"));
     let plugin = common::plugin_dir().join(backend_api::loader::plugin_file_name("broken"));
-    let no_fallback = write_config(dir.path(), "[proving]\nfallback = \"none\"\n");
+    // Suspended for longer than the test runs on a loaded machine, so that
+    // the metrics read at its end still show it.
+    let no_fallback = write_config(
+        dir.path(),
+        "[proving]\nfallback = \"none\"\nsuspend_failing_device_seconds = 600\n",
+    );
     for (mode, failure) in [
         (
             "second-broken",
@@ -1796,7 +1801,7 @@ fn a_failing_device_is_suspended_while_the_other_proves_the_queue() {
             log.contains("the device takes no job meanwhile"),
             "{mode}: {log}"
         );
-        // Monitoring sees it: one failure, still suspended (60 s).
+        // Monitoring sees it: one failure, still suspended.
         let failures = metrics
             .lines()
             .filter(|l| l.starts_with("pce_prover_device_failures_total{"))

@@ -508,21 +508,17 @@ fn aggregate_makes_one_proof_of_the_sectors_c2_proved() {
         message.contains("s0.proof") && message.contains("do not derive the replica id"),
         "{message}"
     );
-    let output = pce_prover(
-        &[
-            "aggregate",
-            "--c1",
-            c1_0,
-            c1_1,
-            "--proof",
-            hex_0,
-            "--out",
-            refused_arg,
-        ],
-        &cache,
-    );
-    let message = text(&output);
-    assert_eq!(output.status.code(), Some(1), "{message}");
+    // The two sectors with `proofs`: refused (exit 1), with its message.
+    let refused_with = |proofs: &[&str]| {
+        let mut args = vec!["aggregate", "--c1", c1_0, c1_1, "--proof"];
+        args.extend(proofs);
+        args.extend(["--out", refused_arg]);
+        let output = pce_prover(&args, &cache);
+        let message = text(&output);
+        assert_eq!(output.status.code(), Some(1), "{message}");
+        message
+    };
+    let message = refused_with(&[hex_0]);
     assert!(
         message.contains("2 C1 output(s) and 1 proof(s)"),
         "{message}"
@@ -534,22 +530,7 @@ fn aggregate_makes_one_proof_of_the_sectors_c2_proved() {
         .unwrap()
         .set_len(2048 << 20)
         .unwrap();
-    let output = pce_prover(
-        &[
-            "aggregate",
-            "--c1",
-            c1_0,
-            c1_1,
-            "--proof",
-            hex_0,
-            sealed.to_str().unwrap(),
-            "--out",
-            refused_arg,
-        ],
-        &cache,
-    );
-    let message = text(&output);
-    assert_eq!(output.status.code(), Some(1), "{message}");
+    let message = refused_with(&[hex_0, sealed.to_str().unwrap()]);
     assert!(
         message.contains("sealed") && message.contains("bytes or more, above the"),
         "{message}"

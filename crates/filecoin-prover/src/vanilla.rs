@@ -97,11 +97,13 @@ impl VanillaBytes {
             strings
                 .iter()
                 .enumerate()
-                .map(|(i, text)| match text.is_empty() {
-                    true => Err(format!("element {i} of the JSON array is empty")),
-                    false => base64::engine::general_purpose::STANDARD
+                .map(|(i, text)| {
+                    if text.is_empty() {
+                        return Err(format!("element {i} of the JSON array is empty"));
+                    }
+                    base64::engine::general_purpose::STANDARD
                         .decode(text)
-                        .map_err(|e| format!("element {i} of the JSON array is not base64: {e}")),
+                        .map_err(|e| format!("element {i} of the JSON array is not base64: {e}"))
                 })
                 .collect(),
         )

@@ -310,8 +310,11 @@ pub struct pce_backend_vtable {
 }
 
 /// Size of a version-2 vtable: the least `struct_size` a plugin may
-/// report. Fields appended later within version 2 are optional.
-pub const PCE_BACKEND_VTABLE_V2_SIZE: usize = std::mem::size_of::<pce_backend_vtable>();
+/// report. It ends at `msm`, not at the struct's end, so that a field
+/// appended later within version 2 stays optional: plugins built before it
+/// (a smaller `struct_size`) still load.
+pub const PCE_BACKEND_VTABLE_V2_SIZE: usize =
+    std::mem::offset_of!(pce_backend_vtable, msm) + std::mem::size_of::<usize>();
 
 // SAFETY: a vtable is immutable static data (function pointers and pointers
 // to static strings), shared by all threads of the plugin by contract.

@@ -242,6 +242,10 @@ impl Backend {
                 return Err(bad(format!("{field} is null")));
             }
         }
+        // A field appended to the struct would lie beyond `needed` in an
+        // older plugin's vtable: it must then be read through `struct_size`,
+        // not through this reference.
+        const _: () = assert!(ffi::PCE_BACKEND_VTABLE_V2_SIZE == size_of::<pce_backend_vtable>());
         // SAFETY: the plugin's vtable has at least `needed` readable bytes,
         // every field this host knows, the required functions non-null; it
         // is static and immutable.

@@ -403,7 +403,8 @@ impl Device {
             let backend = self.backend.name();
             format!("backend {backend}: {operation} on {elements} elements")
         };
-        crate::watchdog::watched(what, elements, call)
+        let device = (self.backend.inner.vtable as *const _ as usize, self.index);
+        crate::watchdog::watched(what, device, elements, call)
     }
 
     /// An answer of the plugin that breaks the ABI's contract.

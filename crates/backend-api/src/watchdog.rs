@@ -14,6 +14,13 @@
 //! The same description names the operation if the plugin crashes the
 //! process instead ([`crate::crash`]).
 //!
+//! Operations on one device may queue behind each other inside the plugin
+//! (two daemon workers sharing a GPU): an operation's clock restarts when
+//! an operation on the same device that began before it returns, so that
+//! time spent waiting for another's work is not counted against it. A
+//! device that hangs returns nothing, so nothing restarts the clocks of
+//! what waits behind it.
+//!
 //! The deadline of an operation on `n` elements is
 //! `scale × (BASE + n × PER_ELEMENT)`: five minutes plus 10 µs per element
 //! (27 minutes for an MSM of 2^27 points, more than ten times what the CPU
@@ -36,15 +43,50 @@ const PER_ELEMENT: Duration = Duration::from_micros(10);
 /// How often the monitor looks.
 const PERIOD: Duration = Duration::from_millis(100);
 
+/// The device an operation runs on: its plugin's vtable address and the
+/// device's index, the same for every handle opened on that device.
+pub type DeviceKey = (usize, u32);
+
 /// An operation being watched.
 struct Watched {
     what: String,
-    started: Instant,
+    device: DeviceKey,
+    /// When it was registered; orders it among its device's operations.
+    registered: Instant,
+    /// Since when its deadline counts: its registration, or the return of
+    /// the last operation on its device it may have waited for.
+    counted_from: Instant,
     deadline: Duration,
 }
 
+/// The operations in flight, by registration number.
+#[derive(Default)]
+struct InFlight(HashMap<u64, Watched>);
+
+impl InFlight {
+    /// Removes operation `id`, returned at `now`, and restarts the clocks
+    /// of the operations on its device registered after it.
+    fn returned(&mut self, id: u64, now: Instant) {
+        let Some(done) = self.0.remove(&id) else {
+            return;
+        };
+        for waiting in self.0.values_mut() {
+            if waiting.device == done.device && waiting.registered >= done.registered {
+                waiting.counted_from = waiting.counted_from.max(now);
+            }
+        }
+    }
+
+    /// An operation whose deadline has passed at `now`, if any.
+    fn late(&self, now: Instant) -> Option<&Watched> {
+        self.0
+            .values()
+            .find(|w| now.saturating_duration_since(w.counted_from) > w.deadline)
+    }
+}
+
 struct Monitor {
-    watched: Mutex<HashMap<u64, Watched>>,
+    watched: Mutex<InFlight>,
     next: AtomicU64,
     scale: f64,
 }
@@ -64,7 +106,7 @@ fn monitor() -> &'static Monitor {
                 .expect("spawning the backend watchdog");
         }
         Monitor {
-            watched: Mutex::new(HashMap::new()),
+            watched: Mutex::new(InFlight::default()),
             next: AtomicU64::new(0),
             scale,
         }
@@ -76,11 +118,14 @@ fn watch() {
     loop {
         std::thread::sleep(PERIOD);
         let watched = monitor().watched.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(late) = watched.values().find(|w| w.started.elapsed() > w.deadline) {
+        let now = Instant::now();
+        if let Some(late) = watched.late(now) {
             eprintln!(
-                "error: {} has not returned after {:.1} s (its deadline, scaled by its size; {SCALE_ENV} changes it): the backend is hung; ending the process",
+                "error: {} has not returned after {:.1} s ({:.1} s since its device last returned an operation it may have waited for; its deadline, scaled by its size: {:.1} s; {SCALE_ENV} changes it): the backend is hung; ending the process",
                 late.what,
-                late.started.elapsed().as_secs_f64(),
+                now.duration_since(late.registered).as_secs_f64(),
+                now.duration_since(late.counted_from).as_secs_f64(),
+                late.deadline.as_secs_f64(),
             );
             tracing::error!(operation = %late.what, "backend operation past its deadline; exiting");
             // Not `exit`: its atexit handlers and library destructors (a GPU
@@ -106,24 +151,33 @@ fn deadline_scaled(elements: u64, scale: f64) -> Option<Duration> {
         .flatten()
 }
 
-/// Runs `call`, an operation described by `what` on `elements` elements,
-/// under its deadline.
-pub fn watched<T>(what: impl FnOnce() -> String, elements: u64, call: impl FnOnce() -> T) -> T {
+/// Runs `call`, an operation described by `what` on `elements` elements
+/// on `device`, under its deadline.
+pub fn watched<T>(
+    what: impl FnOnce() -> String,
+    device: DeviceKey,
+    elements: u64,
+    call: impl FnOnce() -> T,
+) -> T {
     let what = what();
     let Some(deadline) = deadline(elements) else {
         return crate::crash::during(&what, call);
     };
     let registry = monitor();
     let id = registry.next.fetch_add(1, Ordering::Relaxed);
+    let now = Instant::now();
     let entry = Watched {
         what: what.clone(),
-        started: Instant::now(),
+        device,
+        registered: now,
+        counted_from: now,
         deadline,
     };
     registry
         .watched
         .lock()
         .unwrap_or_else(|e| e.into_inner())
+        .0
         .insert(id, entry);
     // Removed however `call` ends, a panic included.
     struct Done(u64);
@@ -133,7 +187,7 @@ pub fn watched<T>(what: impl FnOnce() -> String, elements: u64, call: impl FnOnc
                 .watched
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
-                .remove(&self.0);
+                .returned(self.0, Instant::now());
         }
     }
     let _done = Done(id);
@@ -153,5 +207,56 @@ mod tests {
         );
         assert_eq!(deadline_scaled(1 << 27, 0.0), None);
         assert_eq!(deadline_scaled(1 << 27, 1e17), None);
+    }
+
+    fn op(device: DeviceKey, registered: Instant, deadline_s: u64) -> Watched {
+        Watched {
+            what: format!("on {device:?}"),
+            device,
+            registered,
+            counted_from: registered,
+            deadline: Duration::from_secs(deadline_s),
+        }
+    }
+
+    #[test]
+    fn time_waiting_behind_an_earlier_operation_on_the_device_is_not_counted() {
+        let t0 = Instant::now();
+        let at = |s: u64| t0 + Duration::from_secs(s);
+        let gpu = (1, 0);
+        let other_gpu = (1, 1);
+        let mut in_flight = InFlight::default();
+        // A long MSM, then a small one queued behind it, and one on another
+        // device registered between them.
+        in_flight.0.insert(0, op(gpu, at(0), 1000));
+        in_flight.0.insert(1, op(other_gpu, at(5), 100));
+        in_flight.0.insert(2, op(gpu, at(10), 100));
+        assert!(in_flight.late(at(100)).is_none());
+        // The long one returns at 500: the small one's clock restarts, the
+        // other device's does not.
+        in_flight.returned(0, at(500));
+        in_flight.0.remove(&1);
+        assert!(in_flight.late(at(590)).is_none());
+        assert_eq!(in_flight.late(at(601)).unwrap().what, format!("on {gpu:?}"));
+    }
+
+    #[test]
+    fn a_hung_operation_is_late_however_many_later_ones_return() {
+        let t0 = Instant::now();
+        let at = |s: u64| t0 + Duration::from_secs(s);
+        let gpu = (1, 0);
+        let mut in_flight = InFlight::default();
+        in_flight.0.insert(0, op(gpu, at(0), 100));
+        // Later operations on the same device (its other streams) keep
+        // returning; they began after the hung one, which waited for none.
+        for id in 1..50 {
+            in_flight.0.insert(id, op(gpu, at(id), 10));
+            in_flight.returned(id, at(id + 2));
+        }
+        assert_eq!(in_flight.late(at(101)).unwrap().registered, at(0));
+        // One on another device that returns restarts nothing here either.
+        in_flight.0.insert(99, op((2, 0), at(0), 1000));
+        in_flight.returned(99, at(100));
+        assert_eq!(in_flight.late(at(101)).unwrap().registered, at(0));
     }
 }

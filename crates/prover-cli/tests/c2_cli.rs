@@ -807,6 +807,23 @@ fn a_crashing_backend_is_named_before_the_process_dies() {
     assert!(!run.out.exists());
 }
 
+/// A backend whose own thread crashes the process: the operations in
+/// flight are named, the thread's being no plugin call of the host's.
+#[test]
+fn a_crash_on_a_plugins_own_thread_names_the_operations_in_flight() {
+    let run = OnBrokenBackend::new(12);
+    let output = run.c2("crash-thread", &[], &[]);
+    let said = text(&output);
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(output.status.signal(), Some(11), "SIGSEGV: {said}");
+    assert!(
+        said.contains("plugin operations were in flight: backend broken: ntt on")
+            && said.contains("(signal 11)"),
+        "{said}"
+    );
+    assert!(!run.out.exists());
+}
+
 /// A `demo` killed by its plugin leaves its working directory behind (no
 /// cleanup runs in a crashing process); a later `demo` removes it once it
 /// has been left alone for an hour.

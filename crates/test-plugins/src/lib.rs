@@ -14,6 +14,7 @@
 //! | `panic` | NTT and MSM panic |
 //! | `hang` | NTT and MSM never return |
 //! | `crash` | NTT and MSM write to an unmapped address (SIGSEGV) |
+//! | `crash-thread` | the same, on a thread of the plugin's own |
 //! | `wrong` | NTT leaves the data unchanged, MSM returns infinity |
 //! | `chaos` | a raw vtable whose every answer comes from fuzzed bytes ([`chaos`]) |
 //! | `g1-only` | a real plugin without G2 MSMs ([`forwarding`]) |
@@ -80,12 +81,13 @@ fn fault(operation: &str) -> Result<(), PluginError> {
         )),
         "panic" => panic!("simulated bug in {operation}"),
         "crash" => {
-            // An address no process maps, hidden from the optimiser: the
-            // store faults as a vendor's bad pointer would.
-            let unmapped = std::hint::black_box(8usize) as *mut u8;
-            // SAFETY: not safe at all, on purpose: this mode exists to
-            // crash the host with SIGSEGV.
-            unsafe { unmapped.write_volatile(1) };
+            write_to_an_unmapped_address();
+            Ok(())
+        }
+        "crash-thread" => {
+            // As a plugin's worker pool would.
+            let worker = std::thread::spawn(write_to_an_unmapped_address);
+            let _ = worker.join();
             Ok(())
         }
         "hang" => loop {
@@ -93,6 +95,15 @@ fn fault(operation: &str) -> Result<(), PluginError> {
         },
         _ => Ok(()),
     }
+}
+
+/// Faults as a vendor's bad pointer would: SIGSEGV.
+fn write_to_an_unmapped_address() {
+    // An address no process maps, hidden from the optimiser.
+    let unmapped = std::hint::black_box(8usize) as *mut u8;
+    // SAFETY: not safe at all, on purpose: the `crash` modes exist to crash
+    // the host with SIGSEGV.
+    unsafe { unmapped.write_volatile(1) };
 }
 
 /// The broken backend.

@@ -3,7 +3,7 @@
 //! root of unity, coset generator g = 7, 1/n in the inverse), and the
 //! sequence of launches, one upload and one download per vector.
 
-use backend_api::ffi::{pce_fr, PCE_ERR_UNSUPPORTED};
+use backend_api::ffi::{pce_fr, PCE_ERR_OUT_OF_MEMORY, PCE_ERR_UNSUPPORTED};
 use backend_api::interop::{
     fr_as_scalars, fr_as_scalars_mut, root_of_unity, scalars_as_fr, scalars_as_fr_mut,
 };
@@ -27,15 +27,26 @@ const MAX_LOG_SIZE: u32 = 31;
 const TWIDDLE_CHUNK: usize = 1 << 14;
 
 /// `w^i` for `i < n/2`, `w` the domain's root of unity (its inverse for an
-/// inverse transform), in the kernels' layout.
-pub fn twiddles(log_n: u32, inverse: bool) -> Vec<pce_fr> {
+/// inverse transform), in the kernels' layout; `PCE_ERR_OUT_OF_MEMORY`
+/// where the host cannot hold the table (a 2^31 domain's is 32 GiB).
+pub fn twiddles(log_n: u32, inverse: bool) -> Result<Vec<pce_fr>, PluginError> {
     let mut root = root_of_unity(log_n);
     if inverse {
         root = root.invert().expect("a root of unity is invertible");
     }
     let half = (1usize << log_n) / 2;
     // Filled in place: a table of 2^26 elements is 2 GiB of host memory.
-    let mut table = vec![pce_fr::default(); half];
+    let mut table = Vec::new();
+    table.try_reserve_exact(half).map_err(|_| {
+        PluginError::new(
+            PCE_ERR_OUT_OF_MEMORY,
+            format!(
+                "the twiddles of an NTT of 2^{log_n} elements need {} bytes of host memory",
+                half * size_of::<pce_fr>()
+            ),
+        )
+    })?;
+    table.resize(half, pce_fr::default());
     fr_as_scalars_mut(&mut table)
         .par_chunks_mut(TWIDDLE_CHUNK)
         .enumerate()
@@ -46,7 +57,7 @@ pub fn twiddles(log_n: u32, inverse: bool) -> Vec<pce_fr> {
                 power *= root;
             }
         });
-    table
+    Ok(table)
 }
 
 /// `1 / (1 − γ)`, `γ = g^n`: the factor of the last step of the QAP
@@ -139,8 +150,8 @@ impl<B> Domain<B> {
             ));
         }
         // One table on the host at a time.
-        let forward = upload(&twiddles(log_n, false))?;
-        let inverse = upload(&twiddles(log_n, true))?;
+        let forward = upload(&twiddles(log_n, false)?)?;
+        let inverse = upload(&twiddles(log_n, true)?)?;
         Ok(Self {
             log_n,
             forward,
@@ -489,7 +500,7 @@ mod tests {
                 let next = *expected.last().unwrap() * root;
                 expected.push(next);
             }
-            let table = twiddles(log_n, inverse);
+            let table = twiddles(log_n, inverse).unwrap();
             assert_eq!(
                 bytes_of(&table),
                 bytes_of(scalars_as_fr(&expected)),

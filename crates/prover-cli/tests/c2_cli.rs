@@ -790,38 +790,44 @@ fn a_hung_backend_is_a_clear_error_not_a_silent_hang() {
     assert!(!run.out.exists());
 }
 
-/// A backend that crashes the process (SIGSEGV inside an operation): the
-/// process dies of the signal, as it must, but says which backend and
-/// which operation it was in.
-#[test]
-fn a_crashing_backend_is_named_before_the_process_dies() {
-    let run = OnBrokenBackend::new(10);
-    let output = run.c2("crash", &[], &[]);
+/// `c2` on the broken backend in `mode`, which crashes the process with
+/// SIGSEGV: it dies of the signal, as it must, having said `expected`, and
+/// writes no proof.
+fn crashes_saying(seed: u64, mode: &str, expected: &[&str]) {
+    let run = OnBrokenBackend::new(seed);
+    let output = run.c2(mode, &[], &[]);
     let said = text(&output);
     use std::os::unix::process::ExitStatusExt;
     assert_eq!(output.status.signal(), Some(11), "SIGSEGV: {said}");
-    assert!(
-        said.contains("fatal signal 11 inside the plugin, during backend broken: ntt on"),
-        "{said}"
-    );
+    for words in expected {
+        assert!(said.contains(words), "{words:?} not in: {said}");
+    }
     assert!(!run.out.exists());
+}
+
+/// A backend that crashes the process (SIGSEGV inside an operation): it
+/// says which backend and which operation it was in.
+#[test]
+fn a_crashing_backend_is_named_before_the_process_dies() {
+    crashes_saying(
+        10,
+        "crash",
+        &["fatal signal 11 inside the plugin, during backend broken: ntt on"],
+    );
 }
 
 /// A backend whose own thread crashes the process: the operations in
 /// flight are named, the thread's being no plugin call of the host's.
 #[test]
 fn a_crash_on_a_plugins_own_thread_names_the_operations_in_flight() {
-    let run = OnBrokenBackend::new(12);
-    let output = run.c2("crash-thread", &[], &[]);
-    let said = text(&output);
-    use std::os::unix::process::ExitStatusExt;
-    assert_eq!(output.status.signal(), Some(11), "SIGSEGV: {said}");
-    assert!(
-        said.contains("plugin operations were in flight: backend broken: ntt on")
-            && said.contains("(signal 11)"),
-        "{said}"
+    crashes_saying(
+        12,
+        "crash-thread",
+        &[
+            "plugin operations were in flight: backend broken: ntt on",
+            "(signal 11)",
+        ],
     );
-    assert!(!run.out.exists());
 }
 
 /// A `demo` killed by its plugin leaves its working directory behind (no

@@ -197,6 +197,15 @@ fn prove_with(
 ) -> Result<C2Run, C2Error> {
     let first = single_proof_type(inputs)?;
     let config = first.proof_type.config();
+    // The circuit may have been loaded for the interactive proof type,
+    // which shares it (a daemon's preload): the SRS a non-interactive
+    // sector is aggregated with is checked here too, before any proving.
+    if first.proof_type.is_non_interactive() && !options.circuit_proofs {
+        aggregate::check_srs(
+            &first.proof_type.to_string(),
+            usize::from(config.partitions),
+        )?;
+    }
     with_shape!(
         first.proof_type.sector_size,
         prove_loaded_shape,

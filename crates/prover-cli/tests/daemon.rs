@@ -797,6 +797,55 @@ fn post_and_snap_requests_prove_as_curio_sends_them() {
     );
 }
 
+/// A non-interactive PoRep sent to a daemon whose PoRep circuit was
+/// preloaded (for the interactive proof type, which shares it) in a cache
+/// without the SnarkPack SRS fails at once, naming the SRS, before any
+/// partition is proven.
+#[test]
+fn a_non_interactive_porep_without_the_srs_fails_before_proving() {
+    let dir = tempfile::tempdir().unwrap();
+    let shared = shared_parameter_cache();
+    let files = ensure_test_params(ProofType::interactive(2048).unwrap(), 0, false)
+        .unwrap()
+        .0;
+    let cache = dir.path().join("params");
+    std::fs::create_dir_all(&cache).unwrap();
+    for file in [&files.params, &files.vk, &files.pce] {
+        let name = file.file_name().unwrap();
+        std::os::unix::fs::symlink(shared.join(name), cache.join(name)).unwrap();
+    }
+    let ni = ProofType {
+        variant: Variant::NonInteractive,
+        ..ProofType::interactive(2048).unwrap()
+    };
+    let sector = seal_2kib_with(ni.config(), 41, dir.path(), prover_id_of_miner(MINER)).unwrap();
+    let wrapper = lotus_bench_json(&sector.c1, ni, u64::from(sector.sector_id));
+    let request = SubmitProofRequest {
+        registered_proof: ni.id(),
+        ..porep_request("ni", &sector, &serde_json::to_vec(&wrapper).unwrap())
+    };
+    let daemon = Daemon::start_with_env(
+        "127.0.0.1:0",
+        dir.path(),
+        &[],
+        &[("FIL_PROOFS_PARAMETER_CACHE", cache.to_str().unwrap())],
+    );
+    let result = runtime().block_on(async {
+        let client = daemon.client().await;
+        prove(client, request).await
+    });
+    assert_eq!(result.status(), Status::Failed);
+    let srs = cache.join("v28-fil-inner-product-v1.srs");
+    assert!(
+        result.error_message.contains(&srs.display().to_string())
+            && result.error_message.contains("does not exist"),
+        "{}",
+        result.error_message
+    );
+    let log = daemon.log();
+    assert!(!log.contains("partition proven"), "{log}");
+}
+
 /// A WinningPoSt that arrives while the only device proves a
 /// non-interactive PoRep (13 partitions) is proven between two of the
 /// PoRep's partitions: it completes, and verifies, while the PoRep is

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
-use filecoin_prover::aggregate::{ensure_test_srs, test_srs_size};
+use filecoin_prover::aggregate::{ensure_test_srs, srs_path, test_srs_size};
 use filecoin_prover::circuits::{ProofCircuit, KINDS};
 use filecoin_prover::params::ensure_test_params;
 use filecoin_prover::proof_type::{parse_sector_size, ProofType, Variant};
@@ -83,7 +83,9 @@ pub struct GenArgs {
     /// Allow 32GiB and 64GiB, the sizes mainnet and calibnet prove with
     /// the published parameters: a cache holding insecure ones makes
     /// proofs the chain rejects. Point FIL_PROOFS_PARAMETER_CACHE at a
-    /// directory of its own for them.
+    /// directory of its own for them. With --non-interactive, also allows
+    /// the insecure SnarkPack SRS (which serves every size) into a cache
+    /// holding parameters of these sizes.
     #[arg(long)]
     insecure_production_size: bool,
 }
@@ -103,6 +105,49 @@ pub fn insecure_parameters_allowed(circuit: ProofCircuit, allowed: bool) -> Resu
              Give them a cache of their own (FIL_PROOFS_PARAMETER_CACHE=DIR)",
             size >> 30,
             files.params.parent().unwrap_or(&files.params).display()
+        );
+    }
+    Ok(())
+}
+
+/// The parameter files of the production sizes (every kind) in the cache.
+fn production_parameters_in_cache() -> Result<Vec<std::path::PathBuf>> {
+    let mut found = Vec::new();
+    for size in PRODUCTION_SIZES {
+        for kind in KINDS {
+            let files = circuit_of(kind, size)?.files()?;
+            found.extend([files.params, files.vk].into_iter().filter(|f| f.exists()));
+        }
+    }
+    Ok(found)
+}
+
+/// An error unless an insecure SnarkPack SRS may be written into the
+/// cache, where there is none yet: the SRS serves every sector size, so
+/// in a cache holding production parameters (a node's) it would be used
+/// for real sectors, whose aggregates the chain rejects. Such a cache
+/// takes it only with `allowed` (a cache of insecure production-size
+/// parameters for tests).
+fn insecure_srs_allowed(allowed: bool) -> Result<()> {
+    let srs = srs_path();
+    if allowed || srs.exists() {
+        return Ok(());
+    }
+    let production = production_parameters_in_cache()?;
+    if let Some(first) = production.first() {
+        bail!(
+            "refusing to write an insecure test SnarkPack SRS to {}: this cache holds parameters \
+             of production sector sizes ({}{}), and the SRS serves every size, so real sectors' \
+             aggregates would be made with it and rejected by the chain (the production SRS comes \
+             with the Filecoin proof parameters). Give tests a cache of their own \
+             (FIL_PROOFS_PARAMETER_CACHE=DIR), or pass --insecure-production-size if this one \
+             holds only insecure parameters",
+            srs.display(),
+            first.display(),
+            match production.len() - 1 {
+                0 => String::new(),
+                more => format!(" and {more} more"),
+            }
         );
     }
     Ok(())
@@ -184,6 +229,7 @@ fn generate(args: GenArgs) -> Result<ExitCode> {
              filecoin-proofs gives both the same parameter files"
         );
         circuit = proof_type.into();
+        insecure_srs_allowed(args.insecure_production_size)?;
     }
     eprintln!("generating INSECURE test parameters for {circuit}: for testing only, never for real sectors");
     let (files, generated) = step("recording the circuit and generating parameters", || {

@@ -279,7 +279,8 @@ fn params_record_writes_the_pce_files_and_replaces_a_damaged_one() {
 /// `params gen` never writes insecure parameters over a file that may be
 /// published: with a `.vk` alone in the cache (as a lotus node keeps
 /// them) it refuses, naming both files, and leaves the key as it was;
-/// `--force` replaces both. The production sizes are refused without
+/// `--force` replaces both. The production sizes, and the SnarkPack SRS
+/// in a cache holding theirs, are refused without
 /// `--insecure-production-size`, before anything is written.
 #[test]
 fn params_gen_keeps_a_lone_verifying_key_and_refuses_production_sizes() {
@@ -346,4 +347,31 @@ fn params_gen_keeps_a_lone_verifying_key_and_refuses_production_sizes() {
         );
     }
     assert_eq!(std::fs::read_dir(empty.path()).unwrap().count(), 0);
+
+    // The insecure SnarkPack SRS serves every size: refused into a cache
+    // holding production parameters (a node's), before anything is written.
+    let node = tempfile::tempdir().unwrap();
+    let production = filecoin_prover::circuits::ProofCircuit::of_kind("winning-post", "32GiB")
+        .unwrap()
+        .files()
+        .unwrap()
+        .vk;
+    let published = node.path().join(production.file_name().unwrap());
+    std::fs::write(&published, b"a published key").unwrap();
+    let args = [
+        "params",
+        "gen",
+        "--sector-size",
+        "2KiB",
+        "--non-interactive",
+    ];
+    let output = pce_prover(&args, node.path());
+    let said = text(&output);
+    assert_ne!(output.status.code(), Some(0), "{said}");
+    assert!(
+        said.contains("refusing to write an insecure test SnarkPack SRS")
+            && said.contains(&published.display().to_string()),
+        "{said}"
+    );
+    assert_eq!(std::fs::read_dir(node.path()).unwrap().count(), 1);
 }

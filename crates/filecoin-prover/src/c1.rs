@@ -197,6 +197,26 @@ impl C1Input {
                 "{found} partition(s) of vanilla proofs, where {proof_type} has {expected}"
             )));
         }
+        // As filecoin-proofs' `seal_commit_phase2`: a proof made with a
+        // seed never drawn verifies here and is rejected by the chain.
+        for field in ["comm_d", "comm_r", "seed"] {
+            let all_zeros = object
+                .get(field)
+                .and_then(Value::as_array)
+                .is_some_and(|bytes| {
+                    !bytes.is_empty() && bytes.iter().all(|b| b.as_u64() == Some(0))
+                });
+            if all_zeros {
+                return Err(fail(format!(
+                    "{field} is all zeros, which filecoin-proofs' seal_commit_phase2 refuses{}",
+                    if field == "seed" {
+                        " (was this C1 output made before the sector's seed was drawn?)"
+                    } else {
+                        ""
+                    }
+                )));
+            }
+        }
         Ok(Self {
             path: path.to_owned(),
             format,

@@ -56,6 +56,18 @@ fn bad_inputs_are_clear_errors_and_a_corrupt_pce_is_rebuilt() {
         "are for 2048-byte sectors, not for StackedDrg8MiBV1_1",
     );
 
+    // Fields filecoin-proofs refuses all zero (a seed never drawn).
+    for field in ["comm_d", "comm_r", "seed"] {
+        let mut zeroed = serde_json::to_value(&sector.c1).unwrap();
+        zeroed[field] = serde_json::json!(vec![0u8; 32]);
+        expect_c1_error(
+            work.path(),
+            &format!("zero-{field}.json"),
+            &zeroed.to_string(),
+            &format!("{field} is all zeros"),
+        );
+    }
+
     // A proof type given that the file's own contradicts is an error, not
     // ignored.
     let api_path = work.path().join("api.json");

@@ -15,22 +15,40 @@
 //! or once a minute old, whatever process or container wrote it (two
 //! containers sharing a parameter cache see different process ids). Where
 //! the file system has no locks, only a file an hour old whose writer's id
-//! is gone from this system is taken for one.
+//! is gone from this system is taken for one. A process never looks at the
+//! temporary files it is writing itself: where locks are POSIX record
+//! locks underneath (NFS), looking would unlock them.
 //!
 //! [`AtomicFile`] is the primitive (for writers that seek, such as a file
 //! whose header is written last); [`write_atomically`] and
 //! [`create_atomically`] cover the common cases.
 
+use std::collections::HashSet;
 use std::ffi::OsStr;
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
 use std::time::Duration;
 
 /// Distinguishes the temporary files of one process (a daemon may write
 /// the same final path from two jobs).
 static NEXT_TEMPORARY: AtomicU64 = AtomicU64::new(0);
+
+/// The temporary files this process is writing, never taken for orphans
+/// here. Where the file system emulates `flock` with POSIX record locks
+/// (NFS), a process's locks never conflict with each other, and closing
+/// any descriptor of a file drops them all: looking at its own file (open,
+/// try the lock, close) would find it free and unlock it for every other
+/// host.
+static WRITING: Mutex<Option<HashSet<PathBuf>>> = Mutex::new(None);
+
+/// Runs `change` on [`WRITING`].
+fn writing<T>(change: impl FnOnce(&mut HashSet<PathBuf>) -> T) -> T {
+    let mut set = WRITING.lock().unwrap_or_else(|e| e.into_inner());
+    change(set.get_or_insert_with(HashSet::new))
+}
 
 /// A file being written under a temporary name next to its final path.
 ///
@@ -68,16 +86,24 @@ impl AtomicFile {
             let serial = NEXT_TEMPORARY.fetch_add(1, Ordering::Relaxed);
             tmp_name.push(format!(".{}.{serial}.tmp", std::process::id()));
             let tmp = path.with_file_name(tmp_name);
+            // Listed before it exists, so that no look for orphans in this
+            // process ever opens it.
+            writing(|set| set.insert(tmp.clone()));
             match OpenOptions::new().write(true).create_new(true).open(&tmp) {
                 Ok(file) => break (tmp, file),
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists && attempts < 64 => {
-                    attempts += 1
+                Err(e) => {
+                    writing(|set| set.remove(&tmp));
+                    if e.kind() == io::ErrorKind::AlreadyExists && attempts < 64 {
+                        attempts += 1
+                    } else {
+                        return Err(e);
+                    }
                 }
-                Err(e) => return Err(e),
             }
         };
         if let Err(e) = lock_own(&file) {
             let _ = std::fs::remove_file(&tmp);
+            writing(|set| set.remove(&tmp));
             return Err(e);
         }
         Ok(Self {
@@ -144,6 +170,10 @@ impl Drop for AtomicFile {
         if !self.renamed {
             let _ = std::fs::remove_file(&self.tmp);
         }
+        // Closed (and unlocked) first: once unlisted, this process may
+        // look at the name again.
+        drop(self.file.take());
+        writing(|set| set.remove(&self.tmp));
     }
 }
 
@@ -186,6 +216,9 @@ fn remove_orphans(path: &Path, name: &OsStr) {
         let Some(pid) = temporary_owner(&file, name) else {
             continue;
         };
+        if writing(|set| set.contains(&entry.path())) {
+            continue;
+        }
         if is_orphan(&entry.path(), pid) {
             let _ = std::fs::remove_file(entry.path());
         }
@@ -222,7 +255,10 @@ fn lock_own(file: &File) -> io::Result<()> {
 /// creating and locking it, and its process id means nothing here when it
 /// runs in another container.
 fn is_orphan(tmp: &Path, pid: u32) -> bool {
-    let Ok(file) = File::open(tmp) else {
+    // Opened for writing: an exclusive lock emulated with POSIX record
+    // locks (NFS) needs it, and would otherwise fail as if the file
+    // system had none.
+    let Ok(file) = OpenOptions::new().read(true).write(true).open(tmp) else {
         return false;
     };
     let metadata = file.metadata().ok();

@@ -524,11 +524,16 @@ impl<A: Adder> Buckets<A> {
         sum
     }
 }
-/// The checks every MSM entry makes; whether batch-affine buckets are
-/// switched on ([`SWITCH`]).
+/// Whether batch-affine buckets can index `points` points (by `u32`):
+/// larger sums go to blst (192 GiB of G1 points and more).
+fn indexable(points: usize) -> bool {
+    points <= u32::MAX as usize
+}
+
+/// The checks every MSM entry makes; whether batch-affine buckets take it:
+/// switched on ([`SWITCH`]) and [`indexable`].
 fn admitted(points: usize, scalars: &[pce_scalar]) -> bool {
     assert_eq!(points, scalars.len(), "one scalar per point");
-    assert!(points <= u32::MAX as usize, "points are indexed by u32");
     // Canonical scalars, as the ABI has them: `halved` relies on it.
     debug_assert!(
         scalars
@@ -536,7 +541,7 @@ fn admitted(points: usize, scalars: &[pce_scalar]) -> bool {
             .all(|s| s.l.iter().rev().cmp(MODULUS.iter().rev()).is_lt()),
         "scalars below r"
     );
-    enabled()
+    enabled() && indexable(points)
 }
 
 /// `Σ scalars[i] · points[i]` in G1 (scalars canonical, below the group
@@ -589,11 +594,7 @@ fn with_best_window<A: Adder>(
 /// off: the bases of the scalars 1 of a PoRep witness (a third of each
 /// query).
 pub fn sum(points: &[blst_p1_affine]) -> Option<blst_p1> {
-    assert!(
-        points.len() <= u32::MAX as usize,
-        "points are indexed by u32"
-    );
-    if !enabled() {
+    if !enabled() || !indexable(points.len()) {
         return None;
     }
     #[cfg(target_arch = "x86_64")]
@@ -608,11 +609,7 @@ pub fn sum(points: &[blst_p1_affine]) -> Option<blst_p1> {
 /// [`sum`] in G2, from [`LANES_SUM_MIN`] points on with the IFMA
 /// adder, from [`BLST_SUM_MIN_G2`] on with the blst one.
 pub fn sum_g2(points: &[blst_p2_affine]) -> Option<blst_p2> {
-    assert!(
-        points.len() <= u32::MAX as usize,
-        "points are indexed by u32"
-    );
-    if !enabled() {
+    if !enabled() || !indexable(points.len()) {
         return None;
     }
     #[cfg(target_arch = "x86_64")]

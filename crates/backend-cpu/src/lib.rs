@@ -129,19 +129,26 @@ impl Plugin for CpuBackend {
                 format!("the CPU backend's transforms have at most 2^{MAX_LOG_SIZE} elements, not 2^{log_size}"),
             ));
         }
-        // A domain's tables are allocated at once, and a failed allocation
-        // aborts the process: refuse sizes whose tables cannot fit.
+        // Refused early where the tables cannot fit (an allocation that
+        // succeeds beyond the memory available is paged out or killed
+        // later), and where the allocator refuses them.
         let tables = ntt::Domain::table_bytes(log_size);
         let available = meminfo("MemAvailable");
-        if available > 0 && tables > available {
-            return Err(PluginError::new(
+        let out_of_memory = |available: String| {
+            PluginError::new(
                 PCE_ERR_OUT_OF_MEMORY,
                 format!(
-                    "an NTT domain of 2^{log_size} needs {tables} bytes of tables; {available} bytes of memory are available"
+                    "an NTT domain of 2^{log_size} needs {tables} bytes of tables; {available}"
                 ),
-            ));
+            )
+        };
+        if available > 0 && tables > available {
+            return Err(out_of_memory(format!(
+                "{available} bytes of memory are available"
+            )));
         }
-        Ok(ntt::Domain::new(log_size))
+        ntt::Domain::try_new(log_size)
+            .map_err(|_| out_of_memory("the allocator refused them".to_owned()))
     }
 
     fn device_memory(_: &Host) -> Result<MemoryReport, PluginError> {

@@ -22,6 +22,8 @@
 //! scratch per transform (the scalar path 8, its largest stage's gathered
 //! twiddles), which [`Domain::scratch_bytes`] reports to the host.
 
+use std::collections::TryReserveError;
+
 use backend_api::interop::root_of_unity;
 use blst::{blst_fr, blst_fr_add, blst_fr_mul, blst_fr_sub};
 use blstrs::Scalar;
@@ -198,26 +200,45 @@ fn dif_unit_butterfly(lo: &mut Scalar, hi: &mut Scalar) {
     }
 }
 
+/// `len` copies of `value`, or the allocator's refusal: a domain's tables
+/// are gigabytes from 2^27 on, and an infallible allocation that fails
+/// aborts the process.
+pub(crate) fn try_filled<T: Clone>(len: usize, value: T) -> Result<Vec<T>, TryReserveError> {
+    let mut filled = Vec::new();
+    filled.try_reserve_exact(len)?;
+    filled.resize(len, value);
+    Ok(filled)
+}
+
 impl Domain {
-    /// Prepares transforms of size `2^log_n`, `1 ≤ log_n ≤ 32`.
-    pub fn new(log_n: u32) -> Self {
+    /// Prepares transforms of size `2^log_n`, `1 ≤ log_n ≤ 32`; an error
+    /// where its tables cannot be allocated.
+    pub fn try_new(log_n: u32) -> Result<Self, TryReserveError> {
         let omega = root_of_unity(log_n);
         let n = 1usize << log_n;
-        let mut twiddles = vec![Scalar::ONE; n / 2];
+        let mut twiddles = try_filled(n / 2, Scalar::ONE)?;
         scale_by_powers(&mut twiddles, omega, Scalar::ONE);
         let n_inv = Scalar::from(n as u64).invert().expect("n is invertible");
+        // At most 2^LOCAL_LOG / 2 elements.
         let local = 1usize << log_n.min(LOCAL_LOG);
         let local_twiddles = gather(&twiddles, n / local, local / 2);
         #[cfg(target_arch = "x86_64")]
-        let lanes = Self::uses_lanes(log_n).then(|| lanes::Tables::new(log_n, &twiddles));
-        Self {
+        let lanes = Self::uses_lanes(log_n)
+            .then(|| lanes::Tables::new(log_n, &twiddles))
+            .transpose()?;
+        Ok(Self {
             log_n,
             twiddles,
             local_twiddles,
             n_inv,
             #[cfg(target_arch = "x86_64")]
             lanes,
-        }
+        })
+    }
+
+    /// [`Self::try_new`], for sizes whose tables are known to fit (tests).
+    pub fn new(log_n: u32) -> Self {
+        Self::try_new(log_n).expect("the domain's tables fit in memory")
     }
 
     /// Number of elements of one vector.

@@ -56,10 +56,11 @@ pub(crate) fn merge<G: SplitMsm>(
     scalars: &[pce_scalar],
 ) -> Option<Merged<G::Affine>> {
     assert_eq!(points.len(), scalars.len(), "one scalar per point");
+    // Indexed by u32: larger MSMs (2^32 terms and more) are not merged.
+    let index = u32::try_from(scalars.len()).ok()?;
     if scalars.len() < MIN_TERMS || !sample_repeats(scalars) {
         return None;
     }
-    let index = u32::try_from(scalars.len()).expect("fewer than 2^32 terms");
     let mut order: Vec<u32> = (0..index).collect();
     order.par_sort_unstable_by_key(|&i| scalars[i as usize].l);
     let groups: Vec<&[u32]> = order

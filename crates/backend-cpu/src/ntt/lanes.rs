@@ -22,6 +22,8 @@
 //! instructions, on any CPU. What does not depend on the instructions (the
 //! twiddle tables, the layout) is here, once.
 
+use std::collections::TryReserveError;
+
 use blstrs::Scalar;
 use ff::Field;
 use rayon::prelude::*;
@@ -72,9 +74,9 @@ pub(super) struct Tables {
 
 impl Tables {
     /// From the domain's table of `ω^j, j < n/2`.
-    pub(super) fn new(log_n: u32, twiddles: &[Scalar]) -> Self {
+    pub(super) fn new(log_n: u32, twiddles: &[Scalar]) -> Result<Self, TryReserveError> {
         let n = 1usize << log_n;
-        let mut table = vec![[0; 5]; n / 8];
+        let mut table = super::try_filled(n / 8, [0; 5])?;
         table
             .par_iter_mut()
             .enumerate()
@@ -84,7 +86,7 @@ impl Tables {
                 let h = 1 << i.ilog2();
                 *slot = limbs(&prescaled(twiddles[(i - h) * (n / (2 * h))]));
             });
-        Self { twiddles: table }
+        Ok(Self { twiddles: table })
     }
 }
 

@@ -336,7 +336,7 @@ mod tests {
 
     /// This instance's transform of `data`, a vector of `domain`'s size.
     fn lanes_transform(domain: &Domain, data: &mut [Scalar], inverse: bool, coset: bool) {
-        let tables = Tables::new(domain.log_n, &domain.twiddles);
+        let tables = Tables::new(domain.log_n, &domain.twiddles).unwrap();
         let mut buf = scratch(data.len());
         // SAFETY: the calling tests run only where this instance can.
         unsafe {

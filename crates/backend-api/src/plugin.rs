@@ -141,27 +141,34 @@ pub enum Storage<T> {
 }
 
 impl<T: Copy> Storage<T> {
-    /// A copy of `points`.
-    pub fn copy(points: HostPoints<'_, T>) -> Self {
-        Storage::Owned(points.points.to_vec())
-    }
-
-    /// Keeps `points`: the host's memory where it lends it, else a copy.
+    /// Keeps `points`: the host's memory where it lends it, else a copy
+    /// (`PCE_ERR_OUT_OF_MEMORY` where the host cannot hold one: an SRS
+    /// query is tens of GiB).
     ///
     /// # Safety
     /// Lent memory is valid only until the bases are released: the result
     /// must be kept in the bases that the [`Plugin::upload_bases`] call
     /// given `points` returns, and nowhere else (not in a static, not in a
     /// thread that outlives them).
-    pub unsafe fn keep(points: HostPoints<'_, T>) -> Self {
+    pub unsafe fn keep(points: HostPoints<'_, T>) -> Result<Self, PluginError> {
         if points.resident {
-            Storage::Lent(Lent {
+            return Ok(Storage::Lent(Lent {
                 ptr: points.points.as_ptr(),
                 len: points.points.len(),
-            })
-        } else {
-            Storage::Owned(points.points.to_vec())
+            }));
         }
+        let mut copy = Vec::new();
+        copy.try_reserve_exact(points.points.len()).map_err(|_| {
+            PluginError::new(
+                ffi::PCE_ERR_OUT_OF_MEMORY,
+                format!(
+                    "the host refused the {} bytes of a copy of the bases (a host keeping the points while the bases live can lend them instead: PCE_BASES_HOST_RESIDENT)",
+                    std::mem::size_of_val(points.points)
+                ),
+            )
+        })?;
+        copy.extend_from_slice(points.points);
+        Ok(Storage::Owned(copy))
     }
 
     /// The points.

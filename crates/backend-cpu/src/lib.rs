@@ -191,9 +191,9 @@ impl Plugin for CpuBackend {
     fn upload_bases(_: &Host, points: Points<'_>) -> Result<Bases, PluginError> {
         Ok(match points {
             // SAFETY: kept in the bases returned, nowhere else.
-            Points::G1(points) => Bases::G1(unsafe { Storage::keep(points.cast(g1_as_blst)) }),
+            Points::G1(points) => Bases::G1(unsafe { Storage::keep(points.cast(g1_as_blst))? }),
             // SAFETY: as above.
-            Points::G2(points) => Bases::G2(unsafe { Storage::keep(points.cast(g2_as_blst)) }),
+            Points::G2(points) => Bases::G2(unsafe { Storage::keep(points.cast(g2_as_blst))? }),
         })
     }
 

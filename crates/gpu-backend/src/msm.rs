@@ -57,7 +57,7 @@ mod tests;
 
 use std::ops::Range;
 
-use backend_api::ffi::pce_scalar;
+use backend_api::ffi::{pce_scalar, PCE_ERR_OUT_OF_MEMORY};
 use backend_api::plugin::split::Split;
 use backend_api::plugin::PluginError;
 use tracing::warn;
@@ -191,7 +191,15 @@ fn msm_within<C: Curve, E: Engine>(
     let terms_of = |job: &Job| {
         let start = job.k * count + job.range.start - offset;
         let first = job.range.start - bases.chunk(job.chunk).start;
-        Terms::new(&scalars[start..start + job.range.len()], first as u32..)
+        Terms::new(&scalars[start..start + job.range.len()], first as u32..).map_err(|_| {
+            PluginError::new(
+                PCE_ERR_OUT_OF_MEMORY,
+                format!(
+                    "the host refused the memory of an MSM job's terms ({} terms, up to 36 bytes each)",
+                    job.range.len()
+                ),
+            )
+        })
     };
 
     let mut run = Run::<C, E>::new(engine, bases, out.len(), method, budget)?;
@@ -199,7 +207,7 @@ fn msm_within<C: Curve, E: Engine>(
         run.stage_bases(*chunk, 0)?;
     }
     let mut staged = match jobs.first() {
-        Some(job) => Some(run.stage_terms(&terms_of(job), 0)?),
+        Some(job) => Some(run.stage_terms(&terms_of(job)?, 0)?),
         None => None,
     };
     for (j, job) in jobs.iter().enumerate() {
@@ -215,7 +223,7 @@ fn msm_within<C: Curve, E: Engine>(
             }
         }
         staged = match jobs.get(j + 1) {
-            Some(next) => Some(run.stage_terms(&terms_of(next), (j + 1) % 2)?),
+            Some(next) => Some(run.stage_terms(&terms_of(next)?, (j + 1) % 2)?),
             None => None,
         };
         run.launch(job, current, j % 2)?;

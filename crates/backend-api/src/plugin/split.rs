@@ -9,6 +9,7 @@
 //! preallocated ranges (so chunks can be split in parallel), [`Split::new`]
 //! collects sequentially.
 
+use std::collections::TryReserveError;
 use std::mem::MaybeUninit;
 
 use crate::ffi::pce_scalar;
@@ -83,13 +84,22 @@ pub struct Split<T> {
 }
 
 impl<T> Split<T> {
-    /// Splits the terms `(items[i], scalars[i])`, in order.
-    pub fn new(scalars: &[pce_scalar], items: impl IntoIterator<Item = T>) -> Self {
+    /// Splits the terms `(items[i], scalars[i])`, in order, into vectors
+    /// of their exact sizes ([`Counts::of`] first); an error where the
+    /// allocator refuses them (a large MSM's terms are gigabytes).
+    pub fn new(
+        scalars: &[pce_scalar],
+        items: impl IntoIterator<Item = T>,
+    ) -> Result<Self, TryReserveError> {
+        let counts = Counts::of(scalars);
         let mut split = Split {
             ones: Vec::new(),
             others: Vec::new(),
             other_scalars: Vec::new(),
         };
+        split.ones.try_reserve_exact(counts.ones)?;
+        split.others.try_reserve_exact(counts.others)?;
+        split.other_scalars.try_reserve_exact(counts.others)?;
         for (item, scalar) in items.into_iter().zip(scalars) {
             match Term::of(scalar) {
                 Term::Zero => {}
@@ -100,7 +110,7 @@ impl<T> Split<T> {
                 }
             }
         }
-        split
+        Ok(split)
     }
 }
 
@@ -164,7 +174,7 @@ mod tests {
     #[test]
     fn zeros_dropped_ones_apart() {
         let scalars = scalars();
-        let split = Split::new(&scalars, 10u32..);
+        let split = Split::new(&scalars, 10u32..).unwrap();
         assert_eq!(split.ones, [11, 14]);
         assert_eq!(split.others, [12, 13, 15]);
         assert_eq!(
@@ -197,7 +207,7 @@ mod tests {
                 .map(|x| unsafe { x.assume_init() })
                 .collect()
         };
-        let split = Split::new(&scalars, 10u32..);
+        let split = Split::new(&scalars, 10u32..).unwrap();
         assert_eq!(read(&ones), split.ones);
         assert_eq!(read(&others), split.others);
     }

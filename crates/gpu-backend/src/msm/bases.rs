@@ -169,7 +169,7 @@ impl<A: Plain, B> GroupBases<A, B> {
         }
         // SAFETY: these bases are what the plugin's upload_bases returns
         // (through `Bases::new`), and they keep the storage and nothing else.
-        Ok(Self::streamed(engine, unsafe { Storage::keep(points) }))
+        Ok(Self::streamed(engine, unsafe { Storage::keep(points)? }))
     }
 
     /// `points` in device buffers as large as the device allows.

@@ -265,6 +265,24 @@ pub fn prove_observed(
     Ok(outcome)
 }
 
+/// The value most often seen in `values`, the first seen of those seen as
+/// often; `None` for none.
+fn most_common<T: PartialEq + Copy>(values: impl IntoIterator<Item = T>) -> Option<T> {
+    let mut counts: Vec<(T, usize)> = Vec::new();
+    for value in values {
+        match counts.iter_mut().find(|(seen, _)| *seen == value) {
+            Some((_, count)) => *count += 1,
+            None => counts.push((value, 1)),
+        }
+    }
+    // `max_by_key` keeps the last of equal maxima: reversed, the first.
+    counts
+        .into_iter()
+        .rev()
+        .max_by_key(|&(_, count)| count)
+        .map(|(value, _)| value)
+}
+
 /// `pce-prover c2`.
 pub fn c2(args: C2Args) -> Result<ExitCode> {
     let proof_type = parse_proof_type(args.proof_type.as_deref())?;
@@ -286,30 +304,10 @@ pub fn c2(args: C2Args) -> Result<ExitCode> {
         bail!("--sector-id names the sector of a single input; lotus-bench c1.json files carry their own");
     }
     // An input that cannot be read fails alone: the others are proven.
-    let (mut inputs, mut unreadable) = (Vec::new(), Vec::new());
-    let mut outs_of_inputs = Vec::new();
+    let (mut read, mut unreadable) = (Vec::new(), Vec::new());
     for (path, out) in paths.iter().zip(outs) {
         match C1Input::read(path, proof_type) {
-            // One circuit per run: an input of another proof type than the
-            // first fails alone, as an unreadable one.
-            Ok(input)
-                if inputs
-                    .first()
-                    .is_some_and(|first: &C1Input| first.proof_type != input.proof_type) =>
-            {
-                let error = format!(
-                    "{}: a {} sector, where this run proves {} (one proof type per run)",
-                    path.display(),
-                    input.proof_type,
-                    inputs[0].proof_type
-                );
-                eprintln!("error: {error}");
-                unreadable.push(json!({"c1": path.display().to_string(), "error": error}));
-            }
-            Ok(input) => {
-                inputs.push(input);
-                outs_of_inputs.push(out);
-            }
+            Ok(input) => read.push((input, out)),
             Err(e) if paths.len() == 1 => return Err(e.into()),
             Err(e) => {
                 eprintln!("error: {e}");
@@ -317,10 +315,28 @@ pub fn c2(args: C2Args) -> Result<ExitCode> {
             }
         }
     }
-    if inputs.is_empty() {
+    // One circuit per run: the proof type of most inputs (the first in
+    // order of those as common), so that one stray file does not fail the
+    // rest; an input of another type fails alone, as an unreadable one.
+    let Some(proven) = most_common(read.iter().map(|(input, _)| input.proof_type)) else {
         bail!("none of the {} C1 outputs could be read", paths.len());
+    };
+    let (mut inputs, mut outs) = (Vec::new(), Vec::new());
+    for (input, out) in read {
+        if input.proof_type == proven {
+            inputs.push(input);
+            outs.push(out);
+        } else {
+            let error = format!(
+                "{}: a {} sector, where this run proves {}, the proof type of most inputs (one proof type per run)",
+                input.path.display(),
+                input.proof_type,
+                proven
+            );
+            eprintln!("error: {error}");
+            unreadable.push(json!({"c1": input.path.display().to_string(), "error": error}));
+        }
     }
-    let outs = outs_of_inputs;
     let outputs: Vec<&Path> = outs
         .iter()
         .chain(&args.report)
@@ -446,4 +462,17 @@ fn prove_and_write(
     });
     bar.finish_and_clear();
     Ok((run?, unwritten))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::most_common;
+
+    #[test]
+    fn the_most_common_value_wins_and_the_first_seen_breaks_ties() {
+        assert_eq!(most_common([2, 1, 1, 3]), Some(1));
+        assert_eq!(most_common([2, 1, 1, 2, 3]), Some(2));
+        assert_eq!(most_common([3]), Some(3));
+        assert_eq!(most_common(Vec::<u8>::new()), None);
+    }
 }

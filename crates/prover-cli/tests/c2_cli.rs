@@ -296,20 +296,23 @@ fn failures_leave_no_output_behind() {
         "{said}"
     );
 
-    // An input of another proof type than the first (a non-interactive
-    // sector's 13 partitions) fails alone, before anything is proven.
+    // An input of another proof type than most (a non-interactive
+    // sector's 13 partitions) fails alone, before anything is proven, even
+    // where it comes first.
     let dir = work.path().join("mixed");
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::copy(&c1, dir.join("a.json")).unwrap();
     let mut many = serde_json::to_value(&sector.c1).unwrap();
     let partition = many["vanilla_proofs"][0].clone();
     many["vanilla_proofs"] = serde_json::Value::Array(vec![partition; 13]);
-    std::fs::write(dir.join("b.json"), many.to_string()).unwrap();
+    std::fs::write(dir.join("a.json"), many.to_string()).unwrap();
+    std::fs::copy(&c1, dir.join("b.json")).unwrap();
+    std::fs::copy(&c1, dir.join("c.json")).unwrap();
     let said = failing_c2_of_dir(&dir);
     assert!(
-        said.contains("b.json: a StackedDrg2KiBV1_2_Feat_NonInteractivePoRep sector, where this run proves StackedDrg2KiBV1_1 (one proof type per run)"),
+        said.contains("a.json: a StackedDrg2KiBV1_2_Feat_NonInteractivePoRep sector, where this run proves StackedDrg2KiBV1_1, the proof type of most inputs (one proof type per run)"),
         "{said}"
     );
+    assert!(!said.contains("b.json: a"), "{said}");
 }
 
 /// `aggregate` over what `c2 --out-dir` wrote: one proof that

@@ -234,17 +234,30 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
             println!("{status}  {}  ({})", row.case, row.detail);
         }
     };
-    let mut report = run_checks(&device, limits, print);
-    if args.proofs > 0 {
-        let reference = match load(&args.reference) {
+    // The reference first, and its failure is not the backend's (whose
+    // statuses 3 and 4 are): 1, before any check runs.
+    let reference = if args.proofs > 0 {
+        let unusable = |_| {
+            eprintln!(
+                "error: the reference backend {} cannot be used, so proofs cannot be compared",
+                args.reference
+            );
+            ExitCode::FAILURE
+        };
+        let reference = match load(&args.reference).map_err(unusable) {
             Ok(reference) => reference,
             Err(code) => return Ok(code),
         };
-        let reference_device = match open(&reference, 0) {
-            Ok(device) => device,
+        match open(&reference, 0).map_err(unusable) {
+            Ok(device) => Some(device),
             Err(code) => return Ok(code),
-        };
-        let proofs = check_proofs(&device, &reference_device, args.proofs, print);
+        }
+    } else {
+        None
+    };
+    let mut report = run_checks(&device, limits, print);
+    if let Some(reference_device) = &reference {
+        let proofs = check_proofs(&device, reference_device, args.proofs, print);
         report.rows.extend(proofs.rows);
     }
     let absent = match report.absent() {

@@ -68,7 +68,7 @@ pub struct C2Args {
     #[command(flatten)]
     prover: ProverIdArgs,
     /// Sector number, to check the proof with verify_seal (lotus-bench's
-    /// SectorNum is used when present). Only with a single input.
+    /// SectorNum is used when this is not given). Only with a single input.
     #[arg(long, value_name = "N")]
     sector_id: Option<u64>,
     /// Proof type, for filecoin-proofs JSON whose variant cannot be detected

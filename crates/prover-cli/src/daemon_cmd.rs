@@ -17,7 +17,7 @@ use crate::output::{check_writable, write_proof};
 #[derive(Args)]
 pub struct ServeArgs {
     /// TOML configuration (docs/daemon.example.toml documents every field);
-    /// the flags below override it.
+    /// the flags below override it (--preload adds to its list).
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
     /// Listen on host:port, or unix:///path/to.sock.
@@ -43,8 +43,8 @@ pub struct ServeArgs {
     /// Filecoin parameter cache (default: $FIL_PROOFS_PARAMETER_CACHE).
     #[arg(long, value_name = "DIR")]
     param_cache: Option<PathBuf>,
-    /// Circuit to load before listening (porep-2k ... porep-64g); repeat
-    /// for several.
+    /// Circuit to load before listening (porep-2k ... porep-64g), besides
+    /// those the configuration's preload names; repeat for several.
     #[arg(long, value_name = "CIRCUIT")]
     preload: Vec<String>,
     /// Seconds running jobs may take to finish after SIGTERM.

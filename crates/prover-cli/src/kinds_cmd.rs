@@ -293,7 +293,9 @@ pub fn snap_prove(args: SnapArgs) -> Result<ExitCode> {
         vanilla_proofs: args.kind.vanilla()?,
     };
     input.check_count()?;
-    let label = format!("SnapDeals {proof_type}");
+    // As --proof-type takes it, like the other kinds' (the JSON output's
+    // "proof_type").
+    let label = proof_type.to_string();
     let on_daemon = args
         .kind
         .prove_on_daemon(&label, proof_type.partitions(), || {

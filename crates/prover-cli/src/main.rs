@@ -54,8 +54,9 @@ enum Command {
     /// bellperson's CPU implementation; then proves random circuits and a
     /// SHA-256 circuit through it and through the CPU backend, which must
     /// give identical proofs. Prints one row per case and exits
-    /// with 0 if all pass, 1 if any fails, 3 if the backend has no driver or
-    /// device, 4 if it cannot be loaded.
+    /// with 0 if all pass, 1 if any fails (or the reference backend cannot
+    /// be used), 3 if the backend has no driver or device, 4 if it cannot
+    /// be loaded.
     BackendCheck(backend_cmd::CheckArgs),
     /// List the devices of a backend plugin.
     Devices(backend_cmd::DevicesArgs),

@@ -159,6 +159,19 @@ fn broken_backends_fail_cleanly() {
     let missing = pce_prover(&["backend-check", "no-such-backend"], "");
     assert_eq!(missing.status.code(), Some(4), "{}", text(&missing));
     assert!(text(&missing).contains("libpce_backend_no-such-backend.so"));
+    // A reference that cannot be loaded is not the backend's failure (4):
+    // 1, naming it, before any check runs.
+    let no_reference = pce_prover(
+        &["backend-check", "cpu", "--reference", "no-such-backend"],
+        "",
+    );
+    let out = text(&no_reference);
+    assert_eq!(no_reference.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("the reference backend no-such-backend cannot be used")
+            && !out.contains("PASS"),
+        "{out}"
+    );
 }
 
 /// The test plugin's modes that decline G2 MSMs: at the MSM, and at the

@@ -21,7 +21,14 @@ pub fn child(args: &[&str], report: &Path) -> Result<(Duration, serde_json::Valu
     if !status.success() {
         bail!("`pce-prover {}` failed ({status})", args.join(" "));
     }
+    let what = || {
+        format!(
+            "reading the report of `pce-prover {}`, {}",
+            args.join(" "),
+            report.display()
+        )
+    };
     let report =
-        serde_json::from_slice(&std::fs::read(report)?).context("reading the child's report")?;
+        serde_json::from_slice(&std::fs::read(report).with_context(what)?).with_context(what)?;
     Ok((wall, report))
 }

@@ -37,9 +37,9 @@ pub struct BenchDaemonArgs {
     /// Sector number, when the file carries none.
     #[arg(long, value_name = "N")]
     sector_number: Option<u64>,
-    /// Proofs on each side.
-    #[arg(long, default_value_t = 4)]
-    num_proofs: usize,
+    /// Proofs on each side (at least 1).
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..))]
+    num_proofs: u64,
     /// Backend of both sides.
     #[arg(long, default_value = "cpu")]
     backend: String,
@@ -189,8 +189,11 @@ pub fn bench_daemon(args: BenchDaemonArgs) -> Result<ExitCode> {
 
     let mean =
         |times: &[Duration]| times.iter().sum::<Duration>().as_secs_f64() / times.len() as f64;
-    let quantile =
-        |q: f64| latencies[((latencies.len() - 1) as f64 * q).round() as usize].as_secs_f64() * 1e3;
+    // Status polls while the daemon proved; none where it was too quick.
+    let quantile = |q: f64| {
+        let last = latencies.len().checked_sub(1)?;
+        Some(latencies[(last as f64 * q).round() as usize].as_secs_f64() * 1e3)
+    };
     let (c2_mean, daemon_mean) = (mean(&c2_times), mean(&daemon_times));
     println!(
         "{} proofs of {} ({}), backend {}",
@@ -215,13 +218,13 @@ pub fn bench_daemon(args: BenchDaemonArgs) -> Result<ExitCode> {
         daemon_mean / c2_mean,
         c2_mean - daemon_mean
     );
-    println!(
-        "GetStatus while proving: {} calls, median {:.2} ms, p99 {:.2} ms, max {:.2} ms",
-        latencies.len(),
-        quantile(0.5),
-        quantile(0.99),
-        quantile(1.0)
-    );
+    match (quantile(0.5), quantile(0.99), quantile(1.0)) {
+        (Some(median), Some(p99), Some(max)) => println!(
+            "GetStatus while proving: {} calls, median {median:.2} ms, p99 {p99:.2} ms, max {max:.2} ms",
+            latencies.len(),
+        ),
+        _ => println!("GetStatus while proving: no calls (the proofs ended first)"),
+    }
     if let Some(path) = &args.json {
         let secs = |t: &[Duration]| t.iter().map(Duration::as_secs_f64).collect::<Vec<_>>();
         let report = json!({

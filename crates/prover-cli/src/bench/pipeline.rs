@@ -41,8 +41,10 @@ pub struct BenchPipelineArgs {
     num_proofs: u64,
     #[command(flatten)]
     prove: ProveArgs,
-    /// Miner actor id: every proof is then checked with verify_seal
-    /// (needed by --compare-old, as filecoin-proofs verifies its proofs).
+    /// Miner actor id: every proof of an input that carries its sector
+    /// number (lotus-bench c1.json) is then checked with verify_seal, the
+    /// others' partition proofs only (needed by --compare-old, as
+    /// filecoin-proofs verifies its proofs).
     #[arg(long, value_name = "N")]
     miner_id: Option<u64>,
     /// Then prove the same sectors with filecoin-proofs' seal_commit_phase2,

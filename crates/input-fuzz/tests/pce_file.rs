@@ -148,3 +148,39 @@ fn a_section_count_that_wraps_when_padded_is_refused() {
         );
     }
 }
+
+/// A count the reader knows (the shape's 3 values) that the file claims
+/// otherwise, in a sparse file as long as the claim (16 GiB that take no
+/// disk): refused before anything is allocated for it, by the loader and
+/// by the size the daemon plans from.
+#[test]
+fn a_section_of_known_length_claiming_more_is_refused_before_allocating() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut bytes = seed_files(dir.path()).swap_remove(0);
+    let tag = b"shape\0\0\0\0\0\0\0\0\0\0\0";
+    let at = bytes
+        .windows(tag.len())
+        .position(|window| window == tag)
+        .expect("the seed has the section");
+    let claimed: u64 = 1 << 31;
+    bytes[at + 24..at + 32].copy_from_slice(&claimed.to_le_bytes());
+    let content_len = 1u64 << 35;
+    bytes[CONTENT_LEN].copy_from_slice(&content_len.to_le_bytes());
+    let path = dir.path().join("sparse.pce");
+    std::fs::write(&path, &bytes).unwrap();
+    let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+    file.set_len(HEADER_LEN as u64 + content_len).unwrap();
+    drop(file);
+    let loaded = PrecompiledCircuit::load(&path)
+        .map(|_| ())
+        .unwrap_err()
+        .to_string();
+    let planned = PceSize::of_file(&path).map(|_| ()).unwrap_err().to_string();
+    for error in [loaded, planned] {
+        assert!(
+            error.contains("sparse.pce")
+                && error.contains(&format!("holds {claimed} elements, expected 3")),
+            "{error}"
+        );
+    }
+}

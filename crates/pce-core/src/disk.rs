@@ -43,7 +43,7 @@ impl PrecompiledCircuit {
         let [num_inputs, num_aux, num_constraints] = read_shape(&mut input)?;
         let mut density = |tag: &str, len: usize| -> Result<Density, PceError> {
             let at = input.offset();
-            let words = input.section::<u64>(tag)?;
+            let words = input.section_of_len::<u64>(tag, len.div_ceil(64) as u64)?;
             Density::from_words(len, words)
                 .ok_or_else(|| input.corrupt(at, density_mismatch(tag, len)).into())
         };
@@ -52,7 +52,7 @@ impl PrecompiledCircuit {
         let b_aux_density = density("dens.b_aux", num_aux)?;
         let mut matrix = |name: &str| -> Result<CsrMatrix, PceError> {
             let at = input.offset();
-            let m = CsrMatrix::read_sections(&mut input, name)?;
+            let m = CsrMatrix::read_sections(&mut input, name, num_constraints)?;
             if m.num_rows() != num_constraints || m.num_cols() != num_inputs + num_aux {
                 return Err(input
                     .corrupt(
@@ -131,9 +131,6 @@ fn density_mismatch(tag: &str, len: usize) -> String {
 
 /// The `shape` section: inputs, aux variables, constraints.
 fn read_shape(input: &mut FileReader) -> Result<[usize; 3], PceError> {
-    let at = input.offset();
-    let shape = input.section::<u64>("shape")?;
-    let shape = <[u64; 3]>::try_from(shape)
-        .map_err(|s| input.corrupt(at, format!("shape holds {} values, expected 3", s.len())))?;
-    Ok(shape.map(|n| n as usize))
+    let shape = input.section_of_len::<u64>("shape", 3)?;
+    Ok(std::array::from_fn(|i| shape[i] as usize))
 }

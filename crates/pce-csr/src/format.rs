@@ -336,7 +336,39 @@ impl FileReader {
     /// Reads the next section, which must be named `tag` and hold elements of `T`.
     pub fn section<T: Pod>(&mut self, tag: &str) -> Result<Vec<T>, FormatError> {
         let count = self.section_header(tag, std::mem::size_of::<T>())?;
-        let mut data = vec![T::zeroed(); count as usize];
+        self.section_payload(tag, count)
+    }
+
+    /// [`Self::section`] of a section whose number of elements the reader
+    /// knows: another count is an error before anything is allocated for
+    /// it (a damaged count must not cost gigabytes first).
+    pub fn section_of_len<T: Pod>(&mut self, tag: &str, len: u64) -> Result<Vec<T>, FormatError> {
+        let at = self.offset;
+        let count = self.section_header(tag, std::mem::size_of::<T>())?;
+        if count != len {
+            return Err(self.corrupt(
+                at + 24,
+                format!("section {tag:?} holds {count} elements, expected {len}"),
+            ));
+        }
+        self.section_payload(tag, count)
+    }
+
+    /// The `count` elements of section `tag`, whose header was just read.
+    fn section_payload<T: Pod>(&mut self, tag: &str, count: u64) -> Result<Vec<T>, FormatError> {
+        // Within the file's size (checked), which may still be more memory
+        // than there is: refused, an error rather than an abort.
+        let mut data = Vec::new();
+        data.try_reserve_exact(count as usize).map_err(|_| {
+            self.corrupt(
+                self.offset,
+                format!(
+                    "section {tag:?} needs {} bytes, more memory than can be allocated",
+                    count * std::mem::size_of::<T>() as u64
+                ),
+            )
+        })?;
+        data.resize(count as usize, T::zeroed());
         self.read_content(bytemuck::cast_slice_mut(&mut data))?;
         let mut pad = [0u8; 8];
         let pad = &mut pad[..padding(count * std::mem::size_of::<T>() as u64) as usize];

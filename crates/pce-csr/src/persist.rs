@@ -46,21 +46,20 @@ impl CsrMatrix {
         Ok((rows, bytes + Self::block_index_bytes(rows) as u64))
     }
 
-    /// Reads the sections written by [`CsrMatrix::write_sections`] and validates the matrix.
-    pub fn read_sections(input: &mut FileReader, name: &str) -> Result<Self, FormatError> {
+    /// Reads the sections written by [`CsrMatrix::write_sections`] for a
+    /// matrix of `rows` rows, and validates the matrix.
+    pub fn read_sections(
+        input: &mut FileReader,
+        name: &str,
+        rows: usize,
+    ) -> Result<Self, FormatError> {
         let start = input.offset();
-        let num_cols = match input.section::<u64>(&format!("{name}.num_cols"))?[..] {
-            [n] => {
-                usize::try_from(n).map_err(|_| input.corrupt(start, "column count overflows"))?
-            }
-            ref other => {
-                return Err(input.corrupt(
-                    start,
-                    format!("{name}.num_cols holds {} values, expected 1", other.len()),
-                ))
-            }
+        let [num_cols] = input.section_of_len::<u64>(&format!("{name}.num_cols"), 1)?[..] else {
+            unreachable!("a section of one element")
         };
-        let row_lens = input.section(&format!("{name}.row_lens"))?;
+        let num_cols = usize::try_from(num_cols)
+            .map_err(|_| input.corrupt(start, "column count overflows"))?;
+        let row_lens = input.section_of_len(&format!("{name}.row_lens"), rows as u64)?;
         let long_row_lens = input.section(&format!("{name}.long_rows"))?;
         let cols = input.section(&format!("{name}.cols"))?;
         let codes = input.section(&format!("{name}.codes"))?;

@@ -130,7 +130,7 @@ fn file_round_trip_and_damage() {
 
     let read = |path: &std::path::Path| -> Result<CsrMatrix, FormatError> {
         let mut input = FileReader::open(path, *b"TESTMTRX", 3)?;
-        let m = CsrMatrix::read_sections(&mut input, "M")?;
+        let m = CsrMatrix::read_sections(&mut input, "M", matrix.num_rows())?;
         input.finish()?;
         Ok(m)
     };

@@ -98,8 +98,9 @@ pub enum C2Error {
     /// malformed, and saying so beats unwinding through the prover.
     #[error("the {what} are malformed: filecoin-proofs failed on them ({panic})")]
     Malformed {
-        /// The data, e.g. "C1 output's vanilla proofs".
-        what: &'static str,
+        /// The data, e.g. "C1 output's vanilla proofs", and where it came
+        /// from where known.
+        what: String,
         /// What the panic said.
         panic: String,
     },
@@ -215,12 +216,12 @@ impl C2Error {
     /// [`C2Error::Malformed`]: its verifiers assert on some malformed
     /// inputs instead of returning an error.
     pub fn unless_malformed<T>(
-        what: &'static str,
+        what: impl FnOnce() -> String,
         step: impl FnOnce() -> Result<T, C2Error>,
     ) -> Result<T, C2Error> {
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(step)).unwrap_or_else(|panic| {
             Err(C2Error::Malformed {
-                what,
+                what: what(),
                 panic: proving_engine::panic_message(&*panic),
             })
         })

@@ -133,14 +133,17 @@ impl<Tree: 'static + MerkleTreeTrait> PartitionCircuits<Tree> {
     /// or of another proof type or porep id) is refused in seconds instead
     /// of after its partitions are proven.
     pub fn verify_vanilla(&self) -> Result<(), C2Error> {
-        let valid = C2Error::unless_malformed("C1 output's vanilla proofs", || {
-            Vanilla::<Tree>::verify_all_partitions(
-                &self.params,
-                &self.public_inputs,
-                &self.c1.vanilla_proofs,
-            )
-            .map_err(C2Error::filecoin("verifying the vanilla proofs"))
-        })?;
+        let valid = C2Error::unless_malformed(
+            || "C1 output's vanilla proofs".into(),
+            || {
+                Vanilla::<Tree>::verify_all_partitions(
+                    &self.params,
+                    &self.public_inputs,
+                    &self.c1.vanilla_proofs,
+                )
+                .map_err(C2Error::filecoin("verifying the vanilla proofs"))
+            },
+        )?;
         match valid {
             true => Ok(()),
             false => Err(C2Error::InvalidVanillaProofs),

@@ -511,10 +511,14 @@ impl<Tree: 'static + MerkleTreeTrait> ProofKind for PoStJob<'_, Tree> {
             sectors,
             k: None,
         };
+        let malformed = || {
+            let sources = VanillaBytes::sources(&self.input.vanilla_proofs);
+            format!("PoSt vanilla proofs ({sources})")
+        };
         let partitions = match self.input.partition {
             None => {
                 let count = self.partitions();
-                let partitions = C2Error::unless_malformed("PoSt vanilla proofs", || {
+                let partitions = C2Error::unless_malformed(malformed, || {
                     partition_vanilla_proofs(&self.config, &params, &inputs, count, &proofs.proofs)
                         .map_err(|e| self.refused(e, &proofs))
                 })?;
@@ -539,7 +543,7 @@ impl<Tree: 'static + MerkleTreeTrait> ProofKind for PoStJob<'_, Tree> {
                     });
                 }
                 inputs.k = Some(k);
-                let proof = C2Error::unless_malformed("PoSt vanilla proofs", || {
+                let proof = C2Error::unless_malformed(malformed, || {
                     single_partition_vanilla_proofs(&self.config, &params, &inputs, &proofs.proofs)
                         .map_err(|e| self.refused(e, &proofs))
                 })?;

@@ -288,7 +288,14 @@ impl<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>> ProofKind for Update
         // Partition by partition (as `verify_all_partitions` does), to name
         // the one that does not verify.
         let verifies_as = |k: usize, proof: &PartitionProof<Tree>| {
-            C2Error::unless_malformed("SnapDeals vanilla proofs", || {
+            let source = || {
+                let source = self.input.vanilla_proofs.get(k).map(|v| v.source.display());
+                format!(
+                    "SnapDeals vanilla proofs (partition {k}'s: {})",
+                    source.map_or(String::new(), |s| s.to_string())
+                )
+            };
+            C2Error::unless_malformed(source, || {
                 let inputs = EmptySectorUpdate::<Tree>::with_partition(inputs.clone(), Some(k));
                 EmptySectorUpdate::<Tree>::verify(&params, &inputs, proof)
                     .map_err(C2Error::filecoin("verifying the vanilla proofs"))

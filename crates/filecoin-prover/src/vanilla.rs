@@ -44,6 +44,20 @@ fn unusable(path: &Path, what: String) -> C2Error {
 }
 
 impl VanillaBytes {
+    /// Names the sources of `proofs` for an error about them all: the
+    /// first three, and how many more.
+    pub fn sources(proofs: &[VanillaBytes]) -> String {
+        let named: Vec<String> = proofs
+            .iter()
+            .take(3)
+            .map(|p| p.source.display().to_string())
+            .collect();
+        match proofs.len().saturating_sub(named.len()) {
+            0 => named.join(", "),
+            more => format!("{} and {more} more", named.join(", ")),
+        }
+    }
+
     /// Reads the file `path` (at most [`MAX_VANILLA_BYTES`]).
     pub fn read(path: &Path) -> Result<Self, C2Error> {
         let bytes = read_at_most(path, MAX_VANILLA_BYTES).map_err(|what| unusable(path, what))?;

@@ -382,6 +382,11 @@ fn aggregate_makes_one_proof_of_the_sectors_c2_proved() {
             && message.contains("as the chain derives them"),
         "{message}"
     );
+    // A valid aggregate the chain would refuse (fewer than 4 sectors): said.
+    assert!(
+        message.contains("ProveCommitAggregate refuses fewer than 4 sectors"),
+        "{message}"
+    );
     let aggregate = std::fs::read(&aggregate).unwrap();
     let config = ProofType::interactive(2048).unwrap().config();
     let mut inputs = Vec::new();

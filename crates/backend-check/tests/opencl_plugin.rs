@@ -19,7 +19,7 @@ use group::prime::PrimeCurveAffine;
 
 #[test]
 fn opencl_plugin_conforms_with_its_qap_step() {
-    let Some((_turn, _backend, device)) = common::opencl_device("opencl_plugin") else {
+    let Some((_turn, _backend, device)) = common::opencl_device(&pce_testkit::this_test()) else {
         return;
     };
     let memory = device.memory().unwrap().expect("GPU plugins report memory");
@@ -49,7 +49,7 @@ fn opencl_plugin_conforms_with_its_qap_step() {
 /// for a proof's MSM.
 #[test]
 fn a_memory_query_answers_while_an_msm_runs() {
-    let Some((_turn, _backend, device)) = common::opencl_device("opencl_plugin") else {
+    let Some((_turn, _backend, device)) = common::opencl_device(&pce_testkit::this_test()) else {
         return;
     };
     let idle = device.memory().unwrap().expect("GPU plugins report memory");
@@ -97,7 +97,7 @@ fn a_memory_query_answers_while_an_msm_runs() {
 /// devices hold nothing, so their handles cannot be told apart.)
 #[test]
 fn a_handle_of_another_device_is_refused() {
-    let Some((_turn, backend, made_on)) = common::opencl_device("opencl_plugin") else {
+    let Some((_turn, backend, made_on)) = common::opencl_device(&pce_testkit::this_test()) else {
         return;
     };
     let other = backend.open(0).unwrap();

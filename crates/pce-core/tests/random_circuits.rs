@@ -3,6 +3,13 @@
 //! (repeated variables, zero and arbitrary coefficients), inputs allocated
 //! between aux variables, namespaces, and sub-circuits synthesized
 //! separately and merged through `extend` as storage-proofs does.
+//!
+//! The reference, `synthesize_enforcing`, is pce-core's port of
+//! bellperson's enforce-time evaluation and shares `synthesize_as_prover`
+//! (the ONE input, the `input · 0 = 0` rows) with extraction and witness
+//! generation: a fault there is invisible here. groth16-prover's
+//! `bellperson_identical` covers it, comparing whole proofs with
+//! bellperson's own `create_proof_batch`.
 
 use blstrs::Scalar;
 use ff::Field;

@@ -13,6 +13,15 @@ pub mod random;
 pub mod sha256;
 pub mod squares;
 
+/// The name of the test running on this thread (the test harness names
+/// each test's thread after it), for helpers that several tests share.
+pub fn this_test() -> String {
+    std::thread::current()
+        .name()
+        .unwrap_or("a test on an unnamed thread")
+        .to_owned()
+}
+
 /// Says that `test` did not run, and why: on standard error (shown with
 /// `--nocapture`), and as a line appended to the file `$PCE_SKIPPED_LOG`
 /// names, so that `.ci/run` counts and lists skipped tests in its summary

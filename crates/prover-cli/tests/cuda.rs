@@ -21,7 +21,11 @@ fn cuda_backend_conforms_or_reports_no_driver() {
         assert_eq!(check.status.code(), Some(3), "{out}");
         assert!(out.contains("no CUDA"), "{out}");
         assert!(!out.contains("panicked"), "{out}");
-        return;
+        // Only the half without a driver ran: said in the summary.
+        return pce_testkit::skip(
+            "cuda_backend_conforms_or_reports_no_driver",
+            "no CUDA driver or device: its conformance and proofs were not checked",
+        );
     }
     assert_eq!(devices.status.code(), Some(0), "{out}");
     let args = [

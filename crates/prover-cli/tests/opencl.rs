@@ -29,7 +29,7 @@ fn skip_without_opencl(output: &std::process::Output) -> bool {
     let missing = output.status.code() == Some(3) && text(output).contains("no OpenCL");
     if missing && std::env::var_os("CI").is_none() {
         pce_testkit::skip(
-            "an OpenCL test of prover-cli",
+            &pce_testkit::this_test(),
             &format!("no OpenCL platform on this machine ({})", text(output)),
         );
         return true;

@@ -146,7 +146,7 @@ fn loader_errors_name_the_file_and_the_problem() {
             assert!(matches!(err, LoadError::NotAPlugin { .. }), "{err}");
         }
         None => pce_testkit::skip(
-            "the missing-symbol case",
+            "loader_errors_name_the_file_and_the_problem (its library without the entry symbol)",
             "no system C library at a known path",
         ),
     }

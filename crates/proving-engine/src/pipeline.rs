@@ -781,6 +781,17 @@ fn prove_partition<J: Job>(
                     }
                 }
             }
+            // The fallback would have taken it: the fault is no more the
+            // device's than any a fallback recovers (no DeviceFailed), and
+            // the job ends as it has ended, or as cancelled.
+            Some(_) if worth_another_backend(&failure) => Err(if shared.options.cancelled() {
+                EngineError::Cancelled
+            } else {
+                EngineError::Prove {
+                    partition,
+                    source: failure,
+                }
+            }),
             _ => {
                 if device_to_blame(&failure, None) {
                     (shared.observer)(Event::DeviceFailed {
@@ -803,17 +814,9 @@ fn prove_partition<J: Job>(
         Ok(proof) => proof,
         Err(error) => return shared.fail(job, error.into(), to_caller),
     };
-    if let Some(count) = shared.proven_on.get(device) {
-        count.fetch_add(1, Ordering::Relaxed);
-    }
-    info!(job = %shared.jobs[job].label(), partition, device, "partition proven and verified");
-    (shared.observer)(Event::PartitionProven {
-        job,
-        partition,
-        device,
-    });
     let complete = {
         let mut state = shared.state(job);
+        // A job that has failed meanwhile drops the proof, uncounted.
         if state.settled {
             return;
         }
@@ -825,6 +828,15 @@ fn prove_partition<J: Job>(
         state.remaining -= 1;
         state.take_if_complete()
     };
+    if let Some(count) = shared.proven_on.get(device) {
+        count.fetch_add(1, Ordering::Relaxed);
+    }
+    info!(job = %shared.jobs[job].label(), partition, device, "partition proven and verified");
+    (shared.observer)(Event::PartitionProven {
+        job,
+        partition,
+        device,
+    });
     shared.finish(job, complete, to_caller);
 }
 

@@ -84,6 +84,8 @@ pub enum StartError {
 struct Paused<'a, 'p> {
     circuit: &'a Arc<Resident>,
     prover: &'a DeviceProver<'p>,
+    /// The paused job's cancellation, which ends any wait here.
+    cancel: &'a AtomicBool,
 }
 
 /// A device the daemon proves on.
@@ -522,13 +524,19 @@ impl Daemon {
         // here is safe, and cheaper than loading it again. One that did not
         // load it just now means no room now.
         let name = circuit_name(job.request.circuit());
-        if self.loads_ahead.wait_for(&name, &job.cancel) == Some(false) {
+        let cancels = [&*job.cancel, paused.cancel];
+        if self.loads_ahead.wait_for(&name, &cancels) == Some(false) {
             return Ok(None);
         }
         let Some((circuit, memory, loading)) =
             self.proving
                 .prepare(job.request.circuit(), input, device, &job.cancel, Wait::No)?
         else {
+            // Its circuit may be loading for a less urgent caller, waiting
+            // for memory in line: served as soon as this job would be.
+            self.proving
+                .circuits
+                .raise_loader(&name, job.priority as u8);
             return Ok(None);
         };
         let same_circuit = Arc::ptr_eq(&circuit, paused.circuit);
@@ -592,10 +600,12 @@ impl Daemon {
         self.tell_service_manager();
         let between_partitions = self.interleave_urgent_jobs.then(|| {
             let (daemon, priority, circuit) = (self.clone(), job.priority, circuit.clone());
+            let cancel = job.cancel.clone();
             BetweenPartitions::new(move |idle| {
                 let paused = Paused {
                     circuit: &circuit,
                     prover: idle,
+                    cancel: &cancel,
                 };
                 daemon.prove_urgent_jobs(slot, priority, paused)
             })

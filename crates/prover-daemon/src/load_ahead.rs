@@ -63,17 +63,17 @@ impl LoadsAhead {
         self.done.notify_all();
     }
 
-    /// Returns once circuit `name` is not being loaded ahead, or `cancel`
-    /// is set: `None` if it was not (or the wait was cancelled), else
+    /// Returns once circuit `name` is not being loaded ahead, or any of
+    /// `cancel` is set: `None` if it was not (or the wait was cancelled), else
     /// whether the load it waited for loaded the circuit (`Some(false)`: it
     /// did not fit beside the loaded circuits a moment ago).
-    pub fn wait_for(&self, name: &str, cancel: &AtomicBool) -> Option<bool> {
+    pub fn wait_for(&self, name: &str, cancel: &[&AtomicBool]) -> Option<bool> {
         let mut state = self.state();
         if !state.loading.contains(name) {
             return None;
         }
         while state.loading.contains(name) {
-            if cancel.load(Ordering::Relaxed) {
+            if cancel.iter().any(|flag| flag.load(Ordering::Relaxed)) {
                 return None;
             }
             state = self
@@ -120,7 +120,7 @@ mod tests {
         static GOING_ON: AtomicBool = AtomicBool::new(false);
         let loads = Arc::new(LoadsAhead::default());
         assert_eq!(
-            loads.wait_for("winning-32g", &GOING_ON),
+            loads.wait_for("winning-32g", &[&GOING_ON]),
             None,
             "nothing to wait for"
         );
@@ -131,14 +131,14 @@ mod tests {
         );
         let waiter = {
             let loads = loads.clone();
-            std::thread::spawn(move || loads.wait_for("winning-32g", &GOING_ON))
+            std::thread::spawn(move || loads.wait_for("winning-32g", &[&GOING_ON]))
         };
         std::thread::sleep(Duration::from_millis(50));
         assert!(!waiter.is_finished(), "returned while the load was running");
         loads.finish("winning-32g", Some(false));
         assert_eq!(waiter.join().unwrap(), Some(false));
         assert_eq!(
-            loads.wait_for("winning-32g", &GOING_ON),
+            loads.wait_for("winning-32g", &[&GOING_ON]),
             None,
             "done: nothing to wait for"
         );
@@ -150,7 +150,7 @@ mod tests {
         loads.start("winning-32g").unwrap().started();
         let waiter = {
             let loads = loads.clone();
-            std::thread::spawn(move || loads.wait_for("winning-32g", &GOING_ON))
+            std::thread::spawn(move || loads.wait_for("winning-32g", &[&GOING_ON]))
         };
         std::thread::sleep(Duration::from_millis(50));
         loads.finish("winning-32g", None);
@@ -159,7 +159,7 @@ mod tests {
         let cancelled = AtomicBool::new(true);
         loads.start("winning-32g").unwrap().started();
         assert_eq!(
-            loads.wait_for("winning-32g", &cancelled),
+            loads.wait_for("winning-32g", &[&GOING_ON, &cancelled]),
             None,
             "a cancelled job does not wait"
         );
@@ -172,7 +172,7 @@ mod tests {
         let marked = loads.start("winning-32g").unwrap();
         drop(marked);
         assert_eq!(
-            loads.wait_for("winning-32g", &GOING_ON),
+            loads.wait_for("winning-32g", &[&GOING_ON]),
             None,
             "nothing to wait for"
         );
@@ -181,7 +181,7 @@ mod tests {
             panic!("submitting the job failed");
         });
         assert!(unwound.is_err());
-        assert_eq!(loads.wait_for("winning-32g", &GOING_ON), None);
+        assert_eq!(loads.wait_for("winning-32g", &[&GOING_ON]), None);
         assert!(loads.start("winning-32g").is_some(), "startable again");
     }
 }

@@ -88,13 +88,35 @@ type Place = (Reverse<u8>, u64);
 /// panics included.
 struct InLine<'a> {
     gate: &'a MemoryGate,
+    /// The ticket's place as issued (it may have been raised since).
     place: Place,
 }
 
 impl Drop for InLine<'_> {
     fn drop(&mut self) {
-        self.gate.lock().line.remove(&self.place);
+        let mut held = self.gate.lock();
+        let place = held.place_of(self.place);
+        held.line.remove(&place);
+        drop(held);
         self.gate.freed.notify_all();
+    }
+}
+
+impl Ticket<'_> {
+    /// Its number, for [`MemoryGate::raise`].
+    pub fn number(&self) -> u64 {
+        self.place.1
+    }
+
+    /// The urgency it was issued with.
+    pub fn urgency(&self) -> u8 {
+        self.place.0 .0
+    }
+}
+
+impl Drop for Ticket<'_> {
+    fn drop(&mut self) {
+        self.gate.lock().raised.remove(&self.place.1);
     }
 }
 
@@ -153,9 +175,19 @@ struct Held {
     /// Tickets of those waiting, in order.
     line: BTreeSet<Place>,
     next_ticket: u64,
+    /// Urgencies tickets were raised to ([`MemoryGate::raise`]), by number.
+    raised: HashMap<u64, u8>,
 }
 
 impl Held {
+    /// Where the ticket issued at `place` stands: raised, if it was.
+    fn place_of(&self, place: Place) -> Place {
+        match self.raised.get(&place.1) {
+            Some(&urgency) if urgency > place.0 .0 => (Reverse(urgency), place.1),
+            _ => place,
+        }
+    }
+
     fn sum(&self, which: impl Fn(&Resident) -> bool) -> u64 {
         self.resident
             .values()
@@ -234,6 +266,25 @@ impl MemoryGate {
         Ticket {
             gate: self,
             place: (Reverse(urgency), number),
+        }
+    }
+
+    /// Raises ticket `number` to `urgency`, if it is less urgent: what a
+    /// more urgent caller does to the ticket of the load it waits behind
+    /// (a circuit's load waiting for memory at its loader's urgency), so
+    /// that the load is served as soon as that caller would be.
+    pub fn raise(&self, number: u64, urgency: u8) {
+        let mut held = self.lock();
+        let raised = held.raised.entry(number).or_insert(urgency);
+        *raised = (*raised).max(urgency);
+        // In line now, it moves up; if not, it lines up raised. (A ticket
+        // dropped meanwhile leaves its entry behind: a few bytes.)
+        let waiting = held.line.iter().copied().find(|place| place.1 == number);
+        if let Some(place) = waiting.filter(|place| urgency > place.0 .0) {
+            held.line.remove(&place);
+            held.line.insert((Reverse(urgency), number));
+            drop(held);
+            self.freed.notify_all();
         }
     }
 
@@ -359,7 +410,9 @@ impl MemoryGate {
         let in_line = match ask.wait {
             Wait::Yes(ticket) => {
                 debug_assert!(std::ptr::eq(ticket.gate, self), "another gate's ticket");
-                self.lock().line.insert(ticket.place);
+                let mut held = self.lock();
+                let place = held.place_of(ticket.place);
+                held.line.insert(place);
                 Some(InLine {
                     gate: self,
                     place: ticket.place,
@@ -369,8 +422,10 @@ impl MemoryGate {
         };
         let (mut held, room) = self.wait_for_room(self.lock(), ask, evict);
         if let Some(in_line) = in_line {
-            // Out of line under the lock held for the caller.
-            held.line.remove(&in_line.place);
+            // Out of line under the lock held for the caller (where it
+            // stands: it may have been raised).
+            let place = held.place_of(in_line.place);
+            held.line.remove(&place);
             self.freed.notify_all();
             std::mem::forget(in_line);
         }
@@ -421,7 +476,7 @@ impl MemoryGate {
                 return (held, Err(too_large));
             }
             let first_in_line = match wait {
-                Wait::Yes(ticket) => held.line.first() == Some(&ticket.place),
+                Wait::Yes(ticket) => held.line.first() == Some(&held.place_of(ticket.place)),
                 Wait::No => true,
             };
             if first_in_line {
@@ -857,6 +912,63 @@ mod tests {
             assert_eq!(later.join().unwrap().unwrap(), 5);
             assert_eq!(earlier.join().unwrap().unwrap(), 45);
         });
+    }
+
+    /// A preload (the least urgent) that waits behind a sealing job is
+    /// raised by a WinningPoSt waiting for that load: it takes the little
+    /// it needs at once, as the WinningPoSt itself would have; and a ticket
+    /// raised before it lines up lines up raised.
+    #[test]
+    fn a_raised_waiter_goes_ahead_as_its_raiser_would() {
+        let gate = Arc::new(MemoryGate::new(100));
+        load(&gate, "x#0", 50);
+        let running = reserve(&gate, "x#0", 40).unwrap();
+        let (sealing, preload) = (gate.line_up(1), gate.line_up(0));
+        std::thread::scope(|scope| {
+            let waits = |bytes, ticket| {
+                let gate = &gate;
+                move || {
+                    gate.reserve(
+                        bytes,
+                        "x#0",
+                        Wait::Yes(ticket),
+                        &NEVER,
+                        &mut nothing_to_evict,
+                    )
+                    .map(|r| r.unwrap().bytes())
+                }
+            };
+            let earlier = scope.spawn(waits(45, &sealing));
+            while gate.lock().line.is_empty() {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            let raised = scope.spawn(waits(5, &preload));
+            while gate.lock().line.len() < 2 {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            std::thread::sleep(Duration::from_millis(50));
+            assert!(!raised.is_finished(), "behind the sealing job until raised");
+            gate.raise(preload.number(), 3);
+            let deadline = std::time::Instant::now() + Duration::from_secs(10);
+            while !raised.is_finished() && std::time::Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            assert!(raised.is_finished(), "the raised preload still waits");
+            assert!(!earlier.is_finished(), "the sealing job still waits");
+            drop(running);
+            assert_eq!(raised.join().unwrap().unwrap(), 5);
+            assert_eq!(earlier.join().unwrap().unwrap(), 45);
+        });
+        let (low, high) = (gate.line_up(0), gate.line_up(2));
+        gate.raise(low.number(), 3);
+        assert_eq!(gate.lock().place_of(low.place), (Reverse(3), low.number()));
+        assert_eq!(gate.lock().place_of(high.place), high.place);
+        let number = low.number();
+        drop(low);
+        assert!(
+            !gate.lock().raised.contains_key(&number),
+            "a dropped ticket's raise is gone"
+        );
     }
 
     #[test]

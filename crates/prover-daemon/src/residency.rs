@@ -135,6 +135,11 @@ pub struct Circuits {
     gate: Arc<MemoryGate>,
     /// The circuits in the registry now, by name.
     uses: Mutex<HashMap<String, Use>>,
+    /// The memory gate's ticket of each circuit's load in progress that
+    /// waits in line, by name: a more urgent caller behind that load raises
+    /// it to its own urgency ([`MemoryGate::raise`]), instead of waiting
+    /// for it at the loader's (a preload's, the least).
+    loaders: Mutex<HashMap<String, u64>>,
     next_generation: AtomicU64,
     /// Called after a circuit is evicted, so that idle workers holding it
     /// let go.
@@ -142,6 +147,25 @@ pub struct Circuits {
     evictions: AtomicU64,
     /// What jobs hold beside a circuit, by its domain.
     jobs: JobBackends,
+}
+
+/// A load in progress listed in [`Circuits::loaders`] until dropped.
+struct LoaderListed<'a> {
+    circuits: &'a Circuits,
+    name: &'a str,
+}
+
+impl<'a> LoaderListed<'a> {
+    fn new(circuits: &'a Circuits, name: &'a str, ticket: u64) -> Self {
+        circuits.loaders().insert(name.to_owned(), ticket);
+        Self { circuits, name }
+    }
+}
+
+impl Drop for LoaderListed<'_> {
+    fn drop(&mut self) {
+        self.circuits.loaders().remove(self.name);
+    }
 }
 
 /// Why a circuit is not there.
@@ -164,6 +188,7 @@ impl Circuits {
             registry: Registry::new(),
             gate,
             uses: Mutex::new(HashMap::new()),
+            loaders: Mutex::new(HashMap::new()),
             next_generation: AtomicU64::new(0),
             on_evict,
             evictions: AtomicU64::new(0),
@@ -189,6 +214,19 @@ impl Circuits {
 
     fn uses(&self) -> MutexGuard<'_, HashMap<String, Use>> {
         self.uses.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn loaders(&self) -> MutexGuard<'_, HashMap<String, u64>> {
+        self.loaders.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Raises the ticket of the load of `name` in progress, if it waits
+    /// in line, to `urgency`.
+    pub fn raise_loader(&self, name: &str, urgency: u8) {
+        let loader = self.loaders().get(name).copied();
+        if let Some(number) = loader {
+            self.gate.raise(number, urgency);
+        }
     }
 
     /// `circuit`, loaded if it is not, with the time it took this caller;
@@ -223,13 +261,28 @@ impl Circuits {
     ) -> Result<Option<(Arc<Resident>, Duration)>, String> {
         let name = circuit_name(circuit);
         let start = Instant::now();
-        let load = || self.load(circuit, &name, wait, cancel, evicting);
+        let load = || {
+            // Listed while it loads, for callers behind it to raise.
+            let _listed = match wait {
+                Wait::Yes(ticket) => Some(LoaderListed::new(self, &name, ticket.number())),
+                Wait::No => None,
+            };
+            self.load(circuit, &name, wait, cancel, evicting)
+        };
         let got = match wait {
             // Behind another caller's load only while the job is not
-            // cancelled: that load may wait minutes for memory.
-            Wait::Yes(_) => self
+            // cancelled: that load may wait minutes for memory, served
+            // no later than this caller would be.
+            Wait::Yes(ticket) => self
                 .registry
-                .get_or_load_while(&name, || cancelled(cancel, &name), load)
+                .get_or_load_while(
+                    &name,
+                    || {
+                        self.raise_loader(&name, ticket.urgency());
+                        cancelled(cancel, &name)
+                    },
+                    load,
+                )
                 .map(Some),
             // Not behind another caller's load, which may wait for memory
             // this caller's paused job holds.

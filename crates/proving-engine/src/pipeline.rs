@@ -30,7 +30,7 @@
 //! threads here.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
@@ -205,6 +205,7 @@ pub fn run_with<J: Job>(
         fallback: fallback
             .as_ref()
             .map(|prover| (prover, AtomicUsize::new(0))),
+        aborted: AtomicBool::new(false),
     };
     let admission = Admission::new(plan.slots);
     let (work, queue) = channel::<WorkItem<'_>>();
@@ -212,7 +213,7 @@ pub fn run_with<J: Job>(
     let (results, received) = channel::<(usize, JobResult<J>)>();
     let mut outcomes: Vec<Option<JobResult<J>>> = jobs.iter().map(|_| None).collect();
     let (shared, admission, queue) = (&shared, &admission, &queue);
-    std::thread::scope(|scope| {
+    let delivered = std::thread::scope(|scope| {
         let to_caller = results.clone();
         scope.spawn(move || produce_all(shared, admission, work, &to_caller));
         for (device, prover) in provers.iter().enumerate() {
@@ -222,8 +223,11 @@ pub fn run_with<J: Job>(
             }
         }
         drop(results);
-        deliver::<J>(received, &mut outcomes, &mut done);
+        deliver::<J>(received, &mut outcomes, &mut done, &shared.aborted)
     });
+    if let Err(panic) = delivered {
+        std::panic::resume_unwind(panic);
+    }
     plan.peak_in_flight = admission.peak();
     Ok(Run {
         results: outcomes
@@ -411,9 +415,17 @@ struct Shared<'a, 'f, 'g, J: Job> {
     proven_on: Vec<AtomicUsize>,
     /// The fallback backend's prover and the partitions it proved.
     fallback: Option<(&'f DeviceProver<'g>, AtomicUsize)>,
+    /// Set when the caller's `done` panicked: the run stops as if
+    /// cancelled, then the panic goes on.
+    aborted: AtomicBool,
 }
 
 impl<J: Job> Shared<'_, '_, '_, J> {
+    /// Whether the run is cancelled: by the caller, or by its own panic.
+    fn cancelled(&self) -> bool {
+        self.options.cancelled() || self.aborted.load(Ordering::Relaxed)
+    }
+
     fn state(&self, job: usize) -> MutexGuard<'_, JobState<J::Statement>> {
         self.states[job].lock().expect("job state poisoned")
     }
@@ -609,7 +621,7 @@ fn produce<'a, J: Job>(
         if shared.is_settled(job) {
             return Ok(true);
         }
-        if shared.options.cancelled() {
+        if shared.cancelled() {
             return Err(EngineError::Cancelled.into());
         }
         Ok(false)
@@ -656,7 +668,7 @@ fn prove_all<J: Job>(
         // Nor once the run is cancelled: its jobs' memory is held until
         // the prover threads see it.
         let between = (shared.options.between_partitions.as_ref())
-            .filter(|_| !shared.all_proven() && !shared.options.cancelled());
+            .filter(|_| !shared.all_proven() && !shared.cancelled());
         let between =
             between.and_then(|work| catch_unwind(AssertUnwindSafe(|| work.run(prover))).err());
         let item = queue.lock().expect("work queue poisoned").recv();
@@ -686,7 +698,7 @@ fn prove_all<J: Job>(
         if shared.is_settled(job) {
             continue; // an earlier partition failed
         }
-        if shared.options.cancelled() {
+        if shared.cancelled() {
             shared.fail(job, EngineError::Cancelled.into(), to_caller);
             continue;
         }
@@ -724,7 +736,7 @@ fn prove_partition<J: Job>(
             Some((fallback, count))
                 if worth_another_backend(&failure)
                     && !shared.is_settled(job)
-                    && !shared.options.cancelled() =>
+                    && !shared.cancelled() =>
             {
                 let device_failure = failure;
                 let failure = device_failure.to_string();
@@ -784,7 +796,7 @@ fn prove_partition<J: Job>(
             // The fallback would have taken it: the fault is no more the
             // device's than any a fallback recovers (no DeviceFailed), and
             // the job ends as it has ended, or as cancelled.
-            Some(_) if worth_another_backend(&failure) => Err(if shared.options.cancelled() {
+            Some(_) if worth_another_backend(&failure) => Err(if shared.cancelled() {
                 EngineError::Cancelled
             } else {
                 EngineError::Prove {
@@ -878,11 +890,21 @@ fn deliver<J: Job>(
     received: Receiver<(usize, JobResult<J>)>,
     outcomes: &mut [Option<JobResult<J>>],
     done: &mut impl FnMut(usize, &JobResult<J>),
-) {
+    aborted: &AtomicBool,
+) -> std::thread::Result<()> {
+    let mut panicked = Ok(());
     for (job, result) in received {
-        done(job, &result);
+        // A panic of `done` cancels the run instead of leaving every other
+        // job to be proven in full while the scope waits for its threads.
+        if panicked.is_ok() {
+            panicked = catch_unwind(AssertUnwindSafe(|| done(job, &result)));
+            if panicked.is_err() {
+                aborted.store(true, Ordering::Relaxed);
+            }
+        }
         outcomes[job] = Some(result);
     }
+    panicked
 }
 
 #[cfg(test)]

@@ -508,3 +508,37 @@ fn a_run_cancelled_while_its_input_is_parsed_generates_no_witness() {
     ));
     assert_eq!(witnesses.load(Ordering::SeqCst), 0);
 }
+
+/// A caller's `done` that panics at the first result cancels the run: the
+/// other jobs' partitions are not all proven before the panic reaches the
+/// caller (it used to wait for every one of them).
+#[test]
+fn a_panic_in_the_callers_done_cancels_the_run_and_reaches_the_caller() {
+    let dir = tempfile::tempdir().unwrap();
+    let circuit = circuit(dir.path(), true);
+    let jobs: Vec<_> = (0..12).map(|k| job(&[k + 3], Fault::None)).collect();
+    let proven = AtomicUsize::new(0);
+    let observed = |event: Event<'_>| {
+        if let Event::PartitionProven { .. } = event {
+            proven.fetch_add(1, Ordering::SeqCst);
+        }
+    };
+    // Each partition takes a moment, as a real one does.
+    let slowed = EngineOptions {
+        between_partitions: Some(BetweenPartitions::new(|_| {
+            std::thread::sleep(Duration::from_millis(50))
+        })),
+        ..options(1)
+    };
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        run(&circuit, &jobs, &slowed, &observed, |_, _| {
+            panic!("the caller's own bug")
+        })
+    }));
+    let Err(panic) = caught else {
+        panic!("the panic did not reach the caller");
+    };
+    assert_eq!(panic.downcast_ref::<&str>(), Some(&"the caller's own bug"));
+    let proven = proven.load(Ordering::SeqCst);
+    assert!(proven < jobs.len(), "{proven} of {} proven", jobs.len());
+}

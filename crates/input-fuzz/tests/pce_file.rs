@@ -117,6 +117,33 @@ fn pce_loader_survives_mutated_files() {
     );
 }
 
+/// `bytes` with the element count of section `tag` (its header: a 16-byte
+/// tag, the element size, 4 reserved bytes, then the count) set to `count`.
+fn with_section_count(mut bytes: Vec<u8>, tag: &str, count: u64) -> Vec<u8> {
+    let mut padded = [0u8; 16];
+    padded[..tag.len()].copy_from_slice(tag.as_bytes());
+    let at = bytes
+        .windows(padded.len())
+        .position(|window| window == padded)
+        .expect("the seed has the section");
+    bytes[at + 24..at + 32].copy_from_slice(&count.to_le_bytes());
+    bytes
+}
+
+/// Asserts that the loader and the size the daemon plans from both refuse
+/// the file at `path`, naming it and saying `expected`.
+fn refused_by_loader_and_planner(path: &Path, expected: &str) {
+    let loaded = PrecompiledCircuit::load(path)
+        .map(|_| ())
+        .unwrap_err()
+        .to_string();
+    let planned = PceSize::of_file(path).map(|_| ()).unwrap_err().to_string();
+    let name = path.file_name().unwrap().to_str().unwrap();
+    for error in [loaded, planned] {
+        assert!(error.contains(name) && error.contains(expected), "{error}");
+    }
+}
+
 /// A section whose length wraps past 2^64 once padded (the 1-byte section
 /// `A.row_lens` claiming 2^64 − 4 elements, the checksum made to match) is
 /// refused as corrupt, naming the file, by the loader and by the size the
@@ -124,29 +151,12 @@ fn pce_loader_survives_mutated_files() {
 #[test]
 fn a_section_count_that_wraps_when_padded_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let mut bytes = seed_files(dir.path()).swap_remove(0);
-    let tag = b"A.row_lens\0\0\0\0\0\0";
-    let at = bytes
-        .windows(tag.len())
-        .position(|window| window == tag)
-        .expect("the seed has the section");
-    // The section header: a 16-byte tag, the element size, 4 reserved
-    // bytes, then the element count.
-    bytes[at + 24..at + 32].copy_from_slice(&(u64::MAX - 3).to_le_bytes());
+    let seed = seed_files(dir.path()).swap_remove(0);
+    let mut bytes = with_section_count(seed, "A.row_lens", u64::MAX - 3);
     reseal(&mut bytes);
     let path = dir.path().join("wrapping.pce");
     std::fs::write(&path, &bytes).unwrap();
-    let loaded = PrecompiledCircuit::load(&path)
-        .map(|_| ())
-        .unwrap_err()
-        .to_string();
-    let planned = PceSize::of_file(&path).map(|_| ()).unwrap_err().to_string();
-    for error in [loaded, planned] {
-        assert!(
-            error.contains("wrapping.pce") && error.contains("more than the file holds"),
-            "{error}"
-        );
-    }
+    refused_by_loader_and_planner(&path, "more than the file holds");
 }
 
 /// A count the reader knows (the shape's 3 values) that the file claims
@@ -156,14 +166,8 @@ fn a_section_count_that_wraps_when_padded_is_refused() {
 #[test]
 fn a_section_of_known_length_claiming_more_is_refused_before_allocating() {
     let dir = tempfile::tempdir().unwrap();
-    let mut bytes = seed_files(dir.path()).swap_remove(0);
-    let tag = b"shape\0\0\0\0\0\0\0\0\0\0\0";
-    let at = bytes
-        .windows(tag.len())
-        .position(|window| window == tag)
-        .expect("the seed has the section");
     let claimed: u64 = 1 << 31;
-    bytes[at + 24..at + 32].copy_from_slice(&claimed.to_le_bytes());
+    let mut bytes = with_section_count(seed_files(dir.path()).swap_remove(0), "shape", claimed);
     let content_len = 1u64 << 35;
     bytes[CONTENT_LEN].copy_from_slice(&content_len.to_le_bytes());
     let path = dir.path().join("sparse.pce");
@@ -171,16 +175,5 @@ fn a_section_of_known_length_claiming_more_is_refused_before_allocating() {
     let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
     file.set_len(HEADER_LEN as u64 + content_len).unwrap();
     drop(file);
-    let loaded = PrecompiledCircuit::load(&path)
-        .map(|_| ())
-        .unwrap_err()
-        .to_string();
-    let planned = PceSize::of_file(&path).map(|_| ()).unwrap_err().to_string();
-    for error in [loaded, planned] {
-        assert!(
-            error.contains("sparse.pce")
-                && error.contains(&format!("holds {claimed} elements, expected 3")),
-            "{error}"
-        );
-    }
+    refused_by_loader_and_planner(&path, &format!("holds {claimed} elements, expected 3"));
 }

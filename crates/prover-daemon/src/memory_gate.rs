@@ -288,6 +288,17 @@ impl MemoryGate {
         }
     }
 
+    /// Undoes [`Self::raise`] for ticket `number`, not in line now (its
+    /// next wait lines up at its own urgency).
+    pub fn lower(&self, number: u64) {
+        let mut held = self.lock();
+        let waiting = held.line.iter().any(|place| place.1 == number);
+        debug_assert!(!waiting, "lowered while in line");
+        if !waiting {
+            held.raised.remove(&number);
+        }
+    }
+
     /// Whether anyone waits for memory now.
     pub fn anyone_waiting(&self) -> bool {
         !self.lock().line.is_empty()
@@ -964,6 +975,9 @@ mod tests {
         assert_eq!(gate.lock().place_of(low.place), (Reverse(3), low.number()));
         assert_eq!(gate.lock().place_of(high.place), high.place);
         let number = low.number();
+        gate.lower(number);
+        assert_eq!(gate.lock().place_of(low.place), low.place, "lowered");
+        gate.raise(number, 3);
         drop(low);
         assert!(
             !gate.lock().raised.contains_key(&number),

@@ -164,7 +164,12 @@ impl<'a> LoaderListed<'a> {
 
 impl Drop for LoaderListed<'_> {
     fn drop(&mut self) {
-        self.circuits.loaders().remove(self.name);
+        // Raised for the load only: the loader's own job, if any, waits
+        // for its memory at its own urgency again.
+        let mut loaders = self.circuits.loaders();
+        if let Some(number) = loaders.remove(self.name) {
+            self.circuits.gate.lower(number);
+        }
     }
 }
 
@@ -223,8 +228,9 @@ impl Circuits {
     /// Raises the ticket of the load of `name` in progress, if it waits
     /// in line, to `urgency`.
     pub fn raise_loader(&self, name: &str, urgency: u8) {
-        let loader = self.loaders().get(name).copied();
-        if let Some(number) = loader {
+        // Under the lock: a load that has just ended is not raised after.
+        let loaders = self.loaders();
+        if let Some(&number) = loaders.get(name) {
             self.gate.raise(number, urgency);
         }
     }

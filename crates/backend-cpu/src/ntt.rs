@@ -200,23 +200,14 @@ fn dif_unit_butterfly(lo: &mut Scalar, hi: &mut Scalar) {
     }
 }
 
-/// `len` copies of `value`, or the allocator's refusal: a domain's tables
-/// are gigabytes from 2^27 on, and an infallible allocation that fails
-/// aborts the process.
-pub(crate) fn try_filled<T: Clone>(len: usize, value: T) -> Result<Vec<T>, TryReserveError> {
-    let mut filled = Vec::new();
-    filled.try_reserve_exact(len)?;
-    filled.resize(len, value);
-    Ok(filled)
-}
-
 impl Domain {
     /// Prepares transforms of size `2^log_n`, `1 ≤ log_n ≤ 32`; an error
     /// where its tables cannot be allocated.
     pub fn try_new(log_n: u32) -> Result<Self, TryReserveError> {
         let omega = root_of_unity(log_n);
         let n = 1usize << log_n;
-        let mut twiddles = try_filled(n / 2, Scalar::ONE)?;
+        // Gigabytes from 2^27 on: refused, not aborted, where they do not fit.
+        let mut twiddles = large_buffers::try_filled(n / 2, Scalar::ONE)?;
         scale_by_powers(&mut twiddles, omega, Scalar::ONE);
         let n_inv = Scalar::from(n as u64).invert().expect("n is invertible");
         // At most 2^LOCAL_LOG / 2 elements.

@@ -289,11 +289,9 @@ impl<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>> ProofKind for Update
         // the one that does not verify.
         let verifies_as = |k: usize, proof: &PartitionProof<Tree>| {
             let source = || {
-                let source = self.input.vanilla_proofs.get(k).map(|v| v.source.display());
-                format!(
-                    "SnapDeals vanilla proofs (partition {k}'s: {})",
-                    source.map_or(String::new(), |s| s.to_string())
-                )
+                let file = self.input.vanilla_proofs.get(k);
+                let file = file.map_or(String::new(), |v| v.source.display().to_string());
+                format!("SnapDeals vanilla proofs (partition {k}'s: {file})")
             };
             C2Error::unless_malformed(source, || {
                 let inputs = EmptySectorUpdate::<Tree>::with_partition(inputs.clone(), Some(k));

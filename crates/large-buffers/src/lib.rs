@@ -87,6 +87,20 @@ pub fn filled<T: Clone + Send + Sync>(len: usize, value: T) -> Vec<T> {
     collect(rayon::iter::repeat_n(value, len))
 }
 
+/// [`filled`], or the allocator's refusal: for sizes a caller must turn
+/// into an error (a plugin's `PCE_ERR_OUT_OF_MEMORY`) where a failed
+/// allocation would abort the process.
+pub fn try_filled<T: Clone + Send + Sync>(
+    len: usize,
+    value: T,
+) -> Result<Vec<T>, std::collections::TryReserveError> {
+    let mut buffer = Vec::new();
+    buffer.try_reserve_exact(len)?;
+    advise_huge_pages(&mut buffer);
+    buffer.par_extend(rayon::iter::repeat_n(value, len));
+    Ok(buffer)
+}
+
 /// Types of which a value whose bytes are all zero is valid, and is the
 /// value [`zeroed`] is asked for.
 ///

@@ -277,8 +277,8 @@ impl MemoryGate {
         let mut held = self.lock();
         let raised = held.raised.entry(number).or_insert(urgency);
         *raised = (*raised).max(urgency);
-        // In line now, it moves up; if not, it lines up raised. (A ticket
-        // dropped meanwhile leaves its entry behind: a few bytes.)
+        // In line now, it moves up; if not, it lines up raised (until
+        // `lower`, or the ticket's drop).
         let waiting = held.line.iter().copied().find(|place| place.1 == number);
         if let Some(place) = waiting.filter(|place| urgency > place.0 .0) {
             held.line.remove(&place);

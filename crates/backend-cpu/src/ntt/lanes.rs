@@ -76,7 +76,7 @@ impl Tables {
     /// From the domain's table of `ω^j, j < n/2`.
     pub(super) fn new(log_n: u32, twiddles: &[Scalar]) -> Result<Self, TryReserveError> {
         let n = 1usize << log_n;
-        let mut table = super::try_filled(n / 8, [0; 5])?;
+        let mut table = large_buffers::try_filled(n / 8, [0; 5])?;
         table
             .par_iter_mut()
             .enumerate()

@@ -36,7 +36,8 @@ pub fn twiddles(log_n: u32, inverse: bool) -> Result<Vec<pce_fr>, PluginError> {
     }
     let half = (1usize << log_n) / 2;
     // Filled in place: a table of 2^26 elements is 2 GiB of host memory.
-    let mut table = large_buffers::try_filled(half, pce_fr::default()).map_err(|_| {
+    let mut table = Vec::new();
+    table.try_reserve_exact(half).map_err(|_| {
         PluginError::new(
             PCE_ERR_OUT_OF_MEMORY,
             format!(
@@ -45,6 +46,7 @@ pub fn twiddles(log_n: u32, inverse: bool) -> Result<Vec<pce_fr>, PluginError> {
             ),
         )
     })?;
+    table.resize(half, pce_fr::default());
     fr_as_scalars_mut(&mut table)
         .par_chunks_mut(TWIDDLE_CHUNK)
         .enumerate()

@@ -13,9 +13,11 @@
 //! then costs 5 multiplications and 1 squaring. An [`Adder`] does a batch:
 //! eight additions at a time on AVX-512 IFMA ([`crate::ifma`], about three
 //! times blst's multiplication rate; G2's Fp2 products as three Fp ones)
-//! where the CPU has it, and elsewhere one
-//! at a time on blst's own assembly field operations (`scalar`), so that
-//! the saving in multiplications is not lost to a slower multiplication.
+//! where the CPU has it; eight at a time on AVX-512F's double-precision
+//! FMA units ([`crate::fma`], about 1.7 times blst's rate) where it has
+//! AVX-512 without IFMA; and elsewhere one at a time on blst's own
+//! assembly field operations (`scalar`), so that the saving in
+//! multiplications is not lost to a slower multiplication.
 //! Buckets stay in blst's affine layout, so the bucket sums are finished
 //! with blst.
 //!
@@ -41,10 +43,11 @@
 //! into an empty bucket (a copy), or with equal x-coordinates (the bucket
 //! is ±P: a doubling or an empty bucket), so a batch never divides by zero.
 //!
-//! The lane adder (`batch_affine/lanes.rs`) is compiled twice, like the
-//! lane arithmetic it uses ([`crate::ifma`]): `hardware` is what
-//! production runs; `emulated`, for tests, runs it on the portable
-//! emulation of the instructions, on any CPU.
+//! The lane adder (`batch_affine/lanes.rs`) is one source compiled three
+//! times, once per lane arithmetic it is given: `hardware` on IFMA
+//! ([`crate::ifma`]) and `fma_lanes` on the FMA units ([`crate::fma`]),
+//! which production runs; `emulated`, for tests, on the portable emulation
+//! of the IFMA instructions, on any CPU.
 
 use backend_api::ffi::pce_scalar;
 use blst::{blst_p1, blst_p1_affine, blst_p2, blst_p2_affine};
@@ -250,7 +253,7 @@ fn signed_point<C: Curve>(points: &[C::Affine], addition: Addition) -> C::Affine
 #[path = "batch_affine"]
 mod hardware {
     /// The lane arithmetic and instructions this instance is compiled for.
-    use crate::ifma::hardware as ifma;
+    use crate::ifma::hardware as field;
 
     mod lanes;
     pub(crate) use lanes::*;
@@ -265,9 +268,23 @@ mod hardware {
 #[path = "batch_affine"]
 mod emulated {
     /// The lane arithmetic and instructions this instance is compiled for.
-    use crate::ifma::emulated as ifma;
+    use crate::ifma::emulated as field;
 
     // The hardware instance's file, on purpose: one source for both.
+    #[allow(clippy::duplicate_mod)]
+    mod lanes;
+    pub(crate) use lanes::*;
+}
+
+/// The same adder on the FMA units' lane arithmetic ([`crate::fma`]), for
+/// CPUs with AVX-512 but without IFMA.
+#[cfg(target_arch = "x86_64")]
+#[path = "batch_affine"]
+mod fma_lanes {
+    /// The lane arithmetic and instructions this instance is compiled for.
+    use crate::fma as field;
+
+    // The hardware instance's file, on purpose: one source for all three.
     #[allow(clippy::duplicate_mod)]
     mod lanes;
     pub(crate) use lanes::*;
@@ -278,6 +295,35 @@ mod emulated {
 const LANES_MIN: usize = 1 << 12;
 /// The same in G2 (measured: docs/benchmarks.md).
 const LANES_MIN_G2: usize = 1 << 12;
+/// The fewest points of a G1 MSM for the FMA lanes' adder.
+const FMA_LANES_MIN: usize = 1 << 14;
+/// The same in G2.
+const FMA_LANES_MIN_G2: usize = 1 << 12;
+/// The fewest points [`sum`] and [`sum_g2`] take with the FMA lanes'
+/// adder.
+const FMA_LANES_SUM_MIN: usize = 1 << 14;
+
+/// Returns from the enclosing function `Some(body)` run with the lane
+/// adder of `$lanes` (`G1LaneAdder` or `G2LaneAdder`) this CPU has, if
+/// any, where the MSM has enough points for it: the IFMA lanes from
+/// `$ifma_min` points, else the FMA lanes from `$fma_min`.
+macro_rules! with_lane_adder {
+    ($lanes:ident, $len:expr, $ifma_min:expr, $fma_min:expr, $adder:ident => $body:expr) => {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if $len >= $ifma_min {
+                if let Some($adder) = hardware::$lanes::new() {
+                    return Some($body);
+                }
+            }
+            if $len >= $fma_min {
+                if let Some($adder) = fma_lanes::$lanes::new() {
+                    return Some($body);
+                }
+            }
+        }
+    };
+}
 /// The fewest points for the blst adder: below, blst's own Pippenger is as
 /// fast or faster (docs/benchmarks.md).
 const BLST_MIN: usize = 1 << 14;
@@ -552,12 +598,13 @@ pub fn msm(points: &[blst_p1_affine], scalars: &[pce_scalar]) -> Option<blst_p1>
     if !admitted(points.len(), scalars) {
         return None;
     }
-    #[cfg(target_arch = "x86_64")]
-    if points.len() >= LANES_MIN {
-        if let Some(adder) = hardware::G1LaneAdder::new() {
-            return Some(with_best_window(&adder, points, scalars));
-        }
-    }
+    with_lane_adder!(
+        G1LaneAdder,
+        points.len(),
+        LANES_MIN,
+        FMA_LANES_MIN,
+        adder => with_best_window(&adder, points, scalars)
+    );
     (points.len() >= BLST_MIN)
         .then(|| with_best_window(&scalar::BlstAdder::<G1>::default(), points, scalars))
 }
@@ -568,12 +615,13 @@ pub fn msm_g2(points: &[blst_p2_affine], scalars: &[pce_scalar]) -> Option<blst_
     if !admitted(points.len(), scalars) {
         return None;
     }
-    #[cfg(target_arch = "x86_64")]
-    if points.len() >= LANES_MIN_G2 {
-        if let Some(adder) = hardware::G2LaneAdder::new() {
-            return Some(with_best_window(&adder, points, scalars));
-        }
-    }
+    with_lane_adder!(
+        G2LaneAdder,
+        points.len(),
+        LANES_MIN_G2,
+        FMA_LANES_MIN_G2,
+        adder => with_best_window(&adder, points, scalars)
+    );
     (points.len() >= BLST_MIN_G2)
         .then(|| with_best_window(&scalar::BlstAdder::<G2>::default(), points, scalars))
 }
@@ -597,12 +645,13 @@ pub fn sum(points: &[blst_p1_affine]) -> Option<blst_p1> {
     if !enabled() || !indexable(points.len()) {
         return None;
     }
-    #[cfg(target_arch = "x86_64")]
-    if points.len() >= LANES_SUM_MIN {
-        if let Some(adder) = hardware::G1LaneAdder::new() {
-            return Some(sum_with(&adder, points));
-        }
-    }
+    with_lane_adder!(
+        G1LaneAdder,
+        points.len(),
+        LANES_SUM_MIN,
+        FMA_LANES_SUM_MIN,
+        adder => sum_with(&adder, points)
+    );
     (points.len() >= BLST_SUM_MIN).then(|| sum_with(&scalar::BlstAdder::<G1>::default(), points))
 }
 
@@ -612,12 +661,13 @@ pub fn sum_g2(points: &[blst_p2_affine]) -> Option<blst_p2> {
     if !enabled() || !indexable(points.len()) {
         return None;
     }
-    #[cfg(target_arch = "x86_64")]
-    if points.len() >= LANES_SUM_MIN {
-        if let Some(adder) = hardware::G2LaneAdder::new() {
-            return Some(sum_with(&adder, points));
-        }
-    }
+    with_lane_adder!(
+        G2LaneAdder,
+        points.len(),
+        LANES_SUM_MIN,
+        FMA_LANES_SUM_MIN,
+        adder => sum_with(&adder, points)
+    );
     (points.len() >= BLST_SUM_MIN_G2).then(|| sum_with(&scalar::BlstAdder::<G2>::default(), points))
 }
 

@@ -39,7 +39,9 @@ pub const SWITCH: &str = "PCE_CPU_IFMA";
 pub fn available() -> bool {
     static AVAILABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *AVAILABLE.get_or_init(|| {
-        std::env::var_os(SWITCH).is_none_or(|value| value != "0")
+        [SWITCH, crate::fma::isa::SWITCH]
+            .iter()
+            .all(|switch| std::env::var_os(switch).is_none_or(|value| value != "0"))
             && std::arch::is_x86_feature_detected!("avx512f")
             && std::arch::is_x86_feature_detected!("avx512ifma")
     })
@@ -140,6 +142,7 @@ pub mod emulation;
 pub mod hardware {
     /// The instructions this instance is compiled for.
     pub(crate) use super::avx512 as isa;
+    pub use super::FP;
 
     mod arithmetic;
     pub use arithmetic::*;
@@ -155,6 +158,7 @@ pub mod hardware {
 pub mod emulated {
     /// The instructions this instance is compiled for.
     pub(crate) use super::emulation as isa;
+    pub use super::FP;
 
     // The hardware instance's file, on purpose: one source for both.
     #[allow(clippy::duplicate_mod)]

@@ -27,6 +27,7 @@ use backend_api::plugin::{
 
 mod batch_affine;
 #[cfg(target_arch = "x86_64")]
+mod fma;
 mod ifma;
 mod msm;
 mod ntt;
@@ -81,7 +82,7 @@ fn physical_memory() -> u64 {
 impl Plugin for CpuBackend {
     const NAME: &'static CStr = c"cpu";
     const DESCRIPTION: &'static CStr =
-        c"pce-prover CPU backend: radix-2 NTT (AVX-512 IFMA where the CPU has it), fused QAP step without IFMA, batch-affine G1 and G2 MSMs (IFMA lanes, else blst field operations), 0/1 split";
+        c"pce-prover CPU backend: radix-2 NTT (AVX-512 IFMA where the CPU has it), fused QAP step without IFMA, batch-affine G1 and G2 MSMs (IFMA lanes, else FMA lanes on AVX-512F, else blst field operations), 0/1 split";
     type Device = Host;
     type Domain = ntt::Domain;
     type Bases = Bases;

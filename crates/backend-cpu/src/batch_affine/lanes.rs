@@ -1,9 +1,11 @@
-//! Batch-affine additions eight at a time on AVX-512 IFMA: the adder of
+//! Batch-affine additions eight at a time on AVX-512 lanes: the adder of
 //! [`super`]'s MSM, in G1 and G2, where the CPU has the instructions.
 //!
-//! Written once for both instances (`batch_affine::hardware` and, in
-//! tests, `batch_affine::emulated`): it takes its lane arithmetic and
-//! instructions from `super::ifma`. Buckets stay in blst's affine layout:
+//! Written once for every instance: it takes its lane arithmetic and
+//! instructions from `super::field`, which is IFMA's (`ifma::hardware` in
+//! `batch_affine::hardware`, `ifma::emulated` in the tests'
+//! `batch_affine::emulated`) or the FMA units' (`fma` in
+//! `batch_affine::fma_lanes`). Buckets stay in blst's affine layout:
 //! each addition's bucket and point are gathered into lanes and the sums
 //! scattered back.
 //!
@@ -16,10 +18,9 @@
 
 use blst::{blst_fp, blst_fp2};
 
-use super::ifma::{self, isa::*, Lanes};
+use super::field::{self, isa::*, Lanes, FP};
 use crate::batch_affine::curve::{Curve, G1, G2};
 use crate::batch_affine::{Adder, Addition, Affine};
-use crate::ifma::FP;
 
 /// Eight elements of the base field Fp.
 pub(crate) type FpLanes = Lanes<8>;
@@ -104,32 +105,32 @@ impl LaneField for FpLanes {
         }
         #[inline]
         unsafe fn add(&self, other: &Self) -> Self {
-            ifma::add(self, other, &FP)
+            field::add(self, other, &FP)
         }
         #[inline]
         unsafe fn sub(&self, other: &Self) -> Self {
-            ifma::sub(self, other, &FP)
+            field::sub(self, other, &FP)
         }
         #[inline]
         unsafe fn mul(&self, other: &Self) -> Self {
-            ifma::mul(self, other, &FP)
+            field::mul(self, other, &FP)
         }
         #[inline]
         unsafe fn square(&self) -> Self {
-            ifma::mul(self, self, &FP)
+            field::mul(self, self, &FP)
         }
         #[inline]
         unsafe fn mul_lazy(&self, other: &Self) -> Self {
-            ifma::mul_unreduced(self, other, &FP)
+            field::mul_unreduced(self, other, &FP)
         }
         #[inline]
         unsafe fn reduce(&self) -> Self {
-            ifma::reduce(self, &FP)
+            field::reduce(self, &FP)
         }
         #[inline]
         unsafe fn negated_where(&self, mask: __mmask8) -> Self {
             let zero = FpLanes::splat(&[0; 8]);
-            let negated = ifma::sub(&zero, self, &FP);
+            let negated = field::sub(&zero, self, &FP);
             Lanes(std::array::from_fn(|i| {
                 _mm512_mask_blend_epi64(mask, self.0[i], negated.0[i])
             }))
@@ -174,43 +175,43 @@ impl LaneField for Fp2Lanes {
         #[inline]
         unsafe fn add(&self, other: &Self) -> Self {
             Self {
-                c0: ifma::add(&self.c0, &other.c0, &FP),
-                c1: ifma::add(&self.c1, &other.c1, &FP),
+                c0: field::add(&self.c0, &other.c0, &FP),
+                c1: field::add(&self.c1, &other.c1, &FP),
             }
         }
         #[inline]
         unsafe fn sub(&self, other: &Self) -> Self {
             Self {
-                c0: ifma::sub(&self.c0, &other.c0, &FP),
-                c1: ifma::sub(&self.c1, &other.c1, &FP),
+                c0: field::sub(&self.c0, &other.c0, &FP),
+                c1: field::sub(&self.c1, &other.c1, &FP),
             }
         }
         #[inline]
         unsafe fn mul(&self, other: &Self) -> Self {
             let (a, b) = (self, other);
-            let c0c0 = ifma::mul(&a.c0, &b.c0, &FP);
-            let c1c1 = ifma::mul(&a.c1, &b.c1, &FP);
-            let sums = ifma::mul(
-                &ifma::add(&a.c0, &a.c1, &FP),
-                &ifma::add(&b.c0, &b.c1, &FP),
+            let c0c0 = field::mul(&a.c0, &b.c0, &FP);
+            let c1c1 = field::mul(&a.c1, &b.c1, &FP);
+            let sums = field::mul(
+                &field::add(&a.c0, &a.c1, &FP),
+                &field::add(&b.c0, &b.c1, &FP),
                 &FP,
             );
             Self {
-                c0: ifma::sub(&c0c0, &c1c1, &FP),
-                c1: ifma::sub(&ifma::sub(&sums, &c0c0, &FP), &c1c1, &FP),
+                c0: field::sub(&c0c0, &c1c1, &FP),
+                c1: field::sub(&field::sub(&sums, &c0c0, &FP), &c1c1, &FP),
             }
         }
         #[inline]
         unsafe fn square(&self) -> Self {
             let a = self;
-            let product = ifma::mul(&a.c0, &a.c1, &FP);
+            let product = field::mul(&a.c0, &a.c1, &FP);
             Self {
-                c0: ifma::mul(
-                    &ifma::add(&a.c0, &a.c1, &FP),
-                    &ifma::sub(&a.c0, &a.c1, &FP),
+                c0: field::mul(
+                    &field::add(&a.c0, &a.c1, &FP),
+                    &field::sub(&a.c0, &a.c1, &FP),
                     &FP,
                 ),
-                c1: ifma::add(&product, &product, &FP),
+                c1: field::add(&product, &product, &FP),
             }
         }
         /// Canonical, not lazy: `square` subtracts its factor's parts,
@@ -276,16 +277,16 @@ struct Forward<F> {
     product: F,
 }
 
-/// The IFMA adder of points with coordinates in `F`: scratch for the first
+/// The lane adder of points with coordinates in `F`: scratch for the first
 /// pass over a batch.
 #[derive(Clone)]
 pub(crate) struct LaneAdder<F> {
     forward: Vec<Forward<F>>,
 }
 
-/// The IFMA adder of G1.
+/// The lane adder of G1.
 pub(crate) type G1LaneAdder = LaneAdder<FpLanes>;
-/// The IFMA adder of G2.
+/// The lane adder of G2.
 pub(crate) type G2LaneAdder = LaneAdder<Fp2Lanes>;
 
 impl<F> LaneAdder<F> {

@@ -14,8 +14,8 @@ use rand_chacha::ChaCha8Rng;
 
 /// Runs `$body` with `$adder` bound to each adder of group `$group`
 /// in turn: blst's, the IFMA lanes (`$lanes`, `G1LaneAdder` or
-/// `G2LaneAdder`) on their emulation, and on the hardware (named as
-/// skipped where the CPU cannot run them).
+/// `G2LaneAdder`) on their emulation and on the hardware, and the FMA
+/// lanes (each named as skipped where the CPU cannot run them).
 macro_rules! with_each_adder {
     ($group:ident, $lanes:ident, $test:literal, |$adder:ident| $body:block) => {{
         {
@@ -33,6 +33,14 @@ macro_rules! with_each_adder {
             None => pce_testkit::skip(
                 concat!(module_path!(), "::", $test, " (hardware lanes)"),
                 "no AVX-512 IFMA on this CPU",
+            ),
+        }
+        #[cfg(target_arch = "x86_64")]
+        match fma_lanes::$lanes::new() {
+            Some($adder) => $body,
+            None => pce_testkit::skip(
+                concat!(module_path!(), "::", $test, " (FMA lanes)"),
+                "no AVX-512F and DQ on this CPU",
             ),
         }
     }};
@@ -406,6 +414,22 @@ fn fp2_lanes_match_blst() {
     }
     for _ in 0..20 {
         check_fp2_lanes!(hardware, &mut rng);
+    }
+}
+
+#[test]
+#[cfg(target_arch = "x86_64")]
+fn fp2_fma_lanes_match_blst() {
+    if fma_lanes::G2LaneAdder::new().is_none() {
+        pce_testkit::skip(
+            concat!(module_path!(), "::fp2_fma_lanes_match_blst"),
+            "no AVX-512F and DQ on this CPU",
+        );
+        return;
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(10);
+    for _ in 0..20 {
+        check_fp2_lanes!(fma_lanes, &mut rng);
     }
 }
 

@@ -1,7 +1,8 @@
 //! Window widths timed against blst, for tuning (not a test that can fail):
 //! `PCE_MSM_TUNE=22 PCE_MSM_WINDOWS=15,16 cargo test --release -p backend-cpu
 //! --lib tune -- --ignored --nocapture`. It times the adder the CPU gets
-//! (`PCE_CPU_IFMA=0`: blst's field operations) against blst's Pippenger on
+//! (`PCE_CPU_IFMA=0`: the FMA lanes where the CPU has AVX-512F;
+//! `PCE_CPU_AVX512=0`: blst's field operations) against blst's Pippenger on
 //! the same `2^PCE_MSM_TUNE` points, and the sum against blst's.
 //! `PCE_MSM_SKIP_BLST=1` times ours only. `PCE_MSM_GLV_PROXY=1` times ours
 //! on what a GLV split would leave, twice the points with 128-bit scalars
@@ -34,6 +35,9 @@ fn timed<R>(f: impl FnOnce() -> R) -> f64 {
 #[ignore]
 fn tune() {
     if let Some(adder) = hardware::G1LaneAdder::new() {
+        return run(&adder);
+    }
+    if let Some(adder) = fma_lanes::G1LaneAdder::new() {
         return run(&adder);
     }
     run(&scalar::BlstAdder::<G1>::default());

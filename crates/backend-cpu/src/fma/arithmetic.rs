@@ -1,0 +1,296 @@
+//! The lane arithmetic of [`super`]: eight elements of Fp in 48-bit integer
+//! limbs, their repacking from and to blst's words, addition, subtraction
+//! and the Montgomery product on the FMA units.
+
+use super::isa::*;
+use super::{Modulus, HIGH_START, LIMBS, LIMB_BITS, LIMB_MASK, LOW_START, TWO_52, TWO_52_BITS};
+
+/// Eight field elements, limb-sliced: `self.0[i]` holds limb `i` of each,
+/// an integer below `2^48`.
+#[derive(Clone, Copy)]
+pub struct Lanes<const N: usize>(pub [__m512i; N]);
+
+/// The limbs `(word, shift)` of limb `i` starts at, in six 64-bit words.
+const fn position(i: usize) -> (usize, usize) {
+    let bit = i * LIMB_BITS as usize;
+    (bit / 64, bit % 64)
+}
+
+/// Whether limb `i` continues into the next word.
+const fn straddles(i: usize) -> bool {
+    position(i).1 + LIMB_BITS as usize > 64
+}
+
+impl Lanes<LIMBS> {
+    lane_fns!(
+        /// Eight elements from their 64-bit words (blst's layout).
+        pub fn from_words<const WORDS: usize>(elements: &[[u64; WORDS]; 8]) -> Self {
+            let rows: [[u64; 8]; WORDS] = std::array::from_fn(|k| elements.map(|e| e[k]));
+            // SAFETY: unaligned loads of 64 bytes from arrays of 8 u64.
+            let words = rows.map(|row| unsafe { _mm512_loadu_si512(row.as_ptr().cast()) });
+            Self::from_word_vectors(&words)
+        }
+
+        /// The eight elements as 64-bit words (blst's layout).
+        pub fn to_words<const WORDS: usize>(self) -> [[u64; WORDS]; 8] {
+            let mut rows = [[0u64; 8]; WORDS];
+            for (row, vector) in rows.iter_mut().zip(self.to_word_vectors::<WORDS>()) {
+                // SAFETY: an unaligned store of 64 bytes into an array of 8 u64.
+                unsafe { _mm512_storeu_si512(row.as_mut_ptr().cast(), vector) };
+            }
+            std::array::from_fn(|lane| rows.map(|row| row[lane]))
+        }
+
+        /// Eight elements of `WORDS` words each, lane `l`'s starting at word
+        /// `starts[l]` of `base`.
+        ///
+        /// # Safety
+        /// Every `base + starts[l] .. + WORDS` must be readable `u64`s.
+        #[inline]
+        pub unsafe fn gather<const WORDS: usize>(base: *const u64, starts: __m512i) -> Self {
+            let words: [__m512i; WORDS] = std::array::from_fn(|k| {
+                let at = _mm512_add_epi64(starts, _mm512_set1_epi64(k as i64));
+                // SAFETY: readable by the caller's promise.
+                unsafe { _mm512_i64gather_epi64::<8>(at, base.cast()) }
+            });
+            Self::from_word_vectors(&words)
+        }
+
+        /// Writes the lanes in `lanes` as `WORDS` words each, lane `l` from
+        /// word `starts[l]` of `base` on.
+        ///
+        /// # Safety
+        /// Every `base + starts[l] .. + WORDS` of a written lane must be
+        /// writable `u64`s, and no two written lanes may overlap.
+        #[inline]
+        pub unsafe fn scatter<const WORDS: usize>(
+            self,
+            base: *mut u64,
+            starts: __m512i,
+            lanes: __mmask8,
+        ) {
+            for (k, word) in self.to_word_vectors::<WORDS>().into_iter().enumerate() {
+                let at = _mm512_add_epi64(starts, _mm512_set1_epi64(k as i64));
+                // SAFETY: writable by the caller's promise.
+                unsafe { _mm512_mask_i64scatter_epi64::<8>(base.cast(), lanes, at, word) };
+            }
+        }
+
+        /// One element, given by its limbs, in all eight lanes.
+        #[inline]
+        pub fn splat(limbs: &[u64; LIMBS]) -> Self {
+            Self(limbs.map(|limb| _mm512_set1_epi64(limb as i64)))
+        }
+
+        /// Repacks six 64-bit words (vector `k`: word `k` of each lane)
+        /// into limbs.
+        #[inline]
+        fn from_word_vectors<const WORDS: usize>(words: &[__m512i; WORDS]) -> Self {
+            assert!(WORDS == 6, "eight 48-bit limbs are six words");
+            let mask = _mm512_set1_epi64(LIMB_MASK as i64);
+            Self(std::array::from_fn(|i| {
+                let (word, shift) = position(i);
+                let mut limb = _mm512_srlv_epi64(words[word], _mm512_set1_epi64(shift as i64));
+                if straddles(i) {
+                    let next =
+                        _mm512_sllv_epi64(words[word + 1], _mm512_set1_epi64((64 - shift) as i64));
+                    limb = _mm512_or_si512(limb, next);
+                }
+                _mm512_and_si512(limb, mask)
+            }))
+        }
+
+        /// Repacks the limbs into six 64-bit words.
+        #[inline]
+        fn to_word_vectors<const WORDS: usize>(self) -> [__m512i; WORDS] {
+            assert!(WORDS == 6, "eight 48-bit limbs are six words");
+            let mut words = [_mm512_setzero_si512(); WORDS];
+            for (i, limb) in self.0.into_iter().enumerate() {
+                let (word, shift) = position(i);
+                let low = _mm512_sllv_epi64(limb, _mm512_set1_epi64(shift as i64));
+                words[word] = _mm512_or_si512(words[word], low);
+                if straddles(i) {
+                    let high = _mm512_srlv_epi64(limb, _mm512_set1_epi64((64 - shift) as i64));
+                    words[word + 1] = _mm512_or_si512(words[word + 1], high);
+                }
+            }
+            words
+        }
+    );
+}
+
+lane_fns!(
+    /// A limb (an integer below 2^52) as an exact double.
+    #[inline]
+    fn to_double(x: __m512i) -> __m512d {
+        let biased = _mm512_or_si512(x, _mm512_set1_epi64(TWO_52_BITS as i64));
+        _mm512_sub_pd(_mm512_castsi512_pd(biased), _mm512_set1_pd(TWO_52))
+    }
+
+    /// Adds `x·y` to the accumulators: its multiple of 2^48 to `high` (the
+    /// next column's), the signed rest to `low`.
+    #[inline]
+    fn product(x: __m512d, y: __m512d, low: &mut __m512d, high: &mut __m512d) {
+        let before = *high;
+        *high = _mm512_fmadd_pd(x, y, before);
+        let rest = _mm512_fmadd_pd(x, y, _mm512_sub_pd(before, *high));
+        *low = _mm512_add_pd(*low, rest);
+    }
+
+    /// Carries signed limbs (each below `2^62` in magnitude) into 48 bits
+    /// from the lowest; the mask of the lanes whose value is negative.
+    #[inline]
+    fn normalize(limbs: &mut [__m512i; LIMBS]) -> __mmask8 {
+        let mask = _mm512_set1_epi64(LIMB_MASK as i64);
+        let mut carry = _mm512_setzero_si512();
+        for limb in limbs.iter_mut() {
+            let value = _mm512_add_epi64(*limb, carry);
+            carry = _mm512_srai_epi64::<48>(value);
+            *limb = _mm512_and_si512(value, mask);
+        }
+        _mm512_movepi64_mask(carry)
+    }
+
+    /// `value − p` where that is not negative, else `value`.
+    #[inline]
+    fn subtract_if_not_below(value: [__m512i; LIMBS], modulus: &Modulus) -> [__m512i; LIMBS] {
+        let mut reduced: [__m512i; LIMBS] = std::array::from_fn(|i| {
+            _mm512_sub_epi64(value[i], _mm512_set1_epi64(modulus.limbs[i] as i64))
+        });
+        let negative = normalize(&mut reduced);
+        std::array::from_fn(|i| _mm512_mask_blend_epi64(negative, reduced[i], value[i]))
+    }
+
+    /// `value mod p` for `value < 2p`.
+    #[inline]
+    pub fn reduce(value: &Lanes<LIMBS>, modulus: &Modulus) -> Lanes<LIMBS> {
+        Lanes(subtract_if_not_below(value.0, modulus))
+    }
+
+    /// `a + b mod p`, lane by lane, for canonical operands.
+    #[inline]
+    pub fn add(a: &Lanes<LIMBS>, b: &Lanes<LIMBS>, modulus: &Modulus) -> Lanes<LIMBS> {
+        let mut sum: [__m512i; LIMBS] = std::array::from_fn(|i| _mm512_add_epi64(a.0[i], b.0[i]));
+        normalize(&mut sum);
+        Lanes(subtract_if_not_below(sum, modulus))
+    }
+
+    /// `a − b mod p`, lane by lane, for canonical operands.
+    #[inline]
+    pub fn sub(a: &Lanes<LIMBS>, b: &Lanes<LIMBS>, modulus: &Modulus) -> Lanes<LIMBS> {
+        let mut difference: [__m512i; LIMBS] =
+            std::array::from_fn(|i| _mm512_sub_epi64(a.0[i], b.0[i]));
+        let negative = normalize(&mut difference);
+        for (limb, p) in difference.iter_mut().zip(modulus.limbs) {
+            *limb = _mm512_mask_add_epi64(*limb, negative, *limb, _mm512_set1_epi64(p as i64));
+        }
+        normalize(&mut difference);
+        Lanes(difference)
+    }
+
+    /// `a·b·2^−384 mod p`, lane by lane, canonical, for factors below 2p.
+    #[inline]
+    pub fn mul(a: &Lanes<LIMBS>, b: &Lanes<LIMBS>, modulus: &Modulus) -> Lanes<LIMBS> {
+        reduce(&mul_unreduced(a, b, modulus), modulus)
+    }
+
+    /// [`mul`] without the final subtraction, for lazy reduction: below 2p
+    /// for factors below 2p (`R = 2^384 > 4p`).
+    #[inline]
+    pub fn mul_unreduced(a: &Lanes<LIMBS>, b: &Lanes<LIMBS>, modulus: &Modulus) -> Lanes<LIMBS> {
+        let mut product = Product {
+            x: a.0.map(|limb| to_double(limb)),
+            y: b.0.map(|limb| to_double(limb)),
+            p: modulus.limbs.map(|limb| _mm512_set1_pd(limb as f64)),
+            m: [_mm512_setzero_pd(); LIMBS],
+            result: [_mm512_setzero_si512(); LIMBS],
+            high: _mm512_set1_pd(HIGH_START),
+            carry: _mm512_setzero_si512(),
+        };
+        // One call per column, each with constant bounds, so that every
+        // index is known when compiled.
+        macro_rules! columns {
+            ($($k:literal)*) => {
+                $(product.column::<$k>(modulus);)*
+            };
+        }
+        columns!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
+        Lanes(product.result)
+    }
+);
+
+/// The state of [`mul_unreduced`] between its columns.
+struct Product {
+    /// The factors' limbs as doubles.
+    x: [__m512d; LIMBS],
+    y: [__m512d; LIMBS],
+    /// The modulus' limbs as doubles.
+    p: [__m512d; LIMBS],
+    /// The reduction's factors, one per low column.
+    m: [__m512d; LIMBS],
+    /// The result's limbs, one per high column.
+    result: [__m512i; LIMBS],
+    /// The multiples of 2^48 of the previous column's products.
+    high: __m512d,
+    /// The previous column's carry.
+    carry: __m512i,
+}
+
+impl Product {
+    lane_fns!(
+        /// Column `K`: its limb products' rests, the previous column's
+        /// `high` and `carry` make its value; leaves its own `high` and
+        /// carry. Below `LIMBS`, also the reduction's factor `m[K]`; from
+        /// there on, a limb of the result.
+        #[inline]
+        // `i` indexes one factor's limbs and, as `K − i`, the other's.
+        #[allow(clippy::needless_range_loop)]
+        fn column<const K: usize>(&mut self, modulus: &Modulus) {
+            let mask = _mm512_set1_epi64(LIMB_MASK as i64);
+            let mut low = _mm512_set1_pd(LOW_START);
+            let mut next = _mm512_set1_pd(HIGH_START);
+            let (first, last) = (K.saturating_sub(LIMBS - 1), K.min(LIMBS - 1));
+            for i in first..=last {
+                product(self.x[i], self.y[K - i], &mut low, &mut next);
+            }
+            // m[i]·p[K − i] for i < K: the column's reduction terms, the
+            // last-known factor m[K − 1] last.
+            for i in first..K.min(LIMBS) {
+                product(self.m[i], self.p[K - i], &mut low, &mut next);
+            }
+            let column = _mm512_sub_epi64(
+                _mm512_add_epi64(
+                    _mm512_add_epi64(_mm512_castpd_si512(low), _mm512_castpd_si512(self.high)),
+                    self.carry,
+                ),
+                _mm512_set1_epi64(modulus.offsets[K] as i64),
+            );
+            let value = _mm512_and_si512(column, mask);
+            let shifted = _mm512_srli_epi64::<48>(column);
+            self.high = next;
+            if K < LIMBS {
+                // m = value·(−p⁻¹) mod 2^48, and (value + m·p₀)/2^48, exact
+                // and below 2^49, as the bits of 2^52 plus it.
+                let factor = _mm512_and_si512(
+                    _mm512_mullo_epi64(value, _mm512_set1_epi64(modulus.inverse as i64)),
+                    mask,
+                );
+                self.m[K] = to_double(factor);
+                let scaled = _mm512_fmadd_pd(
+                    _mm512_castsi512_pd(_mm512_or_si512(
+                        value,
+                        _mm512_set1_epi64(TWO_52_BITS as i64),
+                    )),
+                    _mm512_set1_pd(1.0 / (1u64 << LIMB_BITS) as f64),
+                    _mm512_set1_pd(-16.0),
+                );
+                let sum = _mm512_fmadd_pd(self.m[K], _mm512_set1_pd(modulus.p0_scaled), scaled);
+                let sum_bits = _mm512_castpd_si512(_mm512_add_pd(sum, _mm512_set1_pd(TWO_52)));
+                self.carry = _mm512_add_epi64(shifted, sum_bits);
+            } else {
+                self.result[K - LIMBS] = value;
+                self.carry = shifted;
+            }
+        }
+    );
+}

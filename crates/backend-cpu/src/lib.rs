@@ -10,8 +10,10 @@
 //! (`batch_affine`, G1 and G2); small ones run blst's Pippenger. Where the
 //! CPU has AVX-512 IFMA, the NTT and the batch additions (G1's and G2's)
 //! run on eight field elements at a time (`ifma`); elsewhere the NTT is
-//! scalar and the batch additions use blst's field operations. Lent
-//! bases are used in place, so the SRS is never copied.
+//! scalar, and the batch additions run eight at a time on AVX-512F's FMA
+//! units where the CPU has AVX-512 without IFMA (`fma`), else on blst's
+//! field operations. Lent bases are used in place, so the SRS is never
+//! copied.
 
 use std::ffi::CStr;
 
@@ -62,6 +64,20 @@ fn ifma_available() -> bool {
     return false;
 }
 
+/// What the device's name says of the lanes the NTT and the MSMs run on:
+/// IFMA's, the FMA units' (AVX-512 without IFMA: MSMs only), or none.
+fn lanes_in_use() -> &'static str {
+    #[cfg(target_arch = "x86_64")]
+    if !ifma_available() && fma::isa::available() {
+        return ", AVX-512F FMA lanes";
+    }
+    if ifma_available() {
+        ", AVX-512 IFMA"
+    } else {
+        ""
+    }
+}
+
 /// A `/proc/meminfo` value (`MemTotal`, `MemAvailable`) in bytes; 0 where
 /// there is no such file.
 fn meminfo(key: &str) -> u64 {
@@ -106,11 +122,7 @@ impl Plugin for CpuBackend {
             name: format!(
                 "CPU ({} threads{})",
                 rayon::current_num_threads(),
-                if ifma_available() {
-                    ", AVX-512 IFMA"
-                } else {
-                    ""
-                }
+                lanes_in_use()
             ),
             vendor: std::env::consts::ARCH.to_owned(),
             memory_bytes: physical_memory(),

@@ -69,35 +69,51 @@ fn cpu_backend_conforms() {
     assert!(!out.contains("FAIL"), "{out}");
 }
 
-/// The scalar fallback (CPUs without AVX-512 IFMA) conforms too: the same
-/// check with the IFMA code switched off, which the device name then omits.
+/// The paths of CPUs without AVX-512 IFMA conform too: the same check with
+/// the IFMA code switched off (`PCE_CPU_IFMA=0`: the FMA lanes where the CPU
+/// has AVX-512F), and with all AVX-512 code switched off (`PCE_CPU_AVX512=0`:
+/// blst's field operations), which the device name then says.
 #[test]
 fn cpu_backend_conforms_without_ifma() {
-    let off = [("PCE_CPU_IFMA", OsStr::new("0"))];
-    let output = common::pce_prover(&[&["backend-check", "cpu"][..], &SMALL].concat(), &off);
-    let out = text(&output);
-    assert_eq!(output.status.code(), Some(0), "{out}");
-    assert!(
-        out.contains("PASS  MSM G1 n=2^12 PoRepMix infinity+repeats"),
-        "{out}"
-    );
-    for log in 1..=12 {
-        assert!(out.contains(&format!("PASS  QAP h 2^{log},")), "{out}");
+    let fma_lanes = std::arch::is_x86_feature_detected!("avx512f")
+        && std::arch::is_x86_feature_detected!("avx512dq");
+    for (switch, lanes) in [
+        (
+            "PCE_CPU_IFMA",
+            fma_lanes.then_some("threads, AVX-512F FMA lanes)"),
+        ),
+        ("PCE_CPU_AVX512", None),
+    ] {
+        let off = [(switch, OsStr::new("0"))];
+        let output = common::pce_prover(&[&["backend-check", "cpu"][..], &SMALL].concat(), &off);
+        let out = text(&output);
+        assert_eq!(output.status.code(), Some(0), "{switch}=0: {out}");
+        assert!(
+            out.contains("PASS  MSM G1 n=2^12 PoRepMix infinity+repeats"),
+            "{switch}=0: {out}"
+        );
+        for log in 1..=12 {
+            assert!(out.contains(&format!("PASS  QAP h 2^{log},")), "{out}");
+        }
+        assert!(!out.contains("FAIL"), "{switch}=0: {out}");
+        let devices = common::pce_prover(&["devices", "cpu", "--open"], &off);
+        let listing = text(&devices);
+        assert_eq!(devices.status.code(), Some(0), "{listing}");
+        assert!(listing.contains("CPU ("), "{listing}");
+        assert!(
+            listing.contains("      opens: usable (opened in "),
+            "{listing}"
+        );
+        assert!(
+            listing.contains("optional operations: qap_h, device_memory, ntt_scratch_bytes"),
+            "{listing}"
+        );
+        assert!(!listing.contains("threads, AVX-512 IFMA)"), "{listing}");
+        match lanes {
+            Some(lanes) => assert!(listing.contains(lanes), "{switch}=0: {listing}"),
+            None => assert!(!listing.contains("FMA lanes)"), "{switch}=0: {listing}"),
+        }
     }
-    assert!(!out.contains("FAIL"), "{out}");
-    let devices = common::pce_prover(&["devices", "cpu", "--open"], &off);
-    let listing = text(&devices);
-    assert_eq!(devices.status.code(), Some(0), "{listing}");
-    assert!(listing.contains("CPU ("), "{listing}");
-    assert!(
-        listing.contains("      opens: usable (opened in "),
-        "{listing}"
-    );
-    assert!(
-        listing.contains("optional operations: qap_h, device_memory, ntt_scratch_bytes"),
-        "{listing}"
-    );
-    assert!(!listing.contains("threads, AVX-512 IFMA)"), "{listing}");
 }
 
 #[test]

@@ -86,12 +86,15 @@ fn sector_size_of(output: &Map<String, Value>) -> Option<u64> {
     (depth < 58).then(|| 32u64 << depth)
 }
 
-/// The largest C1 output file read: a 32 GiB sector's is about 50 MB, a
-/// 64 GiB sector's about twice that. A file above it (a sealed sector
-/// named by mistake) is refused before it is read. Parsing holds about
-/// sixteen bytes per byte of JSON at worst (an array of small numbers),
-/// so the limit also bounds that: 4 GiB here.
-pub const MAX_C1_BYTES: u64 = 256 << 20;
+/// The largest C1 output file read. An interactive 32 GiB sector's is
+/// about 50 MB (10 partitions), a 64 GiB sector's somewhat more; a
+/// non-interactive one has 126 partitions, so about 0.5–0.7 GB, and a
+/// third more in lotus-bench's base64 wrapper. A file above it (a sealed
+/// sector named by mistake) is refused before it is read. Parsing holds
+/// up to about sixteen bytes per byte of JSON (an array of small
+/// numbers), so the limit also bounds that: 16 GiB at worst, a few GB for
+/// the largest real outputs.
+pub const MAX_C1_BYTES: u64 = 1 << 30;
 
 impl C1Input {
     /// Reads and recognises `path` (at most [`MAX_C1_BYTES`]). `proof_type`

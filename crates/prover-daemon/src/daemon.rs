@@ -472,13 +472,15 @@ impl Daemon {
     /// budget holds them now. Such a job must not wait for memory here,
     /// since what it would wait for may be the paused job's: one that does
     /// not fit goes back to the queue, for the next free worker or the
-    /// paused job's next partition.
+    /// paused job's next partition. Whether to look again while the device
+    /// stays idle: not after a job went back for lack of memory (it would
+    /// only go back again, warned of each time).
     fn prove_urgent_jobs(
         self: &Arc<Self>,
         slot: usize,
         priority: Priority,
         paused: Paused<'_, '_>,
-    ) {
+    ) -> bool {
         let index = self.devices[slot].info.index;
         let suspension = &self.devices[slot].suspension;
         while let Some((job, input)) = suspension
@@ -502,11 +504,12 @@ impl Daemon {
                     // larger memory_budget would have let it in.
                     warn!(job = %job.id, kind = job.request.kind(), device = index, "no memory for it between partitions now: back to the queue, to wait for a free worker (memory_budget holds the running jobs only)");
                     self.jobs.requeue(job);
-                    return;
+                    return false;
                 }
                 Err(message) => self.end(job, Err(message)),
             }
         }
+        true
     }
 
     /// Proves `job` on device `slot` now, with a prover of its own circuit

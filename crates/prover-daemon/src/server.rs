@@ -255,11 +255,22 @@ fn remove_stale_socket(path: &std::path::Path) -> std::io::Result<()> {
 /// for it to stop at a partition's end; what runs still (a partition that
 /// outlasts it, a backend call that hangs) is abandoned with the process,
 /// its clients answered `CANCELLED`, so that a stop never hangs.
+/// The end of a grace period starting now; `None` for one too long to end
+/// (a configured grace of years means "never cancel", not a panic).
+fn deadline_after(grace: Duration) -> Option<Instant> {
+    Instant::now().checked_add(grace)
+}
+
+/// Whether `deadline` (from [`deadline_after`]) has not passed yet.
+fn before(deadline: Option<Instant>) -> bool {
+    deadline.is_none_or(|deadline| Instant::now() < deadline)
+}
+
 async fn drain(daemon: &Daemon, grace: Duration) {
     daemon.stop_preloads();
     let running = daemon.jobs.close();
     info!(running = ?running, ?grace, "queue closed; waiting for running jobs");
-    let deadline = Instant::now() + grace;
+    let deadline = deadline_after(grace);
     let still_running = || {
         running
             .iter()
@@ -267,7 +278,7 @@ async fn drain(daemon: &Daemon, grace: Duration) {
             .cloned()
             .collect::<Vec<_>>()
     };
-    while !still_running().is_empty() && Instant::now() < deadline {
+    while !still_running().is_empty() && before(deadline) {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     let cancelled = still_running();
@@ -276,8 +287,8 @@ async fn drain(daemon: &Daemon, grace: Duration) {
         for id in &cancelled {
             daemon.jobs.cancel(id);
         }
-        let deadline = Instant::now() + grace;
-        while !still_running().is_empty() && Instant::now() < deadline {
+        let deadline = deadline_after(grace);
+        while !still_running().is_empty() && before(deadline) {
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
         let abandoned = still_running();
@@ -298,6 +309,16 @@ async fn drain(daemon: &Daemon, grace: Duration) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `--shutdown-grace 18446744073709551615` waits for the jobs instead
+    /// of panicking at the stop.
+    #[test]
+    fn a_grace_period_too_long_to_end_never_ends() {
+        assert!(before(deadline_after(Duration::MAX)));
+        assert!(before(deadline_after(Duration::from_secs(u64::MAX))));
+        assert!(before(deadline_after(Duration::from_secs(60))));
+        assert!(!before(deadline_after(Duration::ZERO)));
+    }
 
     /// A daemon that stopped listening may see another bind its path
     /// before it exits: its exit leaves the other's socket alone.

@@ -31,9 +31,9 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use backend_api::{Backend, Device};
 use blstrs::Scalar;
@@ -653,6 +653,12 @@ fn produce<'a, J: Job>(
     Ok(())
 }
 
+/// How often a prover waiting for a witness runs the work between
+/// partitions again, where that work asks to be
+/// ([`EngineOptions::between_partitions`]): an urgent job submitted during
+/// the wait starts within this, not after the next partition.
+const BETWEEN_PARTITIONS_POLL: Duration = Duration::from_millis(200);
+
 /// A prover thread of device `device`: proves partitions until the queue closes.
 fn prove_all<J: Job>(
     shared: &Shared<'_, '_, '_, J>,
@@ -661,18 +667,39 @@ fn prove_all<J: Job>(
     queue: &Mutex<Receiver<WorkItem<'_>>>,
     to_caller: &ToCaller<J>,
 ) {
+    // The work between partitions, if it is due: before waiting for the
+    // next witness, and again while the wait lasts, not once the witness
+    // is there (the device is idle from the end of one proof). Not once no
+    // partition is left: the caller hears of the jobs only when the run
+    // returns. Nor once the run is cancelled: its jobs' memory is held
+    // until the prover threads see it. Its panic, if it panicked, and
+    // whether it asks to be run again while the wait lasts.
+    let between_partitions = || {
+        let Some(work) = (shared.options.between_partitions.as_ref())
+            .filter(|_| !shared.all_proven() && !shared.cancelled())
+        else {
+            return (None, false);
+        };
+        match catch_unwind(AssertUnwindSafe(|| work.run(prover))) {
+            Ok(again) => (None, again),
+            Err(panic) => (Some(panic), false),
+        }
+    };
     loop {
-        // Before waiting for the next witness, not once it is there: the
-        // device is idle from the end of one proof. Not once no partition
-        // is left: the caller hears of the jobs only when the run returns.
-        // Nor once the run is cancelled: its jobs' memory is held until
-        // the prover threads see it.
-        let between = (shared.options.between_partitions.as_ref())
-            .filter(|_| !shared.all_proven() && !shared.cancelled());
-        let between =
-            between.and_then(|work| catch_unwind(AssertUnwindSafe(|| work.run(prover))).err());
-        let item = queue.lock().expect("work queue poisoned").recv();
-        let Ok(item) = item else {
+        let (mut between, mut again) = between_partitions();
+        let item = loop {
+            let waited = queue
+                .lock()
+                .expect("work queue poisoned")
+                .recv_timeout(BETWEEN_PARTITIONS_POLL);
+            match waited {
+                Err(RecvTimeoutError::Timeout) if again => (between, again) = between_partitions(),
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => break None,
+                Ok(item) => break Some(item),
+            }
+        };
+        let Some(item) = item else {
             if let Some(panic) = between {
                 error!(
                     "the work between partitions panicked after the last: {}",

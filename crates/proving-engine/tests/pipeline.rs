@@ -226,6 +226,7 @@ fn work_between_partitions_runs_before_each_and_leaves_the_proofs_alone() {
                 PROOF_BYTES
             );
             order.lock().unwrap().push("urgent job proven");
+            false
         })
     };
     let observer = |event: Event<'_>| {
@@ -261,6 +262,51 @@ fn work_between_partitions_runs_before_each_and_leaves_the_proofs_alone() {
         }
         other => panic!("a panic between partitions is the job's error: {other:?}"),
     }
+}
+
+/// Work between partitions that asks to run again does so while the
+/// prover waits for a slow witness: an urgent job submitted meanwhile is
+/// not kept waiting for the witness and the partition after it.
+#[test]
+fn work_between_partitions_runs_again_while_a_witness_is_awaited() {
+    let dir = tempfile::tempdir().unwrap();
+    let circuit = circuit(dir.path(), true);
+    // Partition 1's witness takes a second; the prover waits for it idle.
+    let jobs = [job(&[41, 42], Fault::SlowIn(1))];
+    let calls = std::sync::Arc::new(Mutex::new(Vec::new()));
+    let proven = std::sync::Arc::new(AtomicUsize::new(0));
+    let run_with_again = |again: bool| {
+        calls.lock().unwrap().clear();
+        proven.store(0, Ordering::SeqCst);
+        let (seen, count) = (calls.clone(), proven.clone());
+        let options = EngineOptions {
+            between_partitions: Some(BetweenPartitions::new(move |_| {
+                seen.lock().unwrap().push(count.load(Ordering::SeqCst));
+                again
+            })),
+            ..options(1)
+        };
+        let counter = proven.clone();
+        let observer = move |event: Event<'_>| {
+            if let Event::PartitionProven { .. } = event {
+                counter.fetch_add(1, Ordering::SeqCst);
+            }
+        };
+        let run = run(&circuit, &jobs, &options, &observer, |_, _| {}).unwrap();
+        assert!(run.results[0].is_ok());
+        let seen = calls.lock().unwrap().clone();
+        seen
+    };
+    // Asked to, it runs again while partition 1's witness is generated,
+    // after partition 0 is proven: several times in that second.
+    let again = run_with_again(true);
+    let waiting = again.iter().filter(|&&proven| proven == 1).count();
+    assert!(
+        waiting >= 3,
+        "run {waiting} times during the wait: {again:?}"
+    );
+    // Not asked to, once before each partition.
+    assert_eq!(run_with_again(false), [0, 1]);
 }
 
 #[test]
@@ -526,7 +572,8 @@ fn a_panic_in_the_callers_done_cancels_the_run_and_reaches_the_caller() {
     // Each partition takes a moment, as a real one does.
     let slowed = EngineOptions {
         between_partitions: Some(BetweenPartitions::new(|_| {
-            std::thread::sleep(Duration::from_millis(50))
+            std::thread::sleep(Duration::from_millis(50));
+            false
         })),
         ..options(1)
     };

@@ -98,11 +98,14 @@ pub struct EngineOptions {
     /// (and before its first) while a job of the run has partitions to
     /// come, before it waits for the next witness, while its device is
     /// idle: what it runs delays that prover's partitions and nothing else
-    /// (witnesses go on being generated). Not after the last: the run
-    /// returns its jobs then, and work there would hold them. The daemon
-    /// proves a more urgent job there, on the same device, so that a
-    /// WinningPoSt waits for one partition of a PoRep, not for all ten. It
-    /// is handed that prover, idle meanwhile, for a job of the same circuit.
+    /// (witnesses go on being generated). Where it returns `true`, it is
+    /// called again every 200 ms for as long as the prover still waits for
+    /// that witness. Not after the last partition: the run returns its
+    /// jobs then, and work there would hold them. The daemon proves a more
+    /// urgent job there, on the same device, so that a WinningPoSt waits
+    /// for one partition of a PoRep, not for all ten, nor for a witness
+    /// being generated. It is handed that prover, idle meanwhile, for a job
+    /// of the same circuit.
     pub between_partitions: Option<BetweenPartitions>,
 }
 
@@ -110,15 +113,18 @@ pub struct EngineOptions {
 /// ([`EngineOptions::between_partitions`]). A panic in it fails the job
 /// whose partition comes next, as a panic in proving that partition would.
 #[derive(Clone)]
-pub struct BetweenPartitions(Arc<dyn Fn(&DeviceProver<'_>) + Send + Sync>);
+pub struct BetweenPartitions(Arc<dyn Fn(&DeviceProver<'_>) -> bool + Send + Sync>);
 
 impl BetweenPartitions {
-    /// `work`, run between partitions, given the idle prover.
-    pub fn new(work: impl Fn(&DeviceProver<'_>) + Send + Sync + 'static) -> Self {
+    /// `work`, run between partitions, given the idle prover; it returns
+    /// whether to be run again while the prover goes on waiting for its
+    /// next witness (`false`: not before the next partition, e.g. because
+    /// what it found waiting could not be let in).
+    pub fn new(work: impl Fn(&DeviceProver<'_>) -> bool + Send + Sync + 'static) -> Self {
         Self(Arc::new(work))
     }
 
-    pub(super) fn run(&self, idle: &DeviceProver<'_>) {
+    pub(super) fn run(&self, idle: &DeviceProver<'_>) -> bool {
         (self.0)(idle)
     }
 }

@@ -57,6 +57,9 @@ pub enum Fault {
     PanicIn(usize),
     /// Combining the proofs panics.
     PanicInFinish,
+    /// Witness generation of this partition takes a second, as a large
+    /// one does.
+    SlowIn(usize),
 }
 
 /// A job of one partition per value, proving x² and x² + x for each.
@@ -104,6 +107,9 @@ impl Job for SquaresJob {
             self.fault != Fault::PanicIn(partition),
             "witness {partition} broke"
         );
+        if self.fault == Fault::SlowIn(partition) {
+            std::thread::sleep(std::time::Duration::from_secs(1));
+        }
         let x = values[partition];
         let mut witness = synthesize_witness(Squares { x }).unwrap();
         if self.fault == Fault::BreakIn(partition) {

@@ -290,50 +290,43 @@ mod fma_lanes {
     pub(crate) use lanes::*;
 }
 
-/// The fewest points of a G1 MSM for the IFMA adder: below, batches are
-/// too small to share their inversions well (sums: [`LANES_SUM_MIN`]).
+/// The fewest points of a G1 MSM for a lane adder (IFMA's or the FMA
+/// units'): below, batches are too small to share their inversions well
+/// (sums: [`LANES_SUM_MIN`]).
 const LANES_MIN: usize = 1 << 12;
 /// The same in G2 (measured: docs/benchmarks.md).
 const LANES_MIN_G2: usize = 1 << 12;
-/// The fewest points of a G1 MSM for the FMA lanes' adder.
-const FMA_LANES_MIN: usize = 1 << 14;
-/// The same in G2.
-const FMA_LANES_MIN_G2: usize = 1 << 12;
-/// The fewest points [`sum`] and [`sum_g2`] take with the FMA lanes'
-/// adder.
-const FMA_LANES_SUM_MIN: usize = 1 << 14;
-
-/// Returns from the enclosing function `Some(body)` run with the lane
-/// adder of `$lanes` (`G1LaneAdder` or `G2LaneAdder`) this CPU has, if
-/// any, where the MSM has enough points for it: the IFMA lanes from
-/// `$ifma_min` points, else the FMA lanes from `$fma_min`.
-macro_rules! with_lane_adder {
-    ($lanes:ident, $len:expr, $ifma_min:expr, $fma_min:expr, $adder:ident => $body:expr) => {
-        #[cfg(target_arch = "x86_64")]
-        {
-            if $len >= $ifma_min {
-                if let Some($adder) = hardware::$lanes::new() {
-                    return Some($body);
-                }
-            }
-            if $len >= $fma_min {
-                if let Some($adder) = fma_lanes::$lanes::new() {
-                    return Some($body);
-                }
-            }
-        }
-    };
-}
 /// The fewest points for the blst adder: below, blst's own Pippenger is as
 /// fast or faster (docs/benchmarks.md).
 const BLST_MIN: usize = 1 << 14;
 /// The same in G2.
 const BLST_MIN_G2: usize = 1 << 12;
-/// The fewest points [`sum`] and [`sum_g2`] take with the IFMA adder
+/// The fewest points [`sum`] and [`sum_g2`] take with a lane adder
 /// (below, blst's own batch addition is faster: a sum's few points per
 /// bucket are mostly copies, and the buckets are then summed one by one;
 /// docs/benchmarks.md).
 const LANES_SUM_MIN: usize = 1 << 14;
+
+/// Returns from the enclosing function `Some(body)` run with the lane
+/// adder of `$lanes` (`G1LaneAdder` or `G2LaneAdder`) this CPU has, if
+/// any (IFMA's, else the FMA units'), where the MSM has at least `$min`
+/// points. The FMA lanes measured faster than the scalar paths from the
+/// same sizes as IFMA's (docs/benchmarks.md).
+macro_rules! with_lane_adder {
+    ($lanes:ident, $len:expr, $min:expr, |$adder:ident| $body:expr) => {
+        #[cfg(target_arch = "x86_64")]
+        if $len >= $min {
+            if let Some($adder) = hardware::$lanes::new() {
+                let result = $body;
+                return Some(result);
+            }
+            if let Some($adder) = fma_lanes::$lanes::new() {
+                let result = $body;
+                return Some(result);
+            }
+        }
+    };
+}
 /// The fewest points [`sum`] takes with the blst adder.
 const BLST_SUM_MIN: usize = 1 << 16;
 /// The same in G2.
@@ -598,30 +591,22 @@ pub fn msm(points: &[blst_p1_affine], scalars: &[pce_scalar]) -> Option<blst_p1>
     if !admitted(points.len(), scalars) {
         return None;
     }
-    with_lane_adder!(
-        G1LaneAdder,
-        points.len(),
-        LANES_MIN,
-        FMA_LANES_MIN,
-        adder => with_best_window(&adder, points, scalars)
-    );
+    with_lane_adder!(G1LaneAdder, points.len(), LANES_MIN, |adder| {
+        with_best_window(&adder, points, scalars)
+    });
     (points.len() >= BLST_MIN)
         .then(|| with_best_window(&scalar::BlstAdder::<G1>::default(), points, scalars))
 }
 
-/// [`msm`] in G2, from [`LANES_MIN_G2`] points on with the IFMA adder,
+/// [`msm`] in G2, from [`LANES_MIN_G2`] points on with a lane adder,
 /// from [`BLST_MIN_G2`] on with the blst one.
 pub fn msm_g2(points: &[blst_p2_affine], scalars: &[pce_scalar]) -> Option<blst_p2> {
     if !admitted(points.len(), scalars) {
         return None;
     }
-    with_lane_adder!(
-        G2LaneAdder,
-        points.len(),
-        LANES_MIN_G2,
-        FMA_LANES_MIN_G2,
-        adder => with_best_window(&adder, points, scalars)
-    );
+    with_lane_adder!(G2LaneAdder, points.len(), LANES_MIN_G2, |adder| {
+        with_best_window(&adder, points, scalars)
+    });
     (points.len() >= BLST_MIN_G2)
         .then(|| with_best_window(&scalar::BlstAdder::<G2>::default(), points, scalars))
 }
@@ -637,7 +622,7 @@ fn with_best_window<A: Adder>(
 }
 
 /// `Σ points[i]` in G1, or `None` where blst's own batch addition is as
-/// fast (fewer points than [`LANES_SUM_MIN`] with the IFMA adder,
+/// fast (fewer points than [`LANES_SUM_MIN`] with a lane adder,
 /// [`BLST_SUM_MIN`] with the blst one) or batch-affine buckets are switched
 /// off: the bases of the scalars 1 of a PoRep witness (a third of each
 /// query).
@@ -645,29 +630,21 @@ pub fn sum(points: &[blst_p1_affine]) -> Option<blst_p1> {
     if !enabled() || !indexable(points.len()) {
         return None;
     }
-    with_lane_adder!(
-        G1LaneAdder,
-        points.len(),
-        LANES_SUM_MIN,
-        FMA_LANES_SUM_MIN,
-        adder => sum_with(&adder, points)
-    );
+    with_lane_adder!(G1LaneAdder, points.len(), LANES_SUM_MIN, |adder| sum_with(
+        &adder, points
+    ));
     (points.len() >= BLST_SUM_MIN).then(|| sum_with(&scalar::BlstAdder::<G1>::default(), points))
 }
 
-/// [`sum`] in G2, from [`LANES_SUM_MIN`] points on with the IFMA
+/// [`sum`] in G2, from [`LANES_SUM_MIN`] points on with a lane
 /// adder, from [`BLST_SUM_MIN_G2`] on with the blst one.
 pub fn sum_g2(points: &[blst_p2_affine]) -> Option<blst_p2> {
     if !enabled() || !indexable(points.len()) {
         return None;
     }
-    with_lane_adder!(
-        G2LaneAdder,
-        points.len(),
-        LANES_SUM_MIN,
-        FMA_LANES_SUM_MIN,
-        adder => sum_with(&adder, points)
-    );
+    with_lane_adder!(G2LaneAdder, points.len(), LANES_SUM_MIN, |adder| sum_with(
+        &adder, points
+    ));
     (points.len() >= BLST_SUM_MIN_G2).then(|| sum_with(&scalar::BlstAdder::<G2>::default(), points))
 }
 

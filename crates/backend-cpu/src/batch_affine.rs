@@ -46,8 +46,8 @@
 //! The lane adder (`batch_affine/lanes.rs`) is one source compiled three
 //! times, once per lane arithmetic it is given: `hardware` on IFMA
 //! ([`crate::ifma`]) and `fma_lanes` on the FMA units ([`crate::fma`]),
-//! which production runs; `emulated`, for tests, on the portable emulation
-//! of the IFMA instructions, on any CPU.
+//! which production runs; `emulated` and `fma_emulated`, for tests, on
+//! portable models of those instructions, on any CPU.
 
 use backend_api::ffi::pce_scalar;
 use blst::{blst_p1, blst_p1_affine, blst_p2, blst_p2_affine};
@@ -282,9 +282,23 @@ mod emulated {
 #[path = "batch_affine"]
 mod fma_lanes {
     /// The lane arithmetic and instructions this instance is compiled for.
-    use crate::fma as field;
+    use crate::fma::hardware as field;
 
     // The hardware instance's file, on purpose: one source for all three.
+    #[allow(clippy::duplicate_mod)]
+    mod lanes;
+    pub(crate) use lanes::*;
+}
+
+/// The FMA lanes' adder on the portable model of their instructions, so
+/// that tests check it on any CPU.
+#[cfg(all(test, target_arch = "x86_64"))]
+#[allow(unused_unsafe)]
+#[path = "batch_affine"]
+mod fma_emulated {
+    /// The lane arithmetic and instructions this instance is compiled for.
+    use crate::fma::emulated as field;
+
     #[allow(clippy::duplicate_mod)]
     mod lanes;
     pub(crate) use lanes::*;

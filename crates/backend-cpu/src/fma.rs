@@ -25,61 +25,38 @@
 //! `crates/backend-cpu/examples/fma_montgomery.rs` times the product
 //! against blst's (docs/benchmarks.md).
 
-#[path = "fma/arithmetic.rs"]
-mod arithmetic;
-pub use arithmetic::*;
+pub mod avx512f;
+#[cfg(test)]
+pub mod emulation;
 
-/// The instructions of the lane code: AVX-512F's (and DQ's), named as in
-/// the IFMA instance so that the batch-affine adder's one source compiles
-/// for both.
-pub mod isa {
-    pub use crate::ifma::avx512::*;
-    pub use std::arch::x86_64::{
-        __m512d, _mm512_add_pd, _mm512_castpd_si512, _mm512_castsi512_pd, _mm512_fmadd_pd,
-        _mm512_movepi64_mask, _mm512_mullo_epi64, _mm512_set1_pd, _mm512_setzero_pd, _mm512_sub_pd,
-    };
+/// The lane arithmetic on AVX-512F's FMA units: what production runs.
+// Its source, `fma/arithmetic.rs`, is `emulated`'s too.
+#[path = "fma"]
+pub mod hardware {
+    /// The instructions this instance is compiled for.
+    pub(crate) use super::avx512f as isa;
+    pub use super::FP;
 
-    /// The environment variable that switches every AVX-512 path of this
-    /// backend off when set to `0` (this one and IFMA's), to run or
-    /// measure what a CPU without AVX-512 runs.
-    pub const SWITCH: &str = "PCE_CPU_AVX512";
+    mod arithmetic;
+    pub use arithmetic::*;
+}
 
-    /// Whether this lane code can run here: the CPU has AVX-512F and DQ,
-    /// and [`SWITCH`] does not turn them off. Decided once per process.
-    pub fn available() -> bool {
-        static AVAILABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-        *AVAILABLE.get_or_init(|| {
-            std::env::var_os(SWITCH).is_none_or(|value| value != "0")
-                && std::arch::is_x86_feature_detected!("avx512f")
-                && std::arch::is_x86_feature_detected!("avx512dq")
-        })
-    }
+/// The same lane arithmetic on a portable model of the instructions, so
+/// that tests check it on any CPU.
+#[cfg(test)]
+// Entering lane code takes `unsafe` on the hardware (its functions have
+// target features); here the very same calls are safe.
+#[allow(unused_unsafe)]
+#[path = "fma"]
+pub mod emulated {
+    /// The instructions this instance is compiled for.
+    pub(crate) use super::emulation as isa;
+    pub use super::FP;
 
-    /// Whether the lane code runs here; if not, names `module::test` as
-    /// skipped (`pce_testkit::skip`), for a test to return early.
-    #[cfg(test)]
-    pub fn runs_test(module: &str, test: &str) -> bool {
-        let runs = available();
-        if !runs {
-            pce_testkit::skip(
-                &format!("{module}::{test}"),
-                "no AVX-512F and DQ on this CPU",
-            );
-        }
-        runs
-    }
-
-    /// The functions given, compiled for AVX-512F and DQ. Calling them
-    /// from elsewhere is `unsafe`, allowed only where [`available`].
-    macro_rules! lane_fns {
-        ($($function:item)*) => {
-            $(
-                #[target_feature(enable = "avx512f,avx512dq")]
-                $function
-            )*
-        };
-    }
-    pub(crate) use lane_fns;
+    // The hardware instance's file, on purpose: one source for both.
+    #[allow(clippy::duplicate_mod)]
+    mod arithmetic;
+    pub use arithmetic::*;
 }
 
 /// Bits of a limb.

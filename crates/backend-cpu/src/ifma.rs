@@ -39,7 +39,7 @@ pub const SWITCH: &str = "PCE_CPU_IFMA";
 pub fn available() -> bool {
     static AVAILABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *AVAILABLE.get_or_init(|| {
-        [SWITCH, crate::fma::isa::SWITCH]
+        [SWITCH, crate::fma::avx512f::SWITCH]
             .iter()
             .all(|switch| std::env::var_os(switch).is_none_or(|value| value != "0"))
             && std::arch::is_x86_feature_detected!("avx512f")

@@ -68,7 +68,7 @@ fn ifma_available() -> bool {
 /// IFMA's, the FMA units' (AVX-512 without IFMA: MSMs only), or none.
 fn lanes_in_use() -> &'static str {
     #[cfg(target_arch = "x86_64")]
-    if !ifma_available() && fma::isa::available() {
+    if !ifma_available() && fma::avx512f::available() {
         return ", AVX-512F FMA lanes";
     }
     if ifma_available() {

@@ -14,8 +14,8 @@ use rand_chacha::ChaCha8Rng;
 
 /// Runs `$body` with `$adder` bound to each adder of group `$group`
 /// in turn: blst's, the IFMA lanes (`$lanes`, `G1LaneAdder` or
-/// `G2LaneAdder`) on their emulation and on the hardware, and the FMA
-/// lanes (each named as skipped where the CPU cannot run them).
+/// `G2LaneAdder`) and the FMA lanes, each on its emulation and on the
+/// hardware (named as skipped where the CPU cannot run them).
 macro_rules! with_each_adder {
     ($group:ident, $lanes:ident, $test:literal, |$adder:ident| $body:block) => {{
         {
@@ -34,6 +34,11 @@ macro_rules! with_each_adder {
                 concat!(module_path!(), "::", $test, " (hardware lanes)"),
                 "no AVX-512 IFMA on this CPU",
             ),
+        }
+        #[cfg(target_arch = "x86_64")]
+        {
+            let $adder = fma_emulated::$lanes::new().expect("the emulation runs anywhere");
+            $body
         }
         #[cfg(target_arch = "x86_64")]
         match fma_lanes::$lanes::new() {
@@ -420,6 +425,10 @@ fn fp2_lanes_match_blst() {
 #[test]
 #[cfg(target_arch = "x86_64")]
 fn fp2_fma_lanes_match_blst() {
+    let mut rng = ChaCha8Rng::seed_from_u64(10);
+    for _ in 0..20 {
+        check_fp2_lanes!(fma_emulated, &mut rng);
+    }
     if fma_lanes::G2LaneAdder::new().is_none() {
         pce_testkit::skip(
             concat!(module_path!(), "::fp2_fma_lanes_match_blst"),
@@ -427,7 +436,6 @@ fn fp2_fma_lanes_match_blst() {
         );
         return;
     }
-    let mut rng = ChaCha8Rng::seed_from_u64(10);
     for _ in 0..20 {
         check_fp2_lanes!(fma_lanes, &mut rng);
     }

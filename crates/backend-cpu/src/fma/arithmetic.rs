@@ -1,9 +1,13 @@
-//! The lane arithmetic of [`super`]: eight elements of Fp in 48-bit integer
-//! limbs, their repacking from and to blst's words, addition, subtraction
-//! and the Montgomery product on the FMA units.
+//! The lane arithmetic of [`crate::fma`], written once for both instances
+//! ([`super`] is `fma::hardware` or, in tests, `fma::emulated`): eight
+//! elements of Fp in 48-bit integer limbs, their repacking from and to
+//! blst's words, addition, subtraction and the Montgomery product on the
+//! FMA units. It names its instructions through `super::isa`.
 
 use super::isa::*;
-use super::{Modulus, HIGH_START, LIMBS, LIMB_BITS, LIMB_MASK, LOW_START, TWO_52, TWO_52_BITS};
+use crate::fma::{
+    Modulus, HIGH_START, LIMBS, LIMB_BITS, LIMB_MASK, LOW_START, TWO_52, TWO_52_BITS,
+};
 
 /// Eight field elements, limb-sliced: `self.0[i]` holds limb `i` of each,
 /// an integer below `2^48`.
@@ -197,6 +201,9 @@ lane_fns!(
     /// [`mul`] without the final subtraction, for lazy reduction: below 2p
     /// for factors below 2p (`R = 2^384 > 4p`).
     #[inline]
+    // Closures: on the hardware `to_double` has target features, so it is
+    // no `Fn` to pass.
+    #[allow(clippy::redundant_closure)]
     pub fn mul_unreduced(a: &Lanes<LIMBS>, b: &Lanes<LIMBS>, modulus: &Modulus) -> Lanes<LIMBS> {
         let mut product = Product {
             x: a.0.map(|limb| to_double(limb)),

@@ -1,8 +1,6 @@
 //! The FMA lane arithmetic against blst's, on random and edge values, and
-//! the lazy product's bound for factors up to `2p − 1`.
-
-use super::isa::{lane_fns, runs_test};
-use super::*;
+//! the lazy product's bound for factors up to `2p − 1`: on the emulation
+//! everywhere, on the hardware where the CPU has it.
 use blst::{blst_fp, blst_fp_add, blst_fp_mul, blst_fp_sub};
 use rand_chacha::rand_core::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -67,66 +65,91 @@ fn blst_op(
     out.l
 }
 
-lane_fns!(
-    /// `mul`, `add` and `sub` of eight pairs, and `mul_unreduced` of the
-    /// pairs each plus p where `plus_p` says.
-    fn operations(a: &[[u64; 6]; 8], b: &[[u64; 6]; 8], plus_p: bool) -> [[[u64; 6]; 8]; 4] {
-        let (x, y) = (Lanes::from_words(a), Lanes::from_words(b));
-        let lift = |v: &[[u64; 6]; 8]| Lanes::from_words(&v.map(|e| add_words(&e, &P, false)));
-        let (wide_x, wide_y) = if plus_p { (lift(a), lift(b)) } else { (x, y) };
-        [
-            mul(&x, &y, &FP).to_words(),
-            add(&x, &y, &FP).to_words(),
-            sub(&x, &y, &FP).to_words(),
-            mul_unreduced(&wide_x, &wide_y, &FP).to_words(),
-        ]
-    }
-);
+/// `mul`, `add` and `sub` of eight pairs on `$instance` (`hardware` or
+/// `emulated`), and `mul_unreduced` of the pairs each plus p where
+/// `plus_p` says.
+macro_rules! operations {
+    ($instance:ident, $a:expr, $b:expr, $plus_p:expr) => {{
+        use crate::fma::$instance::{add, mul, mul_unreduced, sub, Lanes, FP};
+        crate::fma::$instance::isa::lane_fns!(
+            fn operations(
+                a: &[[u64; 6]; 8],
+                b: &[[u64; 6]; 8],
+                plus_p: bool,
+            ) -> [[[u64; 6]; 8]; 4] {
+                let (x, y) = (Lanes::from_words(a), Lanes::from_words(b));
+                let lift =
+                    |v: &[[u64; 6]; 8]| Lanes::from_words(&v.map(|e| add_words(&e, &P, false)));
+                let (wide_x, wide_y) = if plus_p { (lift(a), lift(b)) } else { (x, y) };
+                [
+                    mul(&x, &y, &FP).to_words(),
+                    add(&x, &y, &FP).to_words(),
+                    sub(&x, &y, &FP).to_words(),
+                    mul_unreduced(&wide_x, &wide_y, &FP).to_words(),
+                ]
+            }
+        );
+        // SAFETY: the caller checked that the instance runs here.
+        #[allow(unused_unsafe)]
+        unsafe {
+            operations($a, $b, $plus_p)
+        }
+    }};
+}
+
+/// Products, sums, differences and lazy products of `$instance` against
+/// blst's on random and edge values.
+macro_rules! check_against_blst {
+    ($instance:ident) => {{
+        let mut rng = ChaCha8Rng::seed_from_u64(48);
+        let a = elements(&mut rng, 512);
+        let mut b = elements(&mut rng, 512);
+        b[5..10].reverse();
+        for (at, plus_p) in (0..a.len())
+            .step_by(8)
+            .zip([false, true].into_iter().cycle())
+        {
+            let x: [[u64; 6]; 8] = std::array::from_fn(|i| a[at + i]);
+            let y: [[u64; 6]; 8] = std::array::from_fn(|i| b[(at + 3 * i) % b.len()]);
+            let [product, sum, difference, lazy] = operations!($instance, &x, &y, plus_p);
+            for lane in 0..8 {
+                let expected = blst_op(&x[lane], &y[lane], blst_fp_mul);
+                assert_eq!(product[lane], expected, "product, lane {lane} at {at}");
+                let (u, v) = (&x[lane], &y[lane]);
+                assert_eq!(sum[lane], blst_op(u, v, blst_fp_add), "sum at {at}");
+                assert_eq!(
+                    difference[lane],
+                    blst_op(u, v, blst_fp_sub),
+                    "difference at {at}"
+                );
+                let twice_p = add_words(&P, &P, false);
+                assert!(
+                    below(&lazy[lane], &twice_p),
+                    "lazy product below 2p at {at}"
+                );
+                let canonical = if below(&lazy[lane], &P) {
+                    lazy[lane]
+                } else {
+                    add_words(&lazy[lane], &P, true)
+                };
+                assert_eq!(
+                    canonical, expected,
+                    "lazy product, factors + p = {plus_p}, at {at}"
+                );
+            }
+        }
+    }};
+}
+
+#[test]
+fn emulated_fp_matches_blst() {
+    check_against_blst!(emulated);
+}
 
 #[test]
 fn fp_matches_blst() {
-    if !runs_test(module_path!(), "fp_matches_blst") {
+    if !crate::fma::avx512f::runs_test(module_path!(), "fp_matches_blst") {
         return;
     }
-    let mut rng = ChaCha8Rng::seed_from_u64(48);
-    let a = elements(&mut rng, 512);
-    let mut b = elements(&mut rng, 512);
-    b[5..10].reverse();
-    for (at, plus_p) in (0..a.len())
-        .step_by(8)
-        .zip([false, true].into_iter().cycle())
-    {
-        let x: [[u64; 6]; 8] = std::array::from_fn(|i| a[at + i]);
-        let y: [[u64; 6]; 8] = std::array::from_fn(|i| b[(at + 3 * i) % b.len()]);
-        // SAFETY: `runs_test` checked that the CPU has the features.
-        let [product, sum, difference, lazy] = unsafe { operations(&x, &y, plus_p) };
-        for lane in 0..8 {
-            let expected = blst_op(&x[lane], &y[lane], blst_fp_mul);
-            assert_eq!(product[lane], expected, "product, lane {lane} at {at}");
-            assert_eq!(
-                sum[lane],
-                blst_op(&x[lane], &y[lane], blst_fp_add),
-                "sum at {at}"
-            );
-            assert_eq!(
-                difference[lane],
-                blst_op(&x[lane], &y[lane], blst_fp_sub),
-                "difference at {at}"
-            );
-            let twice_p = add_words(&P, &P, false);
-            assert!(
-                below(&lazy[lane], &twice_p),
-                "lazy product below 2p at {at}"
-            );
-            let canonical = if below(&lazy[lane], &P) {
-                lazy[lane]
-            } else {
-                add_words(&lazy[lane], &P, true)
-            };
-            assert_eq!(
-                canonical, expected,
-                "lazy product, factors + p = {plus_p}, at {at}"
-            );
-        }
-    }
+    check_against_blst!(hardware);
 }

@@ -37,8 +37,10 @@
 //! values, then times them over independent products (a batch-affine
 //! adder's situation: with one, two or three groups of four lanes
 //! interleaved in one call) and as a dependent chain.
-//! It does not decide for the backend: the MSM keeps blst's multiplication
-//! unless this shows a win (docs/benchmarks.md records the outcome).
+//! It does not decide for the backend: on four lanes (AVX2) the MSM keeps
+//! blst's multiplication, since this shows no win (docs/benchmarks.md).
+//! The same product on AVX-512F's eight lanes is the backend's `fma`
+//! module, for CPUs with AVX-512 but without IFMA.
 
 #[cfg(target_arch = "x86_64")]
 mod lanes {

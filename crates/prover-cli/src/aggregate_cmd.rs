@@ -184,9 +184,25 @@ pub fn decode_proof(path: &Path, bytes: &[u8]) -> Result<Vec<u8>> {
 /// interactive aggregate in ascending sector number, since
 /// ProveCommitAggregate lists its sectors as a bitfield (a directory's
 /// `c1-10.json` comes before `c1-9.json`); otherwise, or where a C1 output
-/// does not say its sector number, as given. A sector given twice (of
-/// those whose numbers are known) is an error.
+/// does not say its sector number, as given. A sector given twice (the
+/// same sector number, or the same replica commitment where a C1 output
+/// does not say its number) is an error: the chain would refuse the
+/// aggregate.
 fn in_chain_order(mut sectors: Vec<SectorToAggregate>) -> Result<Vec<SectorToAggregate>> {
+    let mut by_comm_r: Vec<&SectorToAggregate> = sectors.iter().collect();
+    by_comm_r.sort_by_key(|s| s.sector.comm_r);
+    if let Some(pair) = by_comm_r
+        .windows(2)
+        .find(|pair| pair[0].sector.comm_r == pair[1].sector.comm_r)
+    {
+        bail!(
+            "the sector of {} is given twice (the same comm_r in {}), with the proofs {} and {}",
+            pair[0].sector.path.display(),
+            pair[1].sector.path.display(),
+            pair[0].proof_path.display(),
+            pair[1].proof_path.display()
+        );
+    }
     let mut by_number: Vec<&SectorToAggregate> = sectors.iter().collect();
     by_number.sort_by_key(|s| s.sector.sector_num);
     if let Some(pair) = by_number.windows(2).find(|pair| {

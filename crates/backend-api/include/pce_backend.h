@@ -295,6 +295,16 @@ typedef pce_status (*pce_ntt_scratch_bytes_fn)(pce_device *device,
                                                uint32_t log_size,
                                                uint64_t *bytes);
 
+/* "msm_scratch_bytes": the host memory, in bytes, one msm call of count
+ * terms in group (PCE_G1 or PCE_G2) allocates beyond the caller's data (a
+ * GPU backend's term lists, split on the host before upload), so the
+ * host's memory budget can leave room for it. An upper bound that does
+ * not depend on the device's state. Absent means 0. */
+#define PCE_PROC_MSM_SCRATCH_BYTES "msm_scratch_bytes"
+typedef pce_status (*pce_msm_scratch_bytes_fn)(pce_device *device,
+                                               uint32_t group, uint64_t count,
+                                               uint64_t *bytes);
+
 /* "device_host_bytes": the most host memory, in bytes, an open device holds
  * for its own use from its opening to its closing, beyond the caller's data
  * and the scratch of single calls (a GPU backend's staging buffers for its

@@ -224,6 +224,16 @@ pub type pce_device_memory_fn =
 pub type pce_ntt_scratch_bytes_fn =
     unsafe extern "C" fn(device: *mut pce_device, log_size: u32, bytes: *mut u64) -> pce_status;
 
+/// `"msm_scratch_bytes"`: host memory one `msm` call of `count` terms in
+/// `group` ([`PCE_G1`] or [`PCE_G2`]) allocates beyond the caller's data,
+/// in bytes.
+pub type pce_msm_scratch_bytes_fn = unsafe extern "C" fn(
+    device: *mut pce_device,
+    group: u32,
+    count: u64,
+    bytes: *mut u64,
+) -> pce_status;
+
 /// `"device_host_bytes"`: the most host memory an open device holds for
 /// its own use while it is open (a GPU backend's staging buffers), in bytes.
 pub type pce_device_host_bytes_fn =
@@ -235,6 +245,8 @@ pub const PCE_PROC_QAP_H: &CStr = c"qap_h";
 pub const PCE_PROC_DEVICE_MEMORY: &CStr = c"device_memory";
 /// Name of the [`pce_ntt_scratch_bytes_fn`] operation.
 pub const PCE_PROC_NTT_SCRATCH_BYTES: &CStr = c"ntt_scratch_bytes";
+/// Name of the [`pce_msm_scratch_bytes_fn`] operation.
+pub const PCE_PROC_MSM_SCRATCH_BYTES: &CStr = c"msm_scratch_bytes";
 /// Name of the [`pce_device_host_bytes_fn`] operation.
 pub const PCE_PROC_DEVICE_HOST_BYTES: &CStr = c"device_host_bytes";
 

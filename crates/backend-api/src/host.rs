@@ -31,6 +31,7 @@ pub(crate) struct Operations {
     pub(crate) device_memory: Option<pce_device_memory_fn>,
     pub(crate) ntt_scratch_bytes: Option<pce_ntt_scratch_bytes_fn>,
     pub(crate) device_host_bytes: Option<pce_device_host_bytes_fn>,
+    pub(crate) msm_scratch_bytes: Option<pce_msm_scratch_bytes_fn>,
 }
 
 impl Operations {
@@ -50,6 +51,7 @@ impl Operations {
                 device_memory: as_fn(find(PCE_PROC_DEVICE_MEMORY)),
                 ntt_scratch_bytes: as_fn(find(PCE_PROC_NTT_SCRATCH_BYTES)),
                 device_host_bytes: as_fn(find(PCE_PROC_DEVICE_HOST_BYTES)),
+                msm_scratch_bytes: as_fn(find(PCE_PROC_MSM_SCRATCH_BYTES)),
             }
         }
     }
@@ -496,6 +498,20 @@ impl Device {
         // SAFETY: a live device handle and a valid out-pointer.
         let status = unsafe { ntt_scratch_bytes(self.handle.as_ptr(), log_size, &mut bytes) };
         self.call("ntt_scratch_bytes", status)?;
+        Ok(bytes)
+    }
+
+    /// Host memory, in bytes, that one MSM of `count` terms in `G` allocates
+    /// beyond the caller's data, at most; 0 when the plugin does
+    /// not say (operation `"msm_scratch_bytes"`).
+    pub fn msm_scratch_bytes<G: Group>(&self, count: u64) -> Result<u64, BackendError> {
+        let Some(msm_scratch_bytes) = self.backend.inner.ops.msm_scratch_bytes else {
+            return Ok(0);
+        };
+        let mut bytes = 0u64;
+        // SAFETY: a live device handle and a valid out-pointer.
+        let status = unsafe { msm_scratch_bytes(self.handle.as_ptr(), G::CODE, count, &mut bytes) };
+        self.call("msm_scratch_bytes", status)?;
         Ok(bytes)
     }
 

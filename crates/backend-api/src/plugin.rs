@@ -247,6 +247,8 @@ pub trait Plugin: 'static {
     const NTT_SCRATCH_BYTES: bool = false;
     /// Whether the plugin has [`Plugin::device_host_bytes`].
     const DEVICE_HOST_BYTES: bool = false;
+    /// Whether the plugin has [`Plugin::msm_scratch_bytes`].
+    const MSM_SCRATCH_BYTES: bool = false;
 
     /// Optional ([`Plugin::QAP_H`]): the QAP step in one call, for the
     /// evaluations a, b, c of a satisfied R1CS (see `qap_h` in the header):
@@ -278,6 +280,17 @@ pub trait Plugin: 'static {
     /// caller's data.
     fn ntt_scratch_bytes(device: &Self::Device, log_size: u32) -> Result<u64, PluginError> {
         let _ = (device, log_size);
+        Ok(0)
+    }
+    /// Optional ([`Plugin::MSM_SCRATCH_BYTES`]): host memory one MSM of
+    /// `count` terms in `group` allocates beyond the caller's data, at
+    /// most, whatever the device's state.
+    fn msm_scratch_bytes(
+        device: &Self::Device,
+        group: u32,
+        count: u64,
+    ) -> Result<u64, PluginError> {
+        let _ = (device, group, count);
         Ok(0)
     }
     /// Optional ([`Plugin::DEVICE_HOST_BYTES`]): the most host memory an
@@ -591,6 +604,27 @@ unsafe extern "C" fn ntt_scratch_bytes<P: Plugin>(
     })
 }
 
+/// Wraps [`Plugin::msm_scratch_bytes`]; found by name as `"msm_scratch_bytes"`.
+unsafe extern "C" fn msm_scratch_bytes<P: Plugin>(
+    device: *mut pce_device,
+    group: u32,
+    count: u64,
+    bytes: *mut u64,
+) -> pce_status {
+    guard(|| {
+        // SAFETY: a device handle of this plugin.
+        let device = unsafe { handle::<P::Device>(device as *const c_void, "device")? };
+        non_null(bytes, "bytes")?;
+        if group != ffi::PCE_G1 && group != ffi::PCE_G2 {
+            return Err(PluginError::invalid(format!("unknown group {group}")));
+        }
+        let scratch = P::msm_scratch_bytes(device, group, count)?;
+        // SAFETY: checked non-null; the host provides the out-pointer.
+        unsafe { *bytes = scratch };
+        Ok(())
+    })
+}
+
 /// Wraps [`Plugin::device_host_bytes`]; found by name as `"device_host_bytes"`.
 unsafe extern "C" fn device_host_bytes<P: Plugin>(
     device: *mut pce_device,
@@ -621,6 +655,9 @@ unsafe extern "C" fn get_proc_address<P: Plugin>(name: *const c_char) -> *mut c_
     } else if name == PCE_PROC_NTT_SCRATCH_BYTES {
         P::NTT_SCRATCH_BYTES
             .then_some(ntt_scratch_bytes::<P> as pce_ntt_scratch_bytes_fn as *mut c_void)
+    } else if name == PCE_PROC_MSM_SCRATCH_BYTES {
+        P::MSM_SCRATCH_BYTES
+            .then_some(msm_scratch_bytes::<P> as pce_msm_scratch_bytes_fn as *mut c_void)
     } else if name == PCE_PROC_DEVICE_HOST_BYTES {
         P::DEVICE_HOST_BYTES
             .then_some(device_host_bytes::<P> as pce_device_host_bytes_fn as *mut c_void)

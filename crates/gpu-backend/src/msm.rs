@@ -75,6 +75,17 @@ use crate::engine::{AllocationWatch, Engine};
 /// and the others' scalars.
 type Terms = Split<u32>;
 
+/// The most host memory one MSM of `count` terms holds beyond the
+/// caller's data: the term lists of one job (a base index for every term
+/// not zero, and the scalar of every term neither zero nor one), built
+/// on the host before their upload, and at most all the terms. (The other
+/// host vectors of a call, the jobs and the sorted method's bucket counts,
+/// are a few megabytes, within the host's margin.)
+pub fn host_scratch_bytes(count: u64) -> u64 {
+    let per_term = size_of::<u32>() + size_of::<pce_scalar>();
+    count.saturating_mul(per_term as u64)
+}
+
 /// One run of the kernels: the terms of MSM `k` of the batch that fall in
 /// `range` (indices into all the bases), part of chunk `chunk` of the
 /// bases.

@@ -368,6 +368,7 @@ impl<A: GpuApi> Plugin for GpuPlugin<A> {
     const QAP_H: bool = true;
     const DEVICE_MEMORY: bool = true;
     const DEVICE_HOST_BYTES: bool = true;
+    const MSM_SCRATCH_BYTES: bool = true;
 
     fn device_count() -> Result<u32, PluginError> {
         A::device_count()
@@ -434,6 +435,10 @@ impl<A: GpuApi> Plugin for GpuPlugin<A> {
 
     fn device_host_bytes(device: &Self::Device) -> Result<u64, PluginError> {
         Ok(device.staging)
+    }
+
+    fn msm_scratch_bytes(_: &Self::Device, _: u32, count: u64) -> Result<u64, PluginError> {
+        Ok(msm::host_scratch_bytes(count))
     }
 
     /// G2 bases of a device whose G2 MSMs are refused stay on the host's

@@ -322,6 +322,7 @@ pub fn devices(args: DevicesArgs) -> Result<ExitCode> {
         backend_api::ffi::PCE_PROC_QAP_H,
         backend_api::ffi::PCE_PROC_DEVICE_MEMORY,
         backend_api::ffi::PCE_PROC_NTT_SCRATCH_BYTES,
+        backend_api::ffi::PCE_PROC_MSM_SCRATCH_BYTES,
         backend_api::ffi::PCE_PROC_DEVICE_HOST_BYTES,
     ]
     .into_iter()

@@ -191,7 +191,9 @@ fn an_open_device_says_what_host_memory_it_holds() {
     let out = text(&output);
     assert_eq!(output.status.code(), Some(0), "{out}");
     assert!(
-        out.contains("optional operations: qap_h, device_memory, device_host_bytes"),
+        out.contains(
+            "optional operations: qap_h, device_memory, msm_scratch_bytes, device_host_bytes"
+        ),
         "{out}"
     );
     assert!(

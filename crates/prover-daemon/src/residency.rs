@@ -659,7 +659,7 @@ pub fn resident_bytes(circuit: &LoadedCircuit) -> u64 {
 }
 
 /// What a job holds beside its circuit on the daemon's devices, by the
-/// circuit's domain: the largest NTT scratch of any device or the
+/// circuit's domain: the largest NTT and MSM scratch of any device or the
 /// fallback, and the fallback's share ([`BackendMemory::of`]). Asked of
 /// the plugins once, at start, for every domain a transform can have.
 pub struct JobBackends(Vec<BackendMemory>);
@@ -675,13 +675,16 @@ impl JobBackends {
         // fails with the plugin's reason.
         let at = |log_n| {
             let behind = BackendMemory::of(&[], fallback, log_n).unwrap_or_default();
-            let scratch = devices
+            let alone: Vec<BackendMemory> = devices
                 .iter()
                 .filter_map(|device| BackendMemory::of(&[device], None, log_n).ok())
-                .map(|memory| memory.ntt_scratch)
-                .fold(behind.ntt_scratch, u64::max);
+                .collect();
+            let largest = |scratch: fn(&BackendMemory) -> u64, behind: u64| {
+                alone.iter().map(scratch).fold(behind, u64::max)
+            };
             BackendMemory {
-                ntt_scratch: scratch,
+                ntt_scratch: largest(|memory| memory.ntt_scratch, behind.ntt_scratch),
+                msm_scratch: largest(|memory| memory.msm_scratch, behind.msm_scratch),
                 devices: 0,
                 fallback: behind.fallback,
             }

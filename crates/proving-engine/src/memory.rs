@@ -25,7 +25,7 @@
 
 use std::mem::size_of;
 
-use backend_api::{BackendError, Device};
+use backend_api::{BackendError, Device, G1 as PointsG1, G2 as PointsG2};
 use blstrs::{G1Affine, G2Affine, Scalar};
 // What a model is computed from, for callers that plan without the
 // crates below (the daemon).
@@ -71,12 +71,16 @@ pub struct MemoryModel {
 }
 
 /// Host memory a backend's devices take beyond the caller's data, as its
-/// plugin reports it (`ntt_scratch_bytes`, `device_host_bytes`).
+/// plugin reports it (`ntt_scratch_bytes`, `msm_scratch_bytes`,
+/// `device_host_bytes`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct BackendMemory {
     /// Held during one batch of transforms (or QAP step) of the circuit's
     /// domain: once per partition being proven.
     pub ntt_scratch: u64,
+    /// Held during one MSM of the circuit's largest query (the domain's
+    /// size in terms, either group): once per partition being proven.
+    pub msm_scratch: u64,
     /// Held by the open devices, all together, while they are open.
     pub devices: u64,
     /// Held by the fallback backend once it proves a partition
@@ -106,11 +110,19 @@ impl BackendMemory {
             0 => Ok(0),
             _ => device.ntt_scratch_bytes(log_n),
         };
+        let msm_scratch = |device: &Device| -> Result<u64, BackendError> {
+            let terms = 1u64 << log_n;
+            Ok(device
+                .msm_scratch_bytes::<PointsG1>(terms)?
+                .max(device.msm_scratch_bytes::<PointsG2>(terms)?))
+        };
         if let Some(first) = devices.first() {
             memory.ntt_scratch = scratch(first)?;
+            memory.msm_scratch = msm_scratch(first)?;
         }
         if let Some(fallback) = fallback {
             memory.ntt_scratch = memory.ntt_scratch.max(scratch(fallback)?);
+            memory.msm_scratch = memory.msm_scratch.max(msm_scratch(fallback)?);
             memory.fallback = fallback
                 .device_host_bytes()?
                 .saturating_add((1u64 << log_n) * SCALAR);
@@ -194,10 +206,16 @@ impl MemoryModel {
             .chain([shape.b_g2 as u64 * G2])
             .max()
             .unwrap_or(0);
+        let msm_scalars = [shape.h, shape.l, shape.a, shape.b_g1]
+            .into_iter()
+            .map(|count| count as u64 * SCALAR)
+            .sum::<u64>();
         let working = (4 * n * SCALAR)
             // The scratch size is the plugin's word; near 2^64 it must not wrap.
             .max((3 * n * SCALAR).saturating_add(backend.ntt_scratch))
-            .max(n * SCALAR + 3 * witness);
+            // The MSMs' scalars (h's, and the witness's selections for L,
+            // A and B), and what a plugin allocates for one MSM.
+            .max(msm_scalars.saturating_add(backend.msm_scratch));
         Self {
             process,
             pce: pce.held_bytes,
@@ -310,6 +328,35 @@ mod tests {
         }
     }
 
+    /// A plugin's MSM scratch (a GPU plugin's term lists) is held beside
+    /// the MSMs' scalars, once per partition, and nowhere else.
+    #[test]
+    fn a_plugins_msm_scratch_joins_the_msm_scalars() {
+        let pce = PrecompiledCircuit::extract(Square).unwrap();
+        let shape = SrsShape {
+            h: 3,
+            l: 1,
+            a: 3,
+            b_g1: 2,
+            b_g2: 2,
+            ic: 2,
+        };
+        let model = |msm_scratch| {
+            let backend = BackendMemory {
+                msm_scratch,
+                ..BackendMemory::default()
+            };
+            MemoryModel::new(pce.size(), shape, true, 0, backend)
+        };
+        let (without, with) = (model(0), model(1 << 20));
+        // a, b, c and h over a domain of 4 are the larger phase without it.
+        assert_eq!(without.proving, 4 * 4 * 32);
+        // The scalars of H, L, A and B (3 + 1 + 3 + 2) and the scratch.
+        assert_eq!(with.proving, 9 * 32 + (1 << 20));
+        assert_eq!(with.static_bytes(), without.static_bytes());
+        assert_eq!(with.witness, without.witness);
+    }
+
     #[test]
     fn the_model_follows_the_circuit_and_the_parameters() {
         let pce = PrecompiledCircuit::extract(Square).unwrap();
@@ -323,6 +370,7 @@ mod tests {
         };
         let backend = BackendMemory {
             ntt_scratch: 4 * 40,
+            msm_scratch: 0,
             devices: 2 * 768,
             fallback: 4 * 32,
         };

@@ -100,6 +100,8 @@ unsafe extern "C" fn get_proc_address(name: *const c_char) -> *mut c_void {
         device_memory as ffi::pce_device_memory_fn as *mut c_void
     } else if name == ffi::PCE_PROC_NTT_SCRATCH_BYTES {
         ntt_scratch_bytes as ffi::pce_ntt_scratch_bytes_fn as *mut c_void
+    } else if name == ffi::PCE_PROC_MSM_SCRATCH_BYTES {
+        msm_scratch_bytes as ffi::pce_msm_scratch_bytes_fn as *mut c_void
     } else if name == ffi::PCE_PROC_DEVICE_HOST_BYTES {
         device_host_bytes as ffi::pce_device_host_bytes_fn as *mut c_void
     } else if name == ffi::PCE_PROC_QAP_H {
@@ -228,6 +230,21 @@ unsafe extern "C" fn device_memory(
 }
 
 unsafe extern "C" fn ntt_scratch_bytes(_: *mut pce_device, _: u32, bytes: *mut u64) -> pce_status {
+    let n = match byte() % 2 {
+        0 => 0,
+        _ => u64_from_feed(),
+    };
+    // SAFETY: the host passes a valid out-pointer.
+    unsafe { *bytes = n };
+    status()
+}
+
+unsafe extern "C" fn msm_scratch_bytes(
+    _: *mut pce_device,
+    _: u32,
+    _: u64,
+    bytes: *mut u64,
+) -> pce_status {
     let n = match byte() % 2 {
         0 => 0,
         _ => u64_from_feed(),

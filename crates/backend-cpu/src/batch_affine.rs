@@ -353,7 +353,7 @@ pub const SWITCH: &str = "PCE_CPU_BATCH_AFFINE";
 
 /// Whether batch-affine buckets are not switched off ([`SWITCH`]). Decided
 /// once per process.
-fn enabled() -> bool {
+pub(crate) fn enabled() -> bool {
     static ENABLED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *ENABLED.get_or_init(|| std::env::var_os(SWITCH).is_none_or(|value| value != "0"))
 }

@@ -145,14 +145,7 @@ impl Modulus {
 }
 
 /// The base field Fp of BLS12-381.
-pub const FP: Modulus = Modulus::new([
-    0xb9fe_ffff_ffff_aaab,
-    0x1eab_fffe_b153_ffff,
-    0x6730_d2a0_f6b0_f624,
-    0x6477_4b84_f385_12bf,
-    0x4b1b_a7b6_434b_acd7,
-    0x1a01_11ea_397f_e69a,
-]);
+pub const FP: Modulus = Modulus::new(crate::FP_MODULUS);
 
 #[cfg(test)]
 mod tests;

@@ -30,8 +30,10 @@ const LIMB_BITS: u32 = 52;
 /// The bits of a limb, as a mask.
 const LIMB_MASK: u64 = (1 << LIMB_BITS) - 1;
 
-/// The environment variable that switches this module off when set to `0`
-/// (to compare against, or fall back to, the scalar code).
+/// The environment variable that switches this module off when set to `0`:
+/// then the backend runs what a CPU with AVX-512 but without IFMA runs (the
+/// FMA lanes, `crate::fma`, for the MSMs; `PCE_CPU_AVX512=0` switches those
+/// off too, for the scalar code).
 pub const SWITCH: &str = "PCE_CPU_IFMA";
 
 /// Whether this CPU has the instructions the module needs, and they are not
@@ -114,14 +116,7 @@ fn twice<const WORDS: usize, const LIMBS: usize>(modulus: &Modulus<WORDS, LIMBS>
 }
 
 /// BLS12-381's base field: blst's `blst_fp`, six words, eight limbs.
-pub const FP: Modulus<6, 8> = Modulus::new([
-    0xb9fe_ffff_ffff_aaab,
-    0x1eab_fffe_b153_ffff,
-    0x6730_d2a0_f6b0_f624,
-    0x6477_4b84_f385_12bf,
-    0x4b1b_a7b6_434b_acd7,
-    0x1a01_11ea_397f_e69a,
-]);
+pub const FP: Modulus<6, 8> = Modulus::new(crate::FP_MODULUS);
 
 /// BLS12-381's scalar field: blst's `blst_fr`, four words, five limbs.
 pub const FR: Modulus<4, 5> = Modulus::new([

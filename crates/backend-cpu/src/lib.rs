@@ -28,8 +28,21 @@ use backend_api::plugin::{
 };
 
 mod batch_affine;
+
+/// The base field's modulus p of BLS12-381, as blst's six little-endian
+/// words: what the lane arithmetics are built on.
+#[cfg(target_arch = "x86_64")]
+const FP_MODULUS: [u64; 6] = [
+    0xb9fe_ffff_ffff_aaab,
+    0x1eab_fffe_b153_ffff,
+    0x6730_d2a0_f6b0_f624,
+    0x6477_4b84_f385_12bf,
+    0x4b1b_a7b6_434b_acd7,
+    0x1a01_11ea_397f_e69a,
+];
 #[cfg(target_arch = "x86_64")]
 mod fma;
+#[cfg(target_arch = "x86_64")]
 mod ifma;
 mod msm;
 mod ntt;
@@ -68,7 +81,7 @@ fn ifma_available() -> bool {
 /// IFMA's, the FMA units' (AVX-512 without IFMA: MSMs only), or none.
 fn lanes_in_use() -> &'static str {
     #[cfg(target_arch = "x86_64")]
-    if !ifma_available() && fma::avx512f::available() {
+    if !ifma_available() && fma::avx512f::available() && batch_affine::enabled() {
         return ", AVX-512F FMA lanes";
     }
     if ifma_available() {

@@ -75,8 +75,15 @@ fn cpu_backend_conforms() {
 /// blst's field operations), which the device name then says.
 #[test]
 fn cpu_backend_conforms_without_ifma() {
+    // Where the CPU has them, and the caller's environment (which the
+    // child inherits) does not switch them off.
+    #[cfg(target_arch = "x86_64")]
     let fma_lanes = std::arch::is_x86_feature_detected!("avx512f")
-        && std::arch::is_x86_feature_detected!("avx512dq");
+        && std::arch::is_x86_feature_detected!("avx512dq")
+        && std::env::var_os("PCE_CPU_AVX512").is_none_or(|value| value != "0")
+        && std::env::var_os("PCE_CPU_BATCH_AFFINE").is_none_or(|value| value != "0");
+    #[cfg(not(target_arch = "x86_64"))]
+    let fma_lanes = false;
     for (switch, lanes) in [
         (
             "PCE_CPU_IFMA",

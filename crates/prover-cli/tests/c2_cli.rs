@@ -475,51 +475,35 @@ fn aggregate_makes_one_proof_of_the_sectors_c2_proved() {
     );
     assert_eq!(output.status.code(), Some(0), "{}", text(&output));
     assert_eq!(std::fs::read(&reversed).unwrap(), aggregate);
-    let output = pce_prover(
-        &[
-            "aggregate",
-            "--c1",
-            c1_0,
-            c1_0,
-            "--proof",
-            hex_0,
-            hex_0,
-            "--out",
-            reversed.to_str().unwrap(),
-        ],
-        &cache,
-    );
-    let message = text(&output);
-    assert_eq!(output.status.code(), Some(1), "{message}");
-    assert!(message.contains("is given twice"), "{message}");
-    // The same without sector numbers (as filecoin-proofs' own C1 outputs
-    // are): known by its comm_r.
+    // A sector given twice, with or without its sector number (as
+    // filecoin-proofs' own C1 outputs are, where only its comm_r tells).
     let unnumbered = work.path().join("unnumbered.json");
     let mut json: serde_json::Value =
         serde_json::from_slice(&std::fs::read(c1_0).unwrap()).unwrap();
     json.as_object_mut().unwrap().remove("SectorNum").unwrap();
     std::fs::write(&unnumbered, json.to_string()).unwrap();
-    let unnumbered = unnumbered.to_str().unwrap();
-    let output = pce_prover(
-        &[
-            "aggregate",
-            "--c1",
-            unnumbered,
-            unnumbered,
-            "--proof",
-            hex_0,
-            hex_0,
-            "--out",
-            reversed.to_str().unwrap(),
-        ],
-        &cache,
-    );
-    let message = text(&output);
-    assert_eq!(output.status.code(), Some(1), "{message}");
-    assert!(
-        message.contains("is given twice (the same comm_r"),
-        "{message}"
-    );
+    for c1 in [c1_0, unnumbered.to_str().unwrap()] {
+        let output = pce_prover(
+            &[
+                "aggregate",
+                "--c1",
+                c1,
+                c1,
+                "--proof",
+                hex_0,
+                hex_0,
+                "--out",
+                reversed.to_str().unwrap(),
+            ],
+            &cache,
+        );
+        let message = text(&output);
+        assert_eq!(output.status.code(), Some(1), "{message}");
+        assert!(
+            message.contains("is given twice (the same comm_r"),
+            "{message}"
+        );
+    }
 
     // Another miner, and a proof missing: refused, nothing written.
     let refused = work.path().join("refused.bin");

@@ -57,7 +57,8 @@ pub struct ServerConfig {
     /// `host:port` for TCP, or `unix:///path/to.sock` for a unix socket.
     pub listen: String,
     /// Largest request or response accepted, bytes (Curio's client sends
-    /// up to 256 MiB; a 32 GiB sector's C1 output is about 50 MB).
+    /// up to 256 MiB; a 32 GiB sector's C1 output is about 50 MB, a
+    /// non-interactive one's 0.5–0.9 GB: raise it to 1 GiB to prove those).
     pub max_message_bytes: usize,
     /// On SIGTERM or SIGINT, how long running jobs may take to finish
     /// before they are cancelled, seconds.

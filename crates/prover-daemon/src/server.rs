@@ -250,11 +250,6 @@ fn remove_stale_socket(path: &std::path::Path) -> std::io::Result<()> {
     }
 }
 
-/// Refuses new jobs, cancels the queued ones, waits up to `grace` for the
-/// running ones, then cancels what still runs and waits up to `grace` again
-/// for it to stop at a partition's end; what runs still (a partition that
-/// outlasts it, a backend call that hangs) is abandoned with the process,
-/// its clients answered `CANCELLED`, so that a stop never hangs.
 /// The end of a grace period starting now; `None` for one too long to end
 /// (a configured grace of years means "never cancel", not a panic).
 fn deadline_after(grace: Duration) -> Option<Instant> {
@@ -266,6 +261,12 @@ fn before(deadline: Option<Instant>) -> bool {
     deadline.is_none_or(|deadline| Instant::now() < deadline)
 }
 
+/// Refuses new jobs, cancels the queued ones, waits up to `grace` for the
+/// running ones, then cancels what still runs and waits up to `grace` again
+/// for it to stop at a partition's end; what runs still (a partition that
+/// outlasts it, a backend call that hangs) is abandoned with the process,
+/// its clients answered `CANCELLED`, so that a stop never hangs (unless
+/// the grace is too long to end: then it waits for the jobs).
 async fn drain(daemon: &Daemon, grace: Duration) {
     daemon.stop_preloads();
     let running = daemon.jobs.close();

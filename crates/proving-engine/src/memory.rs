@@ -328,19 +328,24 @@ mod tests {
         }
     }
 
-    /// A plugin's MSM scratch (a GPU plugin's term lists) is held beside
-    /// the MSMs' scalars, once per partition, and nowhere else.
-    #[test]
-    fn a_plugins_msm_scratch_joins_the_msm_scalars() {
-        let pce = PrecompiledCircuit::extract(Square).unwrap();
-        let shape = SrsShape {
+    /// Parameters of the shape `Square`'s would have.
+    fn square_shape() -> SrsShape {
+        SrsShape {
             h: 3,
             l: 1,
             a: 3,
             b_g1: 2,
             b_g2: 2,
             ic: 2,
-        };
+        }
+    }
+
+    /// A plugin's MSM scratch (a GPU plugin's term lists) is held beside
+    /// the MSMs' scalars, once per partition, and nowhere else.
+    #[test]
+    fn a_plugins_msm_scratch_joins_the_msm_scalars() {
+        let pce = PrecompiledCircuit::extract(Square).unwrap();
+        let shape = square_shape();
         let model = |msm_scratch| {
             let backend = BackendMemory {
                 msm_scratch,
@@ -360,14 +365,7 @@ mod tests {
     #[test]
     fn the_model_follows_the_circuit_and_the_parameters() {
         let pce = PrecompiledCircuit::extract(Square).unwrap();
-        let shape = SrsShape {
-            h: 3,
-            l: 1,
-            a: 3,
-            b_g1: 2,
-            b_g2: 2,
-            ic: 2,
-        };
+        let shape = square_shape();
         let backend = BackendMemory {
             ntt_scratch: 4 * 40,
             msm_scratch: 0,

@@ -32,7 +32,7 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 use std::time::{Duration, Instant};
 
 use backend_api::{Backend, Device};
@@ -688,10 +688,22 @@ fn prove_all<J: Job>(
     loop {
         let (mut between, mut again) = between_partitions();
         let item = loop {
-            let waited = queue
-                .lock()
-                .expect("work queue poisoned")
-                .recv_timeout(BETWEEN_PARTITIONS_POLL);
+            let waited = if shared.options.between_partitions.is_none() {
+                // Nothing to run again: wait for the witness, however long.
+                let item = queue.lock().expect("work queue poisoned").recv();
+                item.map_err(|_| RecvTimeoutError::Disconnected)
+            } else {
+                // Another prover waiting holds the queue: this one does not
+                // wait behind it, so that it too runs the work again.
+                match queue.try_lock() {
+                    Ok(queue) => queue.recv_timeout(BETWEEN_PARTITIONS_POLL),
+                    Err(TryLockError::WouldBlock) => {
+                        std::thread::sleep(BETWEEN_PARTITIONS_POLL);
+                        Err(RecvTimeoutError::Timeout)
+                    }
+                    Err(TryLockError::Poisoned(_)) => panic!("work queue poisoned"),
+                }
+            };
             match waited {
                 Err(RecvTimeoutError::Timeout) if again => (between, again) = between_partitions(),
                 Err(RecvTimeoutError::Timeout) => {}

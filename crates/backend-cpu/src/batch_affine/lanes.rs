@@ -290,8 +290,9 @@ pub(crate) type G1LaneAdder = LaneAdder<FpLanes>;
 pub(crate) type G2LaneAdder = LaneAdder<Fp2Lanes>;
 
 impl<F> LaneAdder<F> {
-    /// An adder, where this instance can run (the hardware one needs a CPU
-    /// with AVX-512 IFMA, not switched off).
+    /// An adder, where this instance can run (on the hardware: a CPU with
+    /// AVX-512 IFMA, or AVX-512F and DQ for the FMA lanes, not switched
+    /// off).
     pub fn new() -> Option<Self> {
         available().then(|| Self {
             forward: Vec::new(),

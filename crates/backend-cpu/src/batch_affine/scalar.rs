@@ -1,6 +1,6 @@
 //! Batch-affine additions one at a time on blst's field operations: the
-//! adder of [`super`]'s MSM on CPUs without AVX-512 IFMA (or with it
-//! switched off), in G1 and G2 (Fp2 operations there).
+//! adder of [`super`]'s MSM on CPUs without AVX-512 (or with it switched
+//! off, `PCE_CPU_AVX512=0`), in G1 and G2 (Fp2 operations there).
 //!
 //! The algorithm's saving over blst's XYZZ buckets (5 multiplications and
 //! a squaring per addition instead of 8 and 2) only shows when the

@@ -6,14 +6,7 @@ use rand_chacha::rand_core::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 /// The modulus p as six words.
-const P: [u64; 6] = [
-    0xb9fe_ffff_ffff_aaab,
-    0x1eab_fffe_b153_ffff,
-    0x6730_d2a0_f6b0_f624,
-    0x6477_4b84_f385_12bf,
-    0x4b1b_a7b6_434b_acd7,
-    0x1a01_11ea_397f_e69a,
-];
+const P: [u64; 6] = crate::FP_MODULUS;
 
 /// `a + b` (or `a − b` with `subtract`) over six words, wrapping.
 fn add_words(a: &[u64; 6], b: &[u64; 6], subtract: bool) -> [u64; 6] {
@@ -101,21 +94,12 @@ macro_rules! operations {
 /// blst's on random and edge values.
 macro_rules! check_against_blst {
     ($instance:ident) => {{
-        let mut rng = ChaCha8Rng::seed_from_u64(48);
-        let a = elements(&mut rng, 512);
-        let mut b = elements(&mut rng, 512);
-        b[5..10].reverse();
-        for (at, plus_p) in (0..a.len())
-            .step_by(8)
-            .zip([false, true].into_iter().cycle())
-        {
-            let x: [[u64; 6]; 8] = std::array::from_fn(|i| a[at + i]);
-            let y: [[u64; 6]; 8] = std::array::from_fn(|i| b[(at + 3 * i) % b.len()]);
-            let [product, sum, difference, lazy] = operations!($instance, &x, &y, plus_p);
+        let check = |x: &[[u64; 6]; 8], y: &[[u64; 6]; 8], plus_p: bool, at: usize| {
+            let [product, sum, difference, lazy] = operations!($instance, x, y, plus_p);
             for lane in 0..8 {
-                let expected = blst_op(&x[lane], &y[lane], blst_fp_mul);
-                assert_eq!(product[lane], expected, "product, lane {lane} at {at}");
                 let (u, v) = (&x[lane], &y[lane]);
+                let expected = blst_op(u, v, blst_fp_mul);
+                assert_eq!(product[lane], expected, "product, lane {lane} at {at}");
                 assert_eq!(sum[lane], blst_op(u, v, blst_fp_add), "sum at {at}");
                 assert_eq!(
                     difference[lane],
@@ -137,6 +121,25 @@ macro_rules! check_against_blst {
                     "lazy product, factors + p = {plus_p}, at {at}"
                 );
             }
+        };
+        let mut rng = ChaCha8Rng::seed_from_u64(48);
+        let a = elements(&mut rng, 512);
+        let mut b = elements(&mut rng, 512);
+        b[5..10].reverse();
+        let halves = [false, true].into_iter().cycle();
+        for (at, plus_p) in (0..a.len()).step_by(8).zip(halves) {
+            let x: [[u64; 6]; 8] = std::array::from_fn(|i| a[at + i]);
+            let y: [[u64; 6]; 8] = std::array::from_fn(|i| b[(at + 3 * i) % b.len()]);
+            check(&x, &y, plus_p, at);
+        }
+        // Every pair of the edges (0, 1, 2, p − 2, p − 1), and plus p:
+        // (2p − 1)² among them.
+        let edges = &a[..5];
+        for rotation in 0..5 {
+            let x: [[u64; 6]; 8] = std::array::from_fn(|i| edges[i % 5]);
+            let y: [[u64; 6]; 8] = std::array::from_fn(|i| edges[(i + rotation) % 5]);
+            check(&x, &y, false, rotation);
+            check(&x, &y, true, rotation);
         }
     }};
 }

@@ -22,8 +22,9 @@
 //! `(column + m·p₀)/2^48` one more FMA. The other operations (addition,
 //! subtraction, the final subtraction of p) work on the limbs as integers;
 //! the product converts its factors to doubles and returns integers.
-//! `crates/backend-cpu/examples/fma_montgomery.rs` times the product
-//! against blst's (docs/benchmarks.md).
+//! `crates/backend-cpu/examples/fma_montgomery.rs` is the same product on
+//! AVX2's four lanes, timed against blst's; the MSMs on these eight lanes
+//! are timed by `bench backend` (docs/benchmarks.md).
 
 pub mod avx512f;
 #[cfg(test)]

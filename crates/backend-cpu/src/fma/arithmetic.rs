@@ -1,8 +1,9 @@
 //! The lane arithmetic of [`crate::fma`], written once for both instances
 //! ([`super`] is `fma::hardware` or, in tests, `fma::emulated`): eight
-//! elements of Fp in 48-bit integer limbs, their repacking from and to
-//! blst's words, addition, subtraction and the Montgomery product on the
-//! FMA units. It names its instructions through `super::isa`.
+//! elements of Fp in 48-bit integer limbs (repacked from and to blst's
+//! words by the shared `lane_words.rs`), addition, subtraction and the
+//! Montgomery product on the FMA units. It names its instructions through
+//! `super::isa`.
 
 use super::isa::*;
 use crate::fma::{
@@ -170,7 +171,9 @@ impl Product {
             self.high = next;
             if K < LIMBS {
                 // m = value·(−p⁻¹) mod 2^48, and (value + m·p₀)/2^48, exact
-                // and below 2^49, as the bits of 2^52 plus it.
+                // and below 2^49, as the bits of 2^52 plus it. `value` enters
+                // as the double 2^52 + value: scaled by 2^−48, less 16
+                // (2^52 / 2^48), it is value / 2^48.
                 let factor = _mm512_and_si512(
                     _mm512_mullo_epi64(value, _mm512_set1_epi64(modulus.inverse as i64)),
                     mask,
